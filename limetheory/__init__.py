@@ -1,0 +1,31 @@
+"""limetheory: the closed forms of "An Analysis of LIME for Text Data", checked against lime."""
+
+from .coefficients import alpha, alphas, normalization_constant, sigma_coefficients, sigma_inverse, sigma_matrix
+from .data import load_yelp_reviews
+from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
+from .explanation import beta_enumerate, beta_from_gamma
+from .plotting import theory_vs_practice
+from .sampling import kernel_weights, prob_kept, psi, sample_masks
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LimeSamples",
+    "alpha",
+    "alphas",
+    "beta_enumerate",
+    "beta_from_gamma",
+    "capture_lime_samples",
+    "kernel_weights",
+    "lime_explanations",
+    "load_yelp_reviews",
+    "local_dictionary",
+    "normalization_constant",
+    "prob_kept",
+    "psi",
+    "sample_masks",
+    "sigma_coefficients",
+    "sigma_inverse",
+    "sigma_matrix",
+    "theory_vs_practice",
+]

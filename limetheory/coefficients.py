@@ -1,0 +1,107 @@
+"""The alpha coefficients, the normalisation constant c_d, the sigma coefficients and Sigma.
+
+alpha_p = E[pi z_1 ... z_p] depends only on (p, d, nu) (Proposition 1 of the paper):
+alpha_p = (1/d) sum_{s=1}^d P(p given words kept | s) psi(s/d).
+Sigma = E[(1, z)(1, z)^T weighted by pi] has alpha_0 in the corner, alpha_1 on the first
+row, first column and diagonal, alpha_2 elsewhere; its inverse is patterned the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_int, check_nu
+from .sampling import kernel_weights
+
+
+def _kept_fractions(p, d):
+    """P(p given words kept | s) for s = 1..d, as an array (zero once s > d - p)."""
+    s = np.arange(1, d + 1, dtype=float)
+    out = np.ones(d)
+    for k in range(p):
+        out *= np.clip(d - s - k, 0, None) / (d - k)
+    return out
+
+
+def alpha(p, d, nu):
+    """alpha_p = E[pi z_1 ... z_p] for a document with ``d`` distinct words (Proposition 1).
+
+    ``p`` in {0, ..., d}; ``nu`` > 0 or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)).
+    """
+    d = check_int(d, "d", minimum=1)
+    p = check_int(p, "p", minimum=0, maximum=d)
+    weights = kernel_weights(d, nu)
+    return float(np.dot(_kept_fractions(p, d), weights) / d)
+
+
+def alphas(d, nu, p_max=2):
+    """The array (alpha_0, ..., alpha_{p_max})."""
+    d = check_int(d, "d", minimum=1)
+    p_max = check_int(p_max, "p_max", minimum=0, maximum=d)
+    weights = kernel_weights(d, nu)
+    return np.array([np.dot(_kept_fractions(p, d), weights) / d for p in range(p_max + 1)])
+
+
+def normalization_constant(d, nu):
+    """c_d = (d - 1) alpha_0 alpha_2 - d alpha_1^2 + alpha_0 alpha_1 (the determinant factor of Sigma).
+
+    Computed in the equivalent cancellation-free form
+    c_d = d * alpha_0 * sum_s w_s (a_s - a_bar)^2, with w_s = psi(s/d)/d, a_s = 1 - s/d and
+    a_bar = alpha_1/alpha_0: a weighted variance of the fraction of kept words.
+    Requires d >= 2 (for d = 1, Sigma is singular and c_1 = 0).
+    """
+    d = check_int(d, "d", minimum=2)
+    nu = check_nu(nu)
+    w = kernel_weights(d, nu) / d
+    a = 1.0 - np.arange(1, d + 1) / d
+    a0 = w.sum()
+    a_bar = np.dot(w, a) / a0
+    return float(d * a0 * np.dot(w, (a - a_bar) ** 2))
+
+
+def sigma_coefficients(d, nu):
+    """(sigma_0, sigma_1, sigma_2, sigma_3) exactly as the paper defines them.
+
+    sigma_0 = (d-1) alpha_2 + alpha_1, sigma_1 = -alpha_1,
+    sigma_2 = ((d-2) alpha_0 alpha_2 - (d-1) alpha_1^2 + alpha_0 alpha_1) / (alpha_1 - alpha_2),
+    sigma_3 = (alpha_1^2 - alpha_0 alpha_2) / (alpha_1 - alpha_2);
+    Sigma^{-1} = (1/c_d) * [[sigma_0, sigma_1 ...], [sigma_1, sigma_2 on the diagonal, sigma_3 off it]].
+    Requires d >= 2.
+    """
+    d = check_int(d, "d", minimum=2)
+    nu = check_nu(nu)
+    w = kernel_weights(d, nu) / d
+    s = np.arange(1, d + 1)
+    a0, a1, a2 = (np.dot(_kept_fractions(p, d), w) for p in range(3))
+    # alpha_1 - alpha_2 = sum_s w_s s (d - s) / (d (d - 1)): a sum of non-negative terms
+    gap = float(np.dot(w, s * (d - s)) / (d * (d - 1)))
+    c_d = normalization_constant(d, nu)
+    sigma3 = (a1**2 - a0 * a2) / gap
+    sigma2 = c_d / gap + sigma3
+    return (float((d - 1) * a2 + a1), float(-a1), float(sigma2), float(sigma3))
+
+
+def _patterned(d, corner, edge, diagonal, off_diagonal):
+    m = np.full((d + 1, d + 1), float(off_diagonal))
+    np.fill_diagonal(m, diagonal)
+    m[0, :] = edge
+    m[:, 0] = edge
+    m[0, 0] = corner
+    return m
+
+
+def sigma_matrix(d, nu):
+    """Sigma = E[pi (1, z)(1, z)^T], the dense (d+1) x (d+1) population covariance."""
+    d = check_int(d, "d", minimum=1)
+    a0, a1, a2 = alphas(d, nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
+    return _patterned(d, a0, a1, a1, a2)
+
+
+def sigma_inverse(d, nu):
+    """Sigma^{-1} from the closed form (1/c_d) * patterned(sigma_0, sigma_1, sigma_2, sigma_3).
+
+    Requires d >= 2: for d = 1 the two columns of Sigma coincide and it is singular.
+    """
+    d = check_int(d, "d", minimum=2)
+    s0, s1, s2, s3 = sigma_coefficients(d, nu)
+    return _patterned(d, s0, s1, s2, s3) / normalization_constant(d, nu)

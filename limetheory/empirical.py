@@ -1,0 +1,184 @@
+"""Runs of the real ``lime`` package, and what it generated along the way.
+
+Everything here goes through lime's public API: ``LimeTextExplainer.explain_instance``
+with a recording ``classifier_fn`` (the perturbed documents and the responses) and a
+recording ``model_regressor`` (the masks z, the responses y and the weights pi that lime's
+own ridge regression receives).  Nothing of lime's sampling is re-implemented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from lime.lime_text import IndexedString, LimeTextExplainer
+from sklearn.linear_model import Ridge
+
+from ._validation import check_int, check_positive_finite, check_text
+
+
+def local_dictionary(text):
+    """lime's local dictionary of ``text``: its distinct tokens, case-sensitive, in lime's order.
+
+    lime splits on the regular expression ``\\W+`` and indexes each distinct token once
+    (``bow=True``); the order is that of first appearance, which is the column order of
+    lime's masks and of every beta in this package (beta[1 + j] is word j).
+    """
+    text = check_text(text)
+    words = [str(w) for w in IndexedString(text).inverse_vocab]
+    if not words:
+        raise ValueError(f"text must contain at least one word, got {text!r}")
+    return words
+
+
+class _RecordingRidge(Ridge):
+    """lime's default surrogate (Ridge, alpha=1, with intercept) that keeps what it was fitted on."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.recorded_ = (np.array(X, copy=True), np.array(y, copy=True), np.array(sample_weight, copy=True))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@dataclass(frozen=True)
+class LimeSamples:
+    """What one lime run generated and fitted.
+
+    Attributes
+    ----------
+    words : list of str
+        The local dictionary (column order of ``z``).
+    documents : list of str
+        The perturbed documents lime passed to the classifier (the first is the original).
+    z : ndarray, shape (num_samples, d)
+        Interpretable features (1 = word kept); row 0 is all ones.
+    y : ndarray, shape (num_samples,)
+        The classifier's output for ``label``.
+    weights : ndarray, shape (num_samples,)
+        lime's kernel weights pi.
+    intercept : float
+        lime's intercept for ``label``.
+    coef : ndarray, shape (d,)
+        lime's coefficients, in local-dictionary order.
+    """
+
+    words: list
+    documents: list
+    z: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    coef: np.ndarray
+
+    @property
+    def beta(self):
+        """(intercept, coef...) as one array of length d + 1."""
+        return np.concatenate([[self.intercept], self.coef])
+
+
+def _check_run_arguments(text, classifier_fn, num_samples, kernel_width, label, random_state):
+    text = check_text(text)
+    if not callable(classifier_fn):
+        raise TypeError("classifier_fn must be callable: list of str -> (m, n_labels) array")
+    d = len(local_dictionary(text))
+    num_samples = check_int(num_samples, "num_samples", minimum=2)
+    kernel_width = check_positive_finite(kernel_width, "kernel_width")
+    label = check_int(label, "label", minimum=0)
+    if random_state is not None:
+        random_state = check_int(random_state, "random_state", minimum=0)
+    return text, d, num_samples, kernel_width, label, random_state
+
+
+def _explainer(kernel_width, random_state):
+    # 'none' keeps every word: the paper studies lime without feature selection
+    return LimeTextExplainer(kernel_width=kernel_width, random_state=random_state, feature_selection="none")
+
+
+def _checked_classifier(classifier_fn, label, record=None):
+    def wrapped(documents):
+        out = np.asarray(classifier_fn(documents), dtype=float)
+        if out.ndim != 2 or out.shape[0] != len(documents):
+            raise ValueError(
+                f"classifier_fn must return an array of shape ({len(documents)}, n_labels), got {out.shape}"
+            )
+        if label >= out.shape[1]:
+            raise ValueError(f"label must be < n_labels = {out.shape[1]}, got {label}")
+        if record is not None:
+            record.extend(str(doc) for doc in documents)
+        return out
+
+    return wrapped
+
+
+def _coefficients(explanation, label, d):
+    coef = np.zeros(d)
+    for index, value in explanation.local_exp[label]:
+        coef[int(index)] = float(value)
+    return float(explanation.intercept[label]), coef
+
+
+def capture_lime_samples(text, classifier_fn, *, num_samples=5000, kernel_width=25, label=1, random_state=0):
+    """Run lime once and return the masks, responses and weights it generated (a :class:`LimeSamples`).
+
+    Parameters
+    ----------
+    text : str
+        The document to explain.
+    classifier_fn : callable
+        list of str -> (m, n_labels) array, as lime expects (e.g. ``pipeline.predict_proba``).
+    num_samples : int
+        lime's n (>= 2), including the unperturbed first row.
+    kernel_width : float
+        lime's kernel width (> 0); the paper's nu is kernel_width / 100.
+    label : int
+        Column of the classifier's output that is explained.
+    random_state : int or None
+        Seed of lime's ``RandomState``.
+    """
+    text, d, num_samples, kernel_width, label, random_state = _check_run_arguments(
+        text, classifier_fn, num_samples, kernel_width, label, random_state
+    )
+    documents = []
+    regressor = _RecordingRidge(alpha=1.0, fit_intercept=True)
+    explanation = _explainer(kernel_width, random_state).explain_instance(
+        text,
+        _checked_classifier(classifier_fn, label, documents),
+        labels=(label,),
+        num_features=d,
+        num_samples=num_samples,
+        model_regressor=regressor,
+    )
+    z, y, weights = regressor.recorded_
+    intercept, coef = _coefficients(explanation, label, d)
+    return LimeSamples(
+        words=local_dictionary(text),
+        documents=documents,
+        z=z.astype(np.int8),
+        y=y.astype(float),
+        weights=weights.astype(float),
+        intercept=intercept,
+        coef=coef,
+    )
+
+
+def lime_explanations(text, classifier_fn, *, n_exp=100, num_samples=5000, kernel_width=25, label=1, random_state=0):
+    """``n_exp`` explanations from real lime, as an (n_exp, d + 1) array (intercept first).
+
+    One ``LimeTextExplainer`` is built with ``random_state`` and ``explain_instance`` is called
+    ``n_exp`` times in a row, so the random stream continues from run to run (as in the paper's
+    experiments).  Every word is kept (no feature selection); the surrogate is lime's default
+    ridge regression.  Other arguments as in :func:`capture_lime_samples`.
+    """
+    text, d, num_samples, kernel_width, label, random_state = _check_run_arguments(
+        text, classifier_fn, num_samples, kernel_width, label, random_state
+    )
+    n_exp = check_int(n_exp, "n_exp", minimum=1)
+    explainer = _explainer(kernel_width, random_state)
+    classifier = _checked_classifier(classifier_fn, label)
+    out = np.empty((n_exp, d + 1))
+    for run in range(n_exp):
+        explanation = explainer.explain_instance(
+            text, classifier, labels=(label,), num_features=d, num_samples=num_samples
+        )
+        intercept, coef = _coefficients(explanation, label, d)
+        out[run, 0], out[run, 1:] = intercept, coef
+    return out

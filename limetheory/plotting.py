@@ -1,0 +1,51 @@
+"""Figures in the paper's style."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def theory_vs_practice(ax, empirical, theory, words, *, title=None, ylabel="interpretable coefficient"):
+    """Whisker boxes of lime's coefficients over repeated runs, with the theory as red crosses.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    empirical : array_like, shape (n_exp, k)
+        One row per lime run, one column per word shown.
+    theory : array_like, shape (k,)
+        The predicted coefficient of each word shown.
+    words : sequence of str, length k
+        Tick labels.
+    """
+    empirical = np.asarray(empirical, dtype=float)
+    theory = np.asarray(theory, dtype=float)
+    if empirical.ndim != 2 or empirical.shape[0] < 1:
+        raise ValueError(f"empirical must be a 2-D array (n_exp, k) with n_exp >= 1, got shape {empirical.shape}")
+    k = empirical.shape[1]
+    if theory.shape != (k,):
+        raise ValueError(f"theory must have shape ({k},) to match empirical, got {theory.shape}")
+    if len(words) != k:
+        raise ValueError(f"words must have {k} entries to match empirical, got {len(words)}")
+    if not (np.isfinite(empirical).all() and np.isfinite(theory).all()):
+        raise ValueError("empirical and theory must be finite")
+    positions = np.arange(1, k + 1)
+    ax.boxplot(
+        empirical,
+        positions=positions,
+        widths=0.6,
+        medianprops={"color": "tab:blue"},
+        boxprops={"color": "black"},
+        whiskerprops={"color": "black"},
+        capprops={"color": "black"},
+        flierprops={"marker": ".", "markersize": 3, "markeredgecolor": "gray"},
+    )
+    ax.scatter(positions, theory, marker="x", color="red", s=60, zorder=3, label="theory")
+    ax.axhline(0.0, color="gray", linewidth=0.6, zorder=0)
+    ax.set_xticks(positions)
+    ax.set_xticklabels([str(w) for w in words], rotation=45, ha="right")
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+    ax.legend(loc="best", frameon=False)
+    return ax
