@@ -4,12 +4,17 @@ from .coefficients import alpha, alphas, normalization_constant, sigma_coefficie
 from .data import load_yelp_reviews
 from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
 from .explanation import beta_enumerate, beta_from_gamma
+from .models import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .plotting import theory_vs_practice
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "EXAMPLE_REVIEW_INDEX",
+    "fit_yelp_vectorizer",
+    "train_random_forest",
+    "word_indicator",
     "LimeSamples",
     "alpha",
     "alphas",

@@ -1,0 +1,66 @@
+"""Models that several chapters explain: the Yelp TF-IDF vectorizer, a random forest, word indicators."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.pipeline import make_pipeline
+
+from ._validation import check_int
+
+# The review of the paper's supplementary tree and linear-model figures: lime's local
+# dictionary has d = 29 words, among them "food", "about", "Everything", "bad", "character".
+EXAMPLE_REVIEW_INDEX = 134
+
+
+def fit_yelp_vectorizer(texts):
+    """scikit-learn's ``TfidfVectorizer`` with its defaults (smooth idf, l2 norm), fitted on ``texts``.
+
+    These defaults are the paper's normalised TF-IDF (Definition 1).
+    """
+    texts = _check_texts(texts)
+    return TfidfVectorizer().fit(texts)
+
+
+def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
+    """A ``TfidfVectorizer`` + ``RandomForestClassifier`` pipeline fitted on (texts, labels).
+
+    ``predict_proba`` of the result is a lime ``classifier_fn``.  Single-threaded and seeded,
+    so the fitted forest is the same on every machine with the same scikit-learn.
+    """
+    texts = _check_texts(texts)
+    labels = np.asarray(labels)
+    if labels.shape != (len(texts),):
+        raise ValueError(f"labels must have one entry per text ({len(texts)}), got shape {labels.shape}")
+    n_estimators = check_int(n_estimators, "n_estimators", minimum=1)
+    random_state = check_int(random_state, "random_state", minimum=0)
+    forest = RandomForestClassifier(n_estimators=n_estimators, random_state=random_state, n_jobs=1)
+    return make_pipeline(TfidfVectorizer(), forest).fit(texts, labels)
+
+
+def word_indicator(vectorizer, word):
+    """classifier_fn for f(x) = 1[word is in x], seen through the vectorizer's tokenisation.
+
+    Returns a callable list of str -> (m, 2) array with columns (1 - f, f); explain label 1.
+    ``word`` must be in the vectorizer's vocabulary (lower-case, two characters or more).
+    """
+    vocabulary = getattr(vectorizer, "vocabulary_", None)
+    if vocabulary is None:
+        raise ValueError("vectorizer must be a fitted TfidfVectorizer")
+    if not isinstance(word, str) or word not in vocabulary:
+        raise ValueError(f"word must be in the vectorizer's vocabulary, got {word!r}")
+    column = vocabulary[word]
+
+    def classifier_fn(documents):
+        present = (vectorizer.transform(list(documents))[:, column].toarray().ravel() > 0).astype(float)
+        return np.column_stack([1.0 - present, present])
+
+    return classifier_fn
+
+
+def _check_texts(texts):
+    texts = [texts] if isinstance(texts, str) else list(texts)
+    if not texts or not all(isinstance(text, str) for text in texts):
+        raise ValueError("texts must be a non-empty sequence of str")
+    return texts
