@@ -1,0 +1,120 @@
+"""The chapter loop: every .md has an up-to-date .ipynb, and regeneration is deterministic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from limetheory import chapters
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
+
+TINY_CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3 (ipykernel)
+  language: python
+  name: python3
+---
+
+# Tiny
+
+```{code-cell} ipython3
+x = sum(range(10))
+print(x)
+```
+
+Some prose.
+
+```{code-cell} ipython3
+:tags: [remove-input]
+x * 2
+```
+"""
+
+
+def test_there_are_chapters():
+    assert SOURCES, "no notebooks/*.md found"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
+def test_ipynb_inputs_match_markdown(source):
+    assert chapters.input_drift(source) == []
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
+def test_ipynb_is_fully_executed_and_normalised(source):
+    notebook = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
+    assert [cell.id for cell in notebook.cells] == [f"cell-{i:03d}" for i in range(len(notebook.cells))]
+    assert all("execution" not in cell.metadata for cell in notebook.cells)
+    assert not any(output.output_type == "error" for cell in code for output in cell.outputs)
+
+
+def test_every_ipynb_has_a_markdown_source():
+    executed = {path.stem for path in (ROOT / "notebooks").glob("*.ipynb")}
+    assert executed == {path.stem for path in SOURCES}
+
+
+def test_chapter_numbering_is_unique_and_listed_in_toc():
+    numbers = [path.name.split("-", 1)[0] for path in SOURCES]
+    assert len(numbers) == len(set(numbers))
+    toc = (ROOT / "_toc.yml").read_text()
+    for path in SOURCES:
+        assert f"notebooks/{path.stem}" in toc, f"{path.name} is not in _toc.yml"
+
+
+def test_drift_is_detected(tmp_path):
+    source = tmp_path / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    notebook = chapters.read_source(source)
+    nbformat.write(chapters.normalise(notebook), source.with_suffix(".ipynb"))
+    assert chapters.input_drift(source) == []
+    source.write_text(TINY_CHAPTER.replace("range(10)", "range(11)"))
+    problems = chapters.input_drift(source)
+    assert len(problems) == 1 and "cell 1 differs" in problems[0]
+    source.with_suffix(".ipynb").unlink()
+    assert "missing" in chapters.input_drift(source)[0]
+
+
+def test_regenerate_is_deterministic_and_replaces_stale_outputs(tmp_path):
+    source = tmp_path / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    target = source.with_suffix(".ipynb")
+    stale = chapters.read_source(source)
+    stale.cells[1].outputs = [nbformat.v4.new_output("stream", text="stale\n")]
+    nbformat.write(stale, target)
+
+    first = chapters.regenerate(source).read_bytes()
+    second = chapters.regenerate(source).read_bytes()
+    assert first == second
+    notebook = nbformat.read(target, as_version=4)
+    printed = "".join(output.get("text", "") for output in notebook.cells[1].outputs)
+    assert printed == "45\n"
+    assert notebook.cells[3].outputs[0]["data"]["text/plain"] == "90"
+    assert notebook.cells[3].metadata["tags"] == ["remove-input"]
+    assert notebook.metadata["language_info"] == {"name": "python"}
+
+
+@pytest.mark.parametrize("bad", ["chapter.ipynb", "missing.md"])
+def test_regenerate_refuses_bad_paths(tmp_path, bad):
+    path = tmp_path / bad
+    if bad.endswith(".ipynb"):
+        path.write_text("{}")
+    with pytest.raises(ValueError, match="chapter source"):
+        chapters.regenerate(path)
+
+
+def test_command_line_check(tmp_path, capsys):
+    source = tmp_path / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    assert chapters.main(["--check", str(source)]) == 1
+    assert "missing" in capsys.readouterr().out
+    assert chapters.main([]) == 2
