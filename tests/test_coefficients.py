@@ -1,0 +1,287 @@
+"""limetheory.coefficients against enumeration of LIME's law and the paper's printed formulas in mpmath."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import limetheory as lt
+from limetheory.coefficients import (
+    alpha,
+    alphas,
+    normalization_constant,
+    sigma_coefficients,
+    sigma_inverse,
+    sigma_matrix,
+)
+
+GRID_D = [2, 3, 10, 50]
+GRID_NU = [0.1, 0.25, 1.0, np.inf]
+small_d = st.integers(min_value=2, max_value=7)
+moderate_nu = st.one_of(st.floats(min_value=0.3, max_value=20.0), st.just(np.inf))
+
+
+def mp_alphas(d, nu, p_max=2):
+    """alpha_0..alpha_{p_max} (p_max <= d) as printed in Proposition 1, summed in mpmath at 50 digits."""
+    with mpmath.workdps(50):
+        nu_mp = None if np.isinf(nu) else mpmath.mpf(nu)
+        out = []
+        for p in range(p_max + 1):
+            total = mpmath.mpf(0)
+            for s in range(1, d + 1):
+                t = mpmath.mpf(s) / d
+                weight = 1 if nu_mp is None else mpmath.exp(-((1 - mpmath.sqrt(1 - t)) ** 2) / (2 * nu_mp**2))
+                product = mpmath.mpf(1)
+                for k in range(p):
+                    product *= mpmath.mpf(d - s - k) / (d - k)
+                total += product * weight
+            out.append(total / d)
+        return out
+
+
+def mp_printed(d, nu):
+    """c_d and (sigma_0, ..., sigma_3) from the printed definitions (Eq. def-densct, def-sigmas), 50 digits."""
+    with mpmath.workdps(50):
+        a0, a1, a2 = mp_alphas(d, nu)
+        c_d = (d - 1) * a0 * a2 - d * a1**2 + a0 * a1
+        s0 = (d - 1) * a2 + a1
+        s1 = -a1
+        s2 = ((d - 2) * a0 * a2 - (d - 1) * a1**2 + a0 * a1) / (a1 - a2)
+        s3 = (a1**2 - a0 * a2) / (a1 - a2)
+        return c_d, (s0, s1, s2, s3)
+
+
+# ----------------------------------------------------------------------------- alpha, alphas
+
+
+@pytest.mark.parametrize("d", range(1, 8))
+@pytest.mark.parametrize("nu", [0.2, 0.25, 1.0, np.inf])
+def test_alpha_matches_enumeration(d, nu, brute):
+    for p in range(d + 1):
+        got = alpha(p, d, nu)
+        assert isinstance(got, float)
+        assert got == pytest.approx(brute.alpha(p, d, nu), rel=1e-13, abs=1e-300)
+
+
+@pytest.mark.parametrize("d", GRID_D)
+@pytest.mark.parametrize("nu", GRID_NU)
+def test_alpha_and_alphas_match_mpmath(d, nu):
+    p_max = min(3, d)
+    expected = [float(a) for a in mp_alphas(d, nu, p_max)]
+    for p in range(p_max + 1):
+        assert alpha(p, d, nu) == pytest.approx(expected[p], rel=1e-13, abs=1e-300)
+    out = alphas(d, nu, p_max)
+    assert out.shape == (p_max + 1,)
+    np.testing.assert_allclose(out, expected[: p_max + 1], rtol=1e-13)
+    np.testing.assert_allclose(alphas(d, nu), expected[:3], rtol=1e-13)  # default p_max = 2
+
+
+@pytest.mark.parametrize("d", [1, 2, 7, 40])
+def test_alpha_large_bandwidth_limit(d):
+    # Corollary: lim_{nu -> inf} alpha_p = (d - p) / ((p + 1) d)
+    for p in range(d + 1):
+        assert alpha(p, d, np.inf) == pytest.approx((d - p) / ((p + 1) * d), rel=1e-14, abs=1e-16)
+        assert alpha(p, d, 1e8) == pytest.approx((d - p) / ((p + 1) * d), rel=1e-12, abs=1e-16)
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=st.integers(1, 7), nu=st.one_of(st.floats(0.05, 50.0), st.just(np.inf)), data=st.data())
+def test_alpha_property_enumeration_and_bounds(d, nu, data, brute):
+    p = data.draw(st.integers(0, d))
+    got = alpha(p, d, nu)
+    assert got == pytest.approx(brute.alpha(p, d, nu), rel=1e-12, abs=1e-300)
+    # Corollary (alphas bounds): exp(-1/(2nu^2)) (d-p)/((p+1)d) <= alpha_p <= (d-p)/((p+1)d)
+    limit = (d - p) / ((p + 1) * d)
+    floor = 1.0 if np.isinf(nu) else np.exp(-1 / (2 * nu**2))
+    assert floor * limit * (1 - 1e-12) <= got <= limit * (1 + 1e-12)
+
+
+def test_alpha_is_decreasing_in_p():
+    for nu in GRID_NU:
+        values = alphas(12, nu, 12)
+        assert np.all(np.diff(values) < 0)
+        assert values[-1] == 0.0  # alpha_d: every word kept never happens
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "pattern"),
+    [
+        (lambda: alpha(3, 2, 0.25), ValueError, "^p must be <= 2"),
+        (lambda: alpha(-1, 2, 0.25), ValueError, "^p must be >= 0"),
+        (lambda: alpha(0, 0, 0.25), ValueError, "^d must be >= 1"),
+        (lambda: alpha(1.0, 2, 0.25), TypeError, "^p must be an integer"),
+        (lambda: alpha(1, 2.0, 0.25), TypeError, "^d must be an integer"),
+        (lambda: alpha(1, 2, 0), ValueError, "^nu must be > 0"),
+        (lambda: alpha(1, 2, -0.5), ValueError, "^nu must be > 0"),
+        (lambda: alpha(1, 2, np.nan), ValueError, "^nu must be > 0"),
+        (lambda: alpha(1, 2, "wide"), TypeError, "^nu must be"),
+        (lambda: alphas(2, 0.25, 3), ValueError, "^p_max must be <= 2"),
+        (lambda: alphas(2, 0.25, -1), ValueError, "^p_max must be >= 0"),
+        (lambda: alphas(0, 0.25), ValueError, "^d must be >= 1"),
+        (lambda: alphas(3, 0.25, 1.5), TypeError, "^p_max must be an integer"),
+        (lambda: alphas(3, np.nan), ValueError, "^nu must be > 0"),
+        (lambda: alphas(3, 0), ValueError, "^nu must be > 0"),
+    ],
+)
+def test_alpha_errors(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        call()
+
+
+# ----------------------------------------------------------------------------- c_d and the sigmas
+
+
+@pytest.mark.parametrize("d", GRID_D)
+@pytest.mark.parametrize("nu", GRID_NU)
+def test_normalization_constant_matches_printed_formula(d, nu):
+    expected, _ = mp_printed(d, nu)
+    got = normalization_constant(d, nu)
+    assert isinstance(got, float)
+    assert expected > 0
+    assert got == pytest.approx(float(expected), rel=1e-10)
+
+
+@pytest.mark.parametrize("d", [2, 3, 10, 50, 500])
+def test_normalization_constant_large_bandwidth(d):
+    # at psi = 1: c_d = alpha_0 alpha_2 (d - 1) - d alpha_1^2 + alpha_0 alpha_1 = (d^2 - 1) / (12 d)
+    assert normalization_constant(d, np.inf) == pytest.approx((d * d - 1) / (12 * d), rel=1e-13)
+
+
+@pytest.mark.parametrize("d", GRID_D)
+@pytest.mark.parametrize("nu", GRID_NU)
+def test_sigma_coefficients_match_printed_definitions(d, nu):
+    _, expected = mp_printed(d, nu)
+    got = sigma_coefficients(d, nu)
+    assert isinstance(got, tuple) and len(got) == 4
+    assert all(isinstance(value, float) for value in got)
+    for value, reference in zip(got, expected, strict=True):
+        assert value == pytest.approx(float(reference), rel=1e-9)
+
+
+@pytest.mark.parametrize("d", [2, 5, 30])
+def test_sigma_over_c_large_bandwidth_limits(d):
+    # supplementary material, large-bandwidth Sigma^{-1}: the four ratios sigma_i / c_d
+    s0, s1, s2, s3 = sigma_coefficients(d, np.inf)
+    c_d = normalization_constant(d, np.inf)
+    assert s0 / c_d == pytest.approx(2 * (2 * d - 1) / (d + 1), rel=1e-12)
+    assert s1 / c_d == pytest.approx(-6 / (d + 1), rel=1e-12)
+    assert s2 / c_d == pytest.approx(6 * (d * d - 2 * d + 3) / ((d + 1) * (d - 1)), rel=1e-12)
+    assert s3 / c_d == pytest.approx(-6 * (d - 3) / ((d + 1) * (d - 1)), rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("function", [normalization_constant, sigma_coefficients, sigma_inverse])
+def test_d_equal_one_is_singular_and_refused(function):
+    with pytest.raises(ValueError, match="^d must be >= 2"):
+        function(1, 0.25)
+    with pytest.raises(ValueError, match="^d must be >= 2"):
+        function(0, 0.25)
+    with pytest.raises(TypeError, match="^d must be an integer"):
+        function(2.0, 0.25)
+
+
+@pytest.mark.parametrize("function", [normalization_constant, sigma_coefficients, sigma_matrix, sigma_inverse])
+@pytest.mark.parametrize("nu", [0, -1.0, np.nan, -np.inf])
+def test_nu_errors(function, nu):
+    with pytest.raises(ValueError, match="^nu must be > 0"):
+        function(3, nu)
+
+
+@pytest.mark.parametrize("function", [normalization_constant, sigma_coefficients, sigma_matrix, sigma_inverse])
+def test_nu_type_errors(function):
+    with pytest.raises(TypeError, match="^nu must be"):
+        function(3, None)
+    with pytest.raises(TypeError, match="^nu must be"):
+        function(3, True)
+
+
+# ----------------------------------------------------------------------------- Sigma and its inverse
+
+
+@pytest.mark.parametrize("d", range(1, 8))
+@pytest.mark.parametrize("nu", [0.25, 1.0, np.inf])
+def test_sigma_matrix_matches_enumeration(d, nu, brute):
+    expected, _ = brute.sigma_gamma(lambda mask: 0.0, d, nu)
+    got = sigma_matrix(d, nu)
+    assert got.shape == (d + 1, d + 1)
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-16)
+
+
+def test_sigma_matrix_d_equal_one_is_singular():
+    sigma = sigma_matrix(1, 0.25)
+    assert sigma.shape == (2, 2)
+    np.testing.assert_allclose(sigma, [[np.exp(-1 / (2 * 0.25**2)), 0.0], [0.0, 0.0]], rtol=1e-14)
+    assert np.linalg.det(sigma) == 0.0
+
+
+def test_sigma_matrix_errors():
+    with pytest.raises(ValueError, match="^d must be >= 1"):
+        sigma_matrix(0, 0.25)
+    with pytest.raises(TypeError, match="^d must be an integer"):
+        sigma_matrix("3", 0.25)
+
+
+@pytest.mark.parametrize("d", [2, 3, 10])
+@pytest.mark.parametrize("nu", GRID_NU)
+def test_sigma_inverse_matches_a_high_precision_inverse(d, nu):
+    # invert the printed Sigma (alpha_0 corner, alpha_1 edge and diagonal, alpha_2 elsewhere) at 50 digits;
+    # this covers the ill-conditioned d = 2, nu = 0.1 (cond ~ 1e16) where numpy's inverse is meaningless
+    a0, a1, a2 = mp_alphas(d, nu)
+    with mpmath.workdps(50):
+        sigma = mpmath.matrix(d + 1, d + 1)
+        for i in range(d + 1):
+            for j in range(d + 1):
+                sigma[i, j] = a0 if i == j == 0 else a1 if (i == 0 or j == 0 or i == j) else a2
+        inverse = sigma**-1
+        expected = np.array([[float(inverse[i, j]) for j in range(d + 1)] for i in range(d + 1)])
+    got = sigma_inverse(d, nu)
+    assert got.shape == (d + 1, d + 1)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize(("d", "nu"), [(d, nu) for d in GRID_D for nu in GRID_NU if (d, nu) != (2, 0.1)])
+def test_sigma_inverse_matches_numpy_inv(d, nu):
+    sigma = sigma_matrix(d, nu)
+    expected = np.linalg.inv(sigma)
+    tolerance = 1e-15 * np.linalg.cond(sigma)
+    np.testing.assert_allclose(sigma_inverse(d, nu), expected, rtol=0, atol=tolerance * np.abs(expected).max())
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=st.integers(2, 40), nu=moderate_nu)
+def test_sigma_times_inverse_is_identity(d, nu):
+    sigma, inverse = sigma_matrix(d, nu), sigma_inverse(d, nu)
+    tolerance = 1e-13 * np.linalg.cond(sigma)
+    np.testing.assert_allclose(sigma @ inverse, np.eye(d + 1), atol=tolerance)
+    np.testing.assert_allclose(inverse @ sigma, np.eye(d + 1), atol=tolerance)
+    np.testing.assert_allclose(inverse, inverse.T, rtol=0, atol=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=small_d, nu=moderate_nu)
+def test_sigma_inverse_inverts_the_enumerated_sigma(d, nu, brute):
+    sigma, _ = brute.sigma_gamma(lambda mask: 0.0, d, nu)
+    np.testing.assert_allclose(sigma_inverse(d, nu) @ sigma, np.eye(d + 1), atol=1e-12 * np.linalg.cond(sigma))
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=st.integers(2, 60), nu=st.one_of(st.floats(0.05, 100.0), st.just(np.inf)))
+def test_c_d_is_the_determinant_factor(d, nu):
+    # det Sigma = c_d (alpha_1 - alpha_2)^(d - 1): the supplementary material's determinant computation
+    a0, a1, a2 = alphas(d, nu)
+    c_d = normalization_constant(d, nu)
+    assert c_d > 0
+    sign, logdet = np.linalg.slogdet(sigma_matrix(d, nu))
+    gap = a1 - a2
+    if gap > 1e-6 and c_d > 1e-12:
+        assert sign == 1
+        assert logdet == pytest.approx(np.log(c_d) + (d - 1) * np.log(gap), abs=1e-7 * max(1, abs(logdet)))
+
+
+def test_public_names_are_reexported():
+    assert lt.alpha is alpha and lt.alphas is alphas
+    assert lt.normalization_constant is normalization_constant
+    assert lt.sigma_coefficients is sigma_coefficients
+    assert lt.sigma_matrix is sigma_matrix and lt.sigma_inverse is sigma_inverse
