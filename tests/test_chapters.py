@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -118,3 +119,11 @@ def test_command_line_check(tmp_path, capsys):
     assert chapters.main(["--check", str(source)]) == 1
     assert "missing" in capsys.readouterr().out
     assert chapters.main([]) == 2
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
+def test_prf_references_carry_their_own_text(source):
+    # results are :nonumber: (they carry the paper's numbering in their titles), so a bare
+    # {prf:ref}`label` renders as "Lemma " with nothing after it: every reference needs link text
+    bare = re.findall(r"\{prf:ref\}`([^`<]*)`", source.read_text())
+    assert bare == [], f"{source.name}: give these references a text, {{prf:ref}}`text <label>`: {bare}"
