@@ -1,6 +1,15 @@
 """limetheory: the closed forms of "An Analysis of LIME for Text Data", checked against lime."""
 
-from .coefficients import alpha, alphas, normalization_constant, sigma_coefficients, sigma_inverse, sigma_matrix
+from .coefficients import (
+    alpha,
+    alphas,
+    normalization_constant,
+    sigma_coefficients,
+    sigma_eigenvalues,
+    sigma_inverse,
+    sigma_inverse_opnorm,
+    sigma_matrix,
+)
 from .data import load_yelp_reviews
 from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
 from .explanation import beta_enumerate, beta_from_gamma
@@ -30,6 +39,8 @@ __all__ = [
     "psi",
     "sample_masks",
     "sigma_coefficients",
+    "sigma_eigenvalues",
+    "sigma_inverse_opnorm",
     "sigma_inverse",
     "sigma_matrix",
     "theory_vs_practice",

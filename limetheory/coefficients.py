@@ -81,6 +81,34 @@ def sigma_coefficients(d, nu):
     return (float((d - 1) * a2 + a1), float(-a1), float(sigma2), float(sigma3))
 
 
+def sigma_eigenvalues(d, nu):
+    """The eigenvalues of Sigma: (smallest of the pair, largest of the pair, the bulk value).
+
+    Sigma maps span{e_0, (0, 1, ..., 1)} to itself through the 2 x 2 matrix
+    [[alpha_0, sqrt(d) alpha_1], [sqrt(d) alpha_1, alpha_1 + (d-1) alpha_2]], whose determinant is
+    c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to (1, ..., 1)
+    is an eigenvector for the bulk value alpha_1 - alpha_2 (multiplicity d - 1).  Requires d >= 2.
+    """
+    d = check_int(d, "d", minimum=2)
+    nu = check_nu(nu)
+    w = kernel_weights(d, nu) / d
+    s = np.arange(1, d + 1)
+    a0, a1, a2 = (np.dot(_kept_fractions(p, d), w) for p in range(3))
+    bulk = float(np.dot(w, s * (d - s)) / (d * (d - 1)))
+    trace = a0 + a1 + (d - 1) * a2
+    determinant = normalization_constant(d, nu)
+    root = np.sqrt(max(trace**2 - 4 * determinant, 0.0))
+    # the small root as determinant / large root, which does not cancel
+    large = (trace + root) / 2
+    return (float(determinant / large), float(large), bulk)
+
+
+def sigma_inverse_opnorm(d, nu):
+    """The exact operator norm of Sigma^{-1}: one over Sigma's smallest eigenvalue."""
+    small, _, bulk = sigma_eigenvalues(d, nu)
+    return 1.0 / min(small, bulk)
+
+
 def _patterned(d, corner, edge, diagonal, off_diagonal):
     m = np.full((d + 1, d + 1), float(off_diagonal))
     np.fill_diagonal(m, diagonal)

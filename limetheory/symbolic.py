@@ -54,3 +54,124 @@ def alpha_sum(p, d_expr=d, weight=None):
 def alpha_large_bandwidth(p, d_expr=d):
     """lim_{nu -> inf} alpha_p for symbolic d: the sum of ``alpha_sum`` with psi = 1, evaluated."""
     return sp.simplify(alpha_sum(p, d_expr, weight=lambda _t: sp.Integer(1)).doit())
+
+
+class PatternedMatrix:
+    """A (d+1) x (d+1) matrix with Sigma's pattern, kept as five scalars and d.
+
+    ``corner`` is entry (0, 0), ``row`` the rest of row 0, ``column`` the rest of column 0,
+    ``diagonal`` the entries (j, j) and ``off_diagonal`` the entries (j, k), j != k, for
+    1 <= j, k <= d.  Such matrices are closed under sums and products, so identities like
+    Sigma Sigma^{-1} = I can be checked for a symbolic ``d`` on five scalars.  Entries may be
+    sympy expressions or numbers.
+    """
+
+    __slots__ = ("corner", "row", "column", "diagonal", "off_diagonal", "d")
+
+    def __init__(self, corner, row, column, diagonal, off_diagonal, d=d):
+        self.corner, self.row, self.column = corner, row, column
+        self.diagonal, self.off_diagonal, self.d = diagonal, off_diagonal, d
+
+    @classmethod
+    def symmetric(cls, corner, border, diagonal, off_diagonal, d_expr=d):
+        """The symmetric case (row = column = ``border``), e.g. Sigma and Sigma^{-1}."""
+        return cls(corner, border, border, diagonal, off_diagonal, d_expr)
+
+    @classmethod
+    def identity(cls, d_expr=d):
+        """The identity matrix of size d + 1."""
+        return cls(1, 0, 0, 1, 0, d_expr)
+
+    def entries(self):
+        """(corner, row, column, diagonal, off_diagonal)."""
+        return (self.corner, self.row, self.column, self.diagonal, self.off_diagonal)
+
+    def _check_same_d(self, other):
+        if not isinstance(other, PatternedMatrix):
+            raise TypeError(f"expected a PatternedMatrix, got {type(other).__name__}")
+        if sp.simplify(sp.sympify(self.d) - sp.sympify(other.d)) != 0:
+            raise ValueError(f"matrices of different sizes: d = {self.d} and d = {other.d}")
+
+    def __add__(self, other):
+        self._check_same_d(other)
+        return PatternedMatrix(*(x + y for x, y in zip(self.entries(), other.entries(), strict=True)), self.d)
+
+    def scale(self, factor):
+        """factor * self."""
+        return PatternedMatrix(*(factor * x for x in self.entries()), self.d)
+
+    def __matmul__(self, other):
+        self._check_same_d(other)
+        a1, b1, c1, e1, f1 = self.entries()
+        a2, b2, c2, e2, f2 = other.entries()
+        n = self.d
+        return PatternedMatrix(
+            a1 * a2 + n * b1 * c2,
+            a1 * b2 + b1 * e2 + (n - 1) * b1 * f2,
+            c1 * a2 + e1 * c2 + (n - 1) * f1 * c2,
+            c1 * b2 + e1 * e2 + (n - 1) * f1 * f2,
+            c1 * b2 + e1 * f2 + f1 * e2 + (n - 2) * f1 * f2,
+            n,
+        )
+
+    def simplify(self):
+        """Entry-wise ``sympy.simplify``."""
+        return PatternedMatrix(*(sp.simplify(x) for x in self.entries()), self.d)
+
+    def equals(self, other):
+        """True when every entry of self - other simplifies to 0."""
+        self._check_same_d(other)
+        return all(sp.simplify(x - y) == 0 for x, y in zip(self.entries(), other.entries(), strict=True))
+
+    def determinant(self):
+        """(diagonal - off_diagonal)^(d-1) * (corner (diagonal + (d-1) off_diagonal) - d row column)."""
+        n = self.d
+        a, b, c, e, f = self.entries()
+        return (e - f) ** (n - 1) * (a * (e + (n - 1) * f) - n * b * c)
+
+    def reduced_block(self):
+        """The 2 x 2 matrix of the map on span{e_0, (0, 1, ..., 1)/sqrt(d)} (a sympy Matrix).
+
+        The other d - 1 eigenvalues all equal diagonal - off_diagonal (vectors (0, v), v orthogonal to 1).
+        """
+        n = self.d
+        a, b, c, e, f = self.entries()
+        return sp.Matrix([[a, sp.sqrt(n) * b], [sp.sqrt(n) * c, e + (n - 1) * f]])
+
+    def to_matrix(self, d_value=None):
+        """Dense sympy Matrix for a concrete d: ``d_value``, substituted for a symbolic d, or self.d."""
+        if d_value is None:
+            if not isinstance(sp.sympify(self.d), sp.Integer):
+                raise ValueError(f"d is symbolic ({self.d}); pass d_value to build a dense matrix")
+            d_value = int(self.d)
+        size = check_int(d_value, "d_value", minimum=1)
+        subs = {self.d: size} if isinstance(self.d, sp.Symbol) else {}
+        a, b, c, e, f = (sp.sympify(x).subs(subs) for x in self.entries())
+        return sp.Matrix(
+            size + 1,
+            size + 1,
+            lambda i, j: a if i == j == 0 else b if i == 0 else c if j == 0 else e if i == j else f,
+        )
+
+    def __repr__(self):
+        names = ("corner", "row", "column", "diagonal", "off_diagonal")
+        body = ", ".join(f"{name}={value}" for name, value in zip(names, self.entries(), strict=True))
+        return f"PatternedMatrix({body}, d={self.d})"
+
+
+alpha0, alpha1, alpha2 = sp.symbols("alpha_0 alpha_1 alpha_2", positive=True)
+
+
+def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
+    """Sigma as a PatternedMatrix: alpha_0 in the corner, alpha_1 on the border and diagonal, alpha_2 elsewhere."""
+    return PatternedMatrix.symmetric(a0, a1, a1, a2, d_expr)
+
+
+def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
+    """The paper's closed form of Sigma^{-1} (sigma_0..sigma_3 over c_d) as a PatternedMatrix."""
+    c_d = (d_expr - 1) * a0 * a2 - d_expr * a1**2 + a0 * a1
+    sigma0 = (d_expr - 1) * a2 + a1
+    sigma1 = -a1
+    sigma2 = ((d_expr - 2) * a0 * a2 - (d_expr - 1) * a1**2 + a0 * a1) / (a1 - a2)
+    sigma3 = (a1**2 - a0 * a2) / (a1 - a2)
+    return PatternedMatrix.symmetric(sigma0, sigma1, sigma2, sigma3, d_expr).scale(1 / c_d)
