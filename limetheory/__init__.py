@@ -16,6 +16,7 @@ from .explanation import beta_enumerate, beta_from_gamma
 from .models import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .plotting import theory_vs_practice
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
+from .surrogate import normal_equations, weighted_ridge
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ __all__ = [
     "lime_explanations",
     "load_yelp_reviews",
     "local_dictionary",
+    "normal_equations",
     "normalization_constant",
     "prob_kept",
     "psi",
@@ -44,4 +46,5 @@ __all__ = [
     "sigma_inverse",
     "sigma_matrix",
     "theory_vs_practice",
+    "weighted_ridge",
 ]

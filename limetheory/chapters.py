@@ -10,8 +10,12 @@ Command line: ``python -m limetheory.chapters notebooks/01-tfidf.md [...]`` rege
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+
+# "<pandas.io.formats.style.Styler at 0x7f...>": the address changes from run to run
+_MEMORY_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
 
 KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -59,7 +63,10 @@ def input_drift(md_path, ipynb_path=None):
 
 
 def normalise(notebook):
-    """Strip what changes from run to run: timing metadata, kernel versions; ids from positions."""
+    """Strip what changes from run to run: timing metadata, kernel versions, object addresses in reprs.
+
+    Cell ids are set from the cells' positions.
+    """
     notebook.metadata = {"kernelspec": dict(KERNEL), "language_info": {"name": "python"}}
     for index, cell in enumerate(notebook.cells):
         cell.id = f"cell-{index:03d}"
@@ -67,6 +74,9 @@ def normalise(notebook):
         if cell.cell_type == "code":
             for output in cell.outputs:
                 output.get("metadata", {}).pop("execution", None)
+                plain = output.get("data", {}).get("text/plain")
+                if isinstance(plain, str):
+                    output["data"]["text/plain"] = _MEMORY_ADDRESS.sub(">", plain)
     return notebook
 
 

@@ -37,6 +37,12 @@ Some prose.
 :tags: [remove-input]
 x * 2
 ```
+
+```{code-cell} ipython3
+class Thing:
+    pass
+Thing()
+```
 """
 
 
@@ -102,6 +108,7 @@ def test_regenerate_is_deterministic_and_replaces_stale_outputs(tmp_path):
     assert notebook.cells[3].outputs[0]["data"]["text/plain"] == "90"
     assert notebook.cells[3].metadata["tags"] == ["remove-input"]
     assert notebook.metadata["language_info"] == {"name": "python"}
+    assert notebook.cells[4].outputs[0]["data"]["text/plain"] == "<__main__.Thing>"
 
 
 @pytest.mark.parametrize("bad", ["chapter.ipynb", "missing.md"])
