@@ -102,6 +102,8 @@ def _checked_classifier(classifier_fn, label, record=None):
             )
         if label >= out.shape[1]:
             raise ValueError(f"label must be < n_labels = {out.shape[1]}, got {label}")
+        if not np.isfinite(out).all():
+            raise ValueError("classifier_fn returned a non-finite value (NaN or inf)")
         if record is not None:
             record.extend(str(doc) for doc in documents)
         return out

@@ -263,3 +263,13 @@ def test_public_names_are_reexported():
     assert lt.capture_lime_samples is capture_lime_samples
     assert lt.lime_explanations is lime_explanations
     assert lt.LimeSamples is LimeSamples
+
+
+def test_non_finite_classifier_output_is_refused():
+    def broken(documents):
+        return np.full((len(documents), 2), np.nan)
+
+    with pytest.raises(ValueError, match="non-finite"):
+        lt.capture_lime_samples("good food here", broken, num_samples=20)
+    with pytest.raises(ValueError, match="non-finite"):
+        lt.lime_explanations("good food here", broken, n_exp=1, num_samples=20)
