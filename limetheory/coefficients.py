@@ -128,7 +128,8 @@ def sigma_matrix(d, nu):
 def sigma_inverse(d, nu):
     """Sigma^{-1} from the closed form (1/c_d) * patterned(sigma_0, sigma_1, sigma_2, sigma_3).
 
-    Requires d >= 2: for d = 1 the two columns of Sigma coincide and it is singular.
+    Requires d >= 2: for d = 1 the only word is always removed, so alpha_1 = 0, the second row
+    and column of Sigma vanish and Sigma is singular.
     """
     d = check_int(d, "d", minimum=2)
     s0, s1, s2, s3 = sigma_coefficients(d, nu)
