@@ -23,6 +23,16 @@ def _kept_fractions(p, d):
     return out
 
 
+def _representable(value, what, d, nu):
+    """Refuse a quantity that underflowed to 0 (positive in exact arithmetic) instead of dividing by it."""
+    if not value > 0:
+        raise ValueError(
+            f"{what} underflows in double precision for d = {d}, nu = {nu}: the weights psi(s/d) are below "
+            "the smallest float; use a larger nu"
+        )
+    return value
+
+
 def alpha(p, d, nu):
     """alpha_p = E[pi z_1 ... z_p] for a document with ``d`` distinct words (Proposition 1).
 
@@ -56,6 +66,8 @@ def normalization_constant(d, nu):
     a = 1.0 - np.arange(1, d + 1) / d
     a0 = w.sum()
     a_bar = np.dot(w, a) / a0
+    if not a0 > 0:
+        _representable(a0, "alpha_0", d, nu)
     return float(d * a0 * np.dot(w, (a - a_bar) ** 2))
 
 
@@ -75,7 +87,8 @@ def sigma_coefficients(d, nu):
     a0, a1, a2 = (np.dot(_kept_fractions(p, d), w) for p in range(3))
     # alpha_1 - alpha_2 = sum_s w_s s (d - s) / (d (d - 1)): a sum of non-negative terms
     gap = float(np.dot(w, s * (d - s)) / (d * (d - 1)))
-    c_d = normalization_constant(d, nu)
+    c_d = _representable(normalization_constant(d, nu), "c_d", d, nu)
+    gap = _representable(gap, "alpha_1 - alpha_2", d, nu)
     sigma3 = (a1**2 - a0 * a2) / gap
     sigma2 = c_d / gap + sigma3
     return (float((d - 1) * a2 + a1), float(-a1), float(sigma2), float(sigma3))
@@ -96,7 +109,8 @@ def sigma_eigenvalues(d, nu):
     a0, a1, a2 = (np.dot(_kept_fractions(p, d), w) for p in range(3))
     bulk = float(np.dot(w, s * (d - s)) / (d * (d - 1)))
     trace = a0 + a1 + (d - 1) * a2
-    determinant = normalization_constant(d, nu)
+    determinant = _representable(normalization_constant(d, nu), "c_d", d, nu)
+    _representable(bulk, "alpha_1 - alpha_2", d, nu)
     root = np.sqrt(max(trace**2 - 4 * determinant, 0.0))
     # the small root as determinant / large root, which does not cancel
     large = (trace + root) / 2

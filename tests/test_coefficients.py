@@ -285,3 +285,12 @@ def test_public_names_are_reexported():
     assert lt.normalization_constant is normalization_constant
     assert lt.sigma_coefficients is sigma_coefficients
     assert lt.sigma_matrix is sigma_matrix and lt.sigma_inverse is sigma_inverse
+
+
+@pytest.mark.parametrize(
+    "function", [lt.sigma_coefficients, lt.sigma_eigenvalues, lt.sigma_inverse_opnorm, lt.sigma_inverse]
+)
+def test_underflowing_weights_raise_a_clear_error(function):
+    # psi(2/3) at nu = 0.01 is exp(-893): c_d is below the smallest double
+    with pytest.raises(ValueError, match="underflows in double precision"):
+        function(3, 0.01)
