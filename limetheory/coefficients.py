@@ -71,6 +71,21 @@ def normalization_constant(d, nu):
     return float(d * a0 * np.dot(w, (a - a_bar) ** 2))
 
 
+def _sigma_scalars(d, nu):
+    """alpha_0, alpha_1, alpha_2, alpha_0 - alpha_1, alpha_1 - alpha_2 and c_d, each from a sum of
+    non-negative terms (no subtraction of nearly equal numbers)."""
+    d = check_int(d, "d", minimum=2)
+    nu = check_nu(nu)
+    w = kernel_weights(d, nu) / d
+    s = np.arange(1, d + 1)
+    a0, a1, a2 = (float(np.dot(_kept_fractions(p, d), w)) for p in range(3))
+    drop = float(np.dot(w, s) / d)  # alpha_0 - alpha_1 = sum_s w_s s / d
+    gap = float(np.dot(w, s * (d - s)) / (d * (d - 1)))  # alpha_1 - alpha_2
+    c_d = _representable(normalization_constant(d, nu), "c_d", d, nu)
+    _representable(gap, "alpha_1 - alpha_2", d, nu)
+    return a0, a1, a2, drop, gap, c_d
+
+
 def sigma_coefficients(d, nu):
     """(sigma_0, sigma_1, sigma_2, sigma_3) exactly as the paper defines them.
 
@@ -78,19 +93,13 @@ def sigma_coefficients(d, nu):
     sigma_2 = ((d-2) alpha_0 alpha_2 - (d-1) alpha_1^2 + alpha_0 alpha_1) / (alpha_1 - alpha_2),
     sigma_3 = (alpha_1^2 - alpha_0 alpha_2) / (alpha_1 - alpha_2);
     Sigma^{-1} = (1/c_d) * [[sigma_0, sigma_1 ...], [sigma_1, sigma_2 on the diagonal, sigma_3 off it]].
-    Requires d >= 2.
+    Evaluated through the equivalent forms
+    sigma_2 = ((d-2) c_d + alpha_1 (alpha_0 - alpha_1)) / ((d-1)(alpha_1 - alpha_2)) (all terms >= 0) and
+    sigma_3 = (alpha_1 (alpha_0 - alpha_1) - c_d) / ((d-1)(alpha_1 - alpha_2)).  Requires d >= 2.
     """
-    d = check_int(d, "d", minimum=2)
-    nu = check_nu(nu)
-    w = kernel_weights(d, nu) / d
-    s = np.arange(1, d + 1)
-    a0, a1, a2 = (np.dot(_kept_fractions(p, d), w) for p in range(3))
-    # alpha_1 - alpha_2 = sum_s w_s s (d - s) / (d (d - 1)): a sum of non-negative terms
-    gap = float(np.dot(w, s * (d - s)) / (d * (d - 1)))
-    c_d = _representable(normalization_constant(d, nu), "c_d", d, nu)
-    gap = _representable(gap, "alpha_1 - alpha_2", d, nu)
-    sigma3 = (a1**2 - a0 * a2) / gap
-    sigma2 = c_d / gap + sigma3
+    a0, a1, a2, drop, gap, c_d = _sigma_scalars(d, nu)
+    sigma2 = ((d - 2) * c_d + a1 * drop) / ((d - 1) * gap)
+    sigma3 = (a1 * drop - c_d) / ((d - 1) * gap)
     return (float((d - 1) * a2 + a1), float(-a1), float(sigma2), float(sigma3))
 
 
@@ -102,15 +111,8 @@ def sigma_eigenvalues(d, nu):
     c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to (1, ..., 1)
     is an eigenvector for the bulk value alpha_1 - alpha_2 (multiplicity d - 1).  Requires d >= 2.
     """
-    d = check_int(d, "d", minimum=2)
-    nu = check_nu(nu)
-    w = kernel_weights(d, nu) / d
-    s = np.arange(1, d + 1)
-    a0, a1, a2 = (np.dot(_kept_fractions(p, d), w) for p in range(3))
-    bulk = float(np.dot(w, s * (d - s)) / (d * (d - 1)))
+    a0, a1, a2, _, bulk, determinant = _sigma_scalars(d, nu)
     trace = a0 + a1 + (d - 1) * a2
-    determinant = _representable(normalization_constant(d, nu), "c_d", d, nu)
-    _representable(bulk, "alpha_1 - alpha_2", d, nu)
     root = np.sqrt(max(trace**2 - 4 * determinant, 0.0))
     # the small root as determinant / large root, which does not cancel
     large = (trace + root) / 2
