@@ -12,7 +12,7 @@ from .coefficients import (
 )
 from .data import load_yelp_reviews
 from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
-from .explanation import beta_enumerate, beta_from_gamma
+from .explanation import beta_enumerate, beta_from_gamma, beta_indicator_product
 from .models import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .plotting import theory_vs_practice
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
@@ -30,6 +30,7 @@ __all__ = [
     "alphas",
     "beta_enumerate",
     "beta_from_gamma",
+    "beta_indicator_product",
     "capture_lime_samples",
     "kernel_weights",
     "lime_explanations",

@@ -12,7 +12,7 @@ from math import comb
 import numpy as np
 
 from ._validation import check_int, check_nu
-from .coefficients import normalization_constant, sigma_coefficients
+from .coefficients import alphas, normalization_constant, sigma_coefficients
 from .sampling import kernel_weights
 
 MAX_ENUMERATION_D = 22
@@ -104,3 +104,37 @@ def beta_enumerate(f, d, nu):
         sigma += design.T @ (design * wc[:, None])
         gamma += design.T @ (wc * y)
     return np.linalg.solve(sigma, gamma)
+
+
+def beta_indicator_product(J, d, nu):
+    """Exact beta for f(x) = prod_{j in J} 1[word j is in x] (Proposition 3; J empty gives the constant 1).
+
+    Gamma^f only needs alpha_p and alpha_{p+1} with p = |J|: E[pi f] = E[pi z_k f] = alpha_p for k in J,
+    and alpha_{p+1} for k not in J.
+
+    Parameters
+    ----------
+    J : iterable of int
+        Distinct 0-based word indices in [0, d).
+    d : int
+        Number of distinct words, >= 2.
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+    """
+    d = check_int(d, "d", minimum=2)
+    nu = check_nu(nu)
+    if isinstance(J, (str, bytes)) or not np.iterable(J):
+        raise ValueError(f"J must be an iterable of word indices, got {J!r}")
+    indices = [check_int(j, "J element", minimum=0, maximum=d - 1) for j in J]
+    if len(set(indices)) != len(indices):
+        raise ValueError(f"J must not repeat an index, got {sorted(indices)}")
+    p = len(indices)
+    a = alphas(d, nu, min(p + 1, d))
+    gamma = np.full(d + 1, a[p + 1] if p < d else a[p])
+    gamma[0] = a[p]
+    gamma[1 + np.array(indices, dtype=int)] = a[p]
+    return beta_from_gamma(gamma, d, nu)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
-from limetheory.explanation import MAX_ENUMERATION_D, all_masks, beta_enumerate, beta_from_gamma
+from limetheory.explanation import MAX_ENUMERATION_D, all_masks, beta_enumerate, beta_from_gamma, beta_indicator_product
 
 small_d = st.integers(min_value=2, max_value=6)
 moderate_nu = st.one_of(st.floats(min_value=0.3, max_value=20.0), st.just(np.inf))
@@ -300,3 +300,22 @@ def test_brute_force_reference_is_itself_consistent(brute):
 
 def test_public_names_are_reexported():
     assert lt.beta_enumerate is beta_enumerate and lt.beta_from_gamma is beta_from_gamma
+
+
+@pytest.mark.parametrize("nu", [0.1, 0.25, 1.0, np.inf])
+@pytest.mark.parametrize("J", [(), (0,), (2, 4), (0, 1, 3, 5), (0, 1, 2, 3, 4, 5, 6)])
+def test_beta_indicator_product_matches_enumeration(J, nu):
+    d = 7
+    expected = beta_enumerate(lambda z: np.prod(z[:, list(J)], axis=1) if J else np.ones(len(z)), d, nu)
+    np.testing.assert_allclose(beta_indicator_product(J, d, nu), expected, rtol=1e-10, atol=1e-10)
+
+
+def test_beta_indicator_product_special_cases():
+    np.testing.assert_allclose(beta_indicator_product([], 9, 0.3), np.eye(10)[0], atol=1e-12)
+    np.testing.assert_allclose(beta_indicator_product([4], 9, 0.3), np.eye(10)[5], atol=1e-12)
+
+
+@pytest.mark.parametrize("J", [[9], [-1], [1, 1], "ab", 3, [0.5]])
+def test_beta_indicator_product_rejects_bad_J(J):
+    with pytest.raises((ValueError, TypeError), match="J"):
+        beta_indicator_product(J, 9, 0.3)
