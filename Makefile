@@ -1,4 +1,5 @@
 # make book | make test | make outputs | make bench   (each creates or updates .venv first)
+# make browser: opens the built book in headless Chromium (installs Debian's chromium and chromium-driver if missing)
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
@@ -13,8 +14,11 @@ export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 CHAPTERS := $(sort $(wildcard notebooks/*.md))
+LINTED   := limetheory tests benchmarks tools browser_tests
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CHROMEDRIVER := /usr/bin/chromedriver
 
-.PHONY: venv book test lint pytest outputs bench clean
+.PHONY: venv book test lint pytest browser outputs bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -28,15 +32,25 @@ book: venv
 	$(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going
 
 lint: venv
-	$(VENV)/bin/ruff check limetheory tests benchmarks
-	$(VENV)/bin/ruff format --check limetheory tests benchmarks
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 
+# two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order
 pytest: venv
-	$(PYTHON) -m pytest tests $(CHAPTERS:.md=.ipynb) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800
+	$(PYTHON) -m pytest tests $(CHAPTERS:.md=.ipynb) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
+		-n 2 --dist loadfile
+
+$(CHROMEDRIVER):
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium chromium-driver
+
+# needs the built book (make book)
+browser: venv $(CHROMEDRIVER)
+	$(PYTHON) -m pytest browser_tests -p no:cacheprovider
 
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
-# and the book itself built with warnings as errors
-test: lint pytest book
+# the book built with warnings as errors from the checked notebooks, and every page opened in a browser
+test: lint pytest book browser
 
 outputs: venv
 	$(PYTHON) -m limetheory.chapters $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))

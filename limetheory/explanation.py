@@ -109,7 +109,7 @@ def beta_enumerate(f, d, nu):
 def beta_indicator_product(J, d, nu):
     """Exact beta for f(x) = prod_{j in J} 1[word j is in x] (Proposition 3; J empty gives the constant 1).
 
-    Gamma^f only needs alpha_p and alpha_{p+1} with p = |J|: E[pi f] = E[pi z_k f] = alpha_p for k in J,
+    Gamma^f only needs alpha_p and alpha_{p+1} with p = len(J): E[pi f] = E[pi z_k f] = alpha_p for k in J,
     and alpha_{p+1} for k not in J.
 
     Parameters

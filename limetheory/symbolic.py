@@ -22,7 +22,7 @@ def psi_expr(t_expr=t, nu_expr=nu):
 
 
 def prob_kept_given_s(p, d_expr=d, s_expr=s):
-    """P(p given words kept | |S| = s) = prod_{k<p} (d - s - k)/(d - k), for a fixed integer p."""
+    """P(p given words kept, given that s words are removed) = prod_{k<p} (d - s - k)/(d - k), for a fixed integer p."""
     p = check_int(p, "p", minimum=0)
     return sp.Mul(*[(d_expr - s_expr - j) / (d_expr - j) for j in range(p)])
 
