@@ -177,3 +177,13 @@ def test_find_cycle():
     cycle = blueprint.find_cycle({"a": ("b",), "b": ("c",), "c": ("a",)})
     assert cycle[0] == cycle[-1] and set(cycle) == {"a", "b", "c"}
     assert blueprint.find_cycle({"a": ("a",)}) == ["a", "a"]
+
+
+def test_scope_limits_the_check_to_the_chapters_a_build_includes(tmp_path):
+    root = _mini_book(tmp_path, "[]", errata="", figures="[]")
+    assert any("no blueprint entry" in p for p in blueprint.blueprint_problems(root))
+    assert blueprint.blueprint_problems(root, scope={"book/intro"}) == []
+    assert any("not on the errata page" in p for p in blueprint.errata_problems(root))
+    assert blueprint.errata_problems(root, scope={"book/intro"}) == []
+    (root / "_toc.yml").write_text("root: book/intro\nparts:\n  - chapters:\n      - file: notebooks/01-mini\n")
+    assert blueprint.toc_docnames(root / "_toc.yml") == {"book/intro", "notebooks/01-mini"}

@@ -33,7 +33,7 @@ _PRF_BLOCK = re.compile(r"^(`{3,}|:{3,})\{prf:([a-z]+)\}[^\n]*\n((?::[a-z]+:[^\n
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
 _CHECK = re.compile(r"^# check: ([a-z0-9][a-z0-9-]*)\s*$", re.MULTILINE)
 _ERRATUM_TARGET = re.compile(r"^\((erratum-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
-_ERRATUM_PROOF = re.compile(r"\{ref\}`(?:[^`<]*<)?(erratum-[a-z0-9-]+)>?`")
+ERRATUM_PROOF = re.compile(r"\{ref\}`(?:[^`<]*<)?(erratum-[a-z0-9-]+)>?`")
 
 
 @dataclass(frozen=True)
@@ -154,8 +154,36 @@ def _test_exists(root: Path, node: str) -> bool:
     return path.is_file() and re.search(rf"^def {re.escape(name)}\(", path.read_text(), re.MULTILINE) is not None
 
 
-def blueprint_problems(root) -> list[str]:
-    """Every disagreement between ``book/blueprint.yml`` and the chapters (empty when consistent)."""
+def toc_docnames(toc_path) -> set[str]:
+    """Every document a Jupyter Book table of contents lists (its root included)."""
+    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
+    names = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                if key in node:
+                    names.add(str(node[key]).removesuffix(".md").removesuffix(".ipynb"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(toc)
+    return names
+
+
+def _in_scope(docname: str, scope) -> bool:
+    return scope is None or docname in scope
+
+
+def blueprint_problems(root, scope=None) -> list[str]:
+    """Every disagreement between ``book/blueprint.yml`` and the chapters (empty when consistent).
+
+    ``scope`` (a set of docnames, e.g. from :func:`toc_docnames`) restricts the check to the chapters a
+    build includes; by default every chapter on disk is checked.
+    """
     root = Path(root)
     found = chapters(root)
     results = load_results(root)
@@ -167,11 +195,15 @@ def blueprint_problems(root) -> list[str]:
         by_label[result.label] = result
     all_checks = {check: doc for doc, chapter in found.items() for check in chapter.checks}
     for docname, chapter in found.items():
+        if not _in_scope(docname, scope):
+            continue
         for label in chapter.results:
             if label not in by_label:
                 problems.append(f"{label}: a {{prf}} result of {docname} with no blueprint entry")
     for result in results:
         chapter = found.get(result.chapter)
+        if chapter is not None and not _in_scope(result.chapter, scope):
+            continue
         if chapter is None:
             problems.append(f"{result.label}: chapter {result.chapter} does not exist")
             continue
@@ -224,8 +256,11 @@ def errata(root) -> list[Erratum]:
     return entries
 
 
-def errata_problems(root) -> list[str]:
-    """Malformed errata entries, and chapter erratum targets missing from the errata page (or vice versa)."""
+def errata_problems(root, scope=None) -> list[str]:
+    """Malformed errata entries, and chapter erratum targets missing from the errata page (or vice versa).
+
+    ``scope`` restricts "missing from the errata page" to the chapters a build includes.
+    """
     root = Path(root)
     problems = []
     linked = set()
@@ -236,13 +271,13 @@ def errata_problems(root) -> list[str]:
         severity = entry.fields.get("severity", "")
         if severity and severity not in SEVERITIES:
             problems.append(f"erratum {entry.title!r}: severity {severity!r} is not one of {SEVERITIES}")
-        proofs = _ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
+        proofs = ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
         if "proof" in entry.fields and not proofs:
             problems.append(f"erratum {entry.title!r}: its proof links to no erratum target")
         linked.update(proofs)
     targets = {t: doc for doc, chapter in chapters(root).items() for t in chapter.errata_targets}
     for target, docname in sorted(targets.items()):
-        if target not in linked:
+        if target not in linked and _in_scope(docname, scope):
             problems.append(f"{target} in {docname} is not on the errata page")
     for target in sorted(linked - set(targets)):
         problems.append(f"the errata page links to {target}, which no chapter defines")
@@ -274,11 +309,13 @@ def paper_figures(root) -> list[PaperFigure]:
 _FIGURE_NAME = re.compile(r"^\s+name: (fig-[a-z0-9-]+)\s*$", re.MULTILINE)
 
 
-def figure_problems(root) -> list[str]:
+def figure_problems(root, scope=None) -> list[str]:
     """Paper figures neither reproduced (by an existing named figure) nor explained."""
     root = Path(root)
     problems = []
     for figure in paper_figures(root):
+        if figure.figure and not _in_scope(figure.chapter, scope) and (root / f"{figure.chapter}.md").is_file():
+            continue
         if figure.figure:
             source = root / f"{figure.chapter}.md"
             if not source.is_file():
