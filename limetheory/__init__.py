@@ -1,5 +1,13 @@
 """limetheory: the closed forms of "An Analysis of LIME for Text Data", checked against lime."""
 
+from .boolean import (
+    beta_boolean,
+    indicator_polynomial,
+    mask_function,
+    presence_formula,
+    tree_formula_for_document,
+    tree_to_formula,
+)
 from .coefficients import (
     alpha,
     alphas,
@@ -12,15 +20,32 @@ from .coefficients import (
 )
 from .data import load_yelp_reviews
 from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
-from .explanation import beta_enumerate, beta_from_gamma, beta_indicator_product
+from .explanation import (
+    all_masks,
+    beta_enumerate,
+    beta_from_conditional_moments,
+    beta_from_gamma,
+    beta_indicator_product,
+)
+from .fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
+from .linear_approx import beta_linear_approx, tfidf_columns, tfidf_weights
+from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .models import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest, word_indicator
+from .perturbation import perturbed_documents
 from .plotting import theory_vs_practice
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
-from .surrogate import normal_equations, weighted_ridge
+from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
+from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "beta_boolean",
+    "indicator_polynomial",
+    "mask_function",
+    "presence_formula",
+    "tree_formula_for_document",
+    "tree_to_formula",
     "EXAMPLE_REVIEW_INDEX",
     "fit_yelp_vectorizer",
     "train_random_forest",
@@ -29,8 +54,16 @@ __all__ = [
     "alpha",
     "alphas",
     "beta_enumerate",
+    "beta_from_conditional_moments",
     "beta_from_gamma",
     "beta_indicator_product",
+    "beta_linear_approx",
+    "beta_linear_exact",
+    "gamma_linear_exact",
+    "conditional_moments_linear_exact",
+    "FastLimeSamples",
+    "fast_lime_explanations",
+    "fast_lime_samples",
     "capture_lime_samples",
     "kernel_weights",
     "lime_explanations",
@@ -47,5 +80,13 @@ __all__ = [
     "sigma_inverse",
     "sigma_matrix",
     "theory_vs_practice",
+    "tfidf_columns",
+    "tfidf_weights",
     "weighted_ridge",
+    "all_masks",
+    "perturbed_documents",
+    "expected_lime_fit",
+    "CoefficientZero",
+    "beta_bandwidth_sweep",
+    "coefficient_zero",
 ]

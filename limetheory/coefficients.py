@@ -4,86 +4,320 @@ alpha_p = E[pi z_1 ... z_p] depends only on (p, d, nu) (Proposition 1 of the pap
 alpha_p = (1/d) sum_{s=1}^d P(p given words kept | s) psi(s/d).
 Sigma = E[(1, z)(1, z)^T weighted by pi] has alpha_0 in the corner, alpha_1 on the first
 row, first column and diagonal, alpha_2 elsewhere; its inverse is patterned the same way.
+
+Numerics (exact at every bandwidth)
+-----------------------------------
+At small nu the weights psi(s/d) span hundreds or thousands of orders of magnitude, and the
+printed closed forms (c_d = (d-1) alpha_0 alpha_2 - d alpha_1^2 + alpha_0 alpha_1, sigma_2, sigma_3)
+subtract numbers that agree to all their digits.  Everything here is therefore computed from a
+scale-free description of the weighted law of s (see :func:`weighted_law`):
+
+* the weights relative to the largest one, psi(s/d) / psi(1/d), obtained as the exponential of a
+  difference of exponents written without cancellation, with log psi(1/d) kept apart;
+* the tilted law m_s = psi(s/d) / sum_t psi(t/d) of the number s of removed words, and under it the
+  mean A = E[a] and the variance V = Var(a) of the fraction a = 1 - s/d of kept words, and
+  Q = E[a (1 - a)].  V is computed in a centred form relative to the second largest weight: with
+  tau = m_2 = psi(2/d) / sum_t psi(t/d), the ratio V / tau is a sum of non-negative terms of order one and
+  log tau is kept apart, so V keeps its relative accuracy even when it is 10^-8000.
+
+Then (with alpha_0 = psi(1/d) * sum_s w_s / d):
+c_d = d alpha_0^2 V,   alpha_1 - alpha_2 = alpha_0 Q d/(d-1),
+sigma_0 = d alpha_0 E[a^2], sigma_1 = -alpha_0 A, sigma_2 = (alpha_0/d)(1 + (d-1)^2 V/Q),
+sigma_3 = (alpha_0/d)(1 - (d-1) V/Q),
+every one a product of sums of non-negative terms, except sigma_3, which changes sign.
+Quantities proportional to psi(1/d)^k are assembled from their logarithms: a value outside the range of
+double precision is returned as 0.0 or +-inf (with a RuntimeWarning), and every scalar function takes
+``log=True`` to return the exact logarithm instead.
 """
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
+
 import numpy as np
 
-from ._validation import check_int, check_nu
-from .sampling import kernel_weights
+from ._validation import check_bool, check_d_invertible, check_int, check_nu
+
+# beyond exp(+-708) a double is subnormal or infinite: assemble such values from logarithms
+_SAFE_LOG = 700.0
 
 
-def _kept_fractions(p, d):
-    """P(p given words kept | s) for s = 1..d, as an array (zero once s > d - p)."""
+def _gap_sq(d, first, nu):
+    """(g_s^2 - g_first^2) / (2 nu^2) for s = first..d, with g_t = 1 - sqrt(1 - t/d), without cancellation.
+
+    g_s - g_first = (sqrt(1 - first/d) - sqrt(1 - s/d)) = ((s - first)/d) / (r_first + r_s), r_t = sqrt(1 - t/d).
+    """
+    s = np.arange(first, d + 1, dtype=float)
+    r = np.sqrt((d - s) / d)
+    g = (s / d) / (1.0 + r)
+    denominator = r[0] + r  # zero only for s = first = d, where the difference itself is 0
+    diff = np.divide((s - first) / d, denominator, out=np.zeros_like(s), where=denominator > 0)
+    if np.isinf(nu):
+        return np.zeros_like(s)
+    return diff * (g + g[0]) / (2.0 * nu * nu)
+
+
+def _log_psi_first(d, nu):
+    """log psi(1/d) = -(1 - sqrt(1 - 1/d))^2 / (2 nu^2)."""
+    if np.isinf(nu):
+        return 0.0
+    g1 = (1.0 / d) / (1.0 + np.sqrt((d - 1.0) / d))
+    return -(g1 * g1) / (2.0 * nu * nu)
+
+
+@dataclass(frozen=True)
+class WeightedLaw:
+    """Scale-free description of LIME's law of s tilted by the weights (see the module docstring).
+
+    Attributes
+    ----------
+    d, nu : int, float
+    log_psi1 : float
+        log psi(1/d), the logarithm of the largest weight.
+    w : ndarray, shape (d,)
+        psi(s/d) / psi(1/d) for s = 1..d (w[0] = 1; tiny entries may underflow to 0, harmlessly).
+    total : float
+        sum of w (between 1 and d).
+    m : ndarray, shape (d,)
+        w / total: the probability of s under the tilted law.
+    log_tau : float
+        log(w_2 / total) (finite even when it is below the double range).
+    tau : float
+        exp(log_tau) (possibly 0.0).
+    w_hat : ndarray, shape (d - 1,)
+        psi(s/d) / psi(2/d) for s = 2..d.
+    u : ndarray, shape (d - 1,)
+        a_s - a_1 = -(s - 1)/d for s = 2..d, where a_s = 1 - s/d is the fraction of kept words.
+    a_mean : float
+        A = E[a] under the tilted law.
+    var_over_tau : float
+        V / tau, where V = Var(a) under the tilted law (a sum of non-negative terms).
+    q : float
+        Q = E[a (1 - a)] under the tilted law.
+    """
+
+    d: int
+    nu: float
+    log_psi1: float
+    w: np.ndarray
+    total: float
+    m: np.ndarray
+    log_tau: float
+    tau: float
+    w_hat: np.ndarray
+    u: np.ndarray
+    a_mean: float
+    var_over_tau: float
+    q: float
+
+    @property
+    def log_var(self) -> float:
+        """log V."""
+        return self.log_tau + float(np.log(self.var_over_tau))
+
+    @property
+    def var(self) -> float:
+        """V = Var(a) (may underflow to 0.0; use ``log_var`` for its exact logarithm)."""
+        return self.tau * self.var_over_tau
+
+    @property
+    def second_moment(self) -> float:
+        """E[a^2] = A^2 + V."""
+        return self.a_mean**2 + self.var
+
+    @property
+    def log_alpha0(self) -> float:
+        """log alpha_0 = log psi(1/d) + log(sum w) - log d."""
+        return self.log_psi1 + float(np.log(self.total / self.d))
+
+    @property
+    def bulk_ratio(self) -> float:
+        """(alpha_1 - alpha_2) / alpha_0 = Q d / (d - 1)."""
+        return self.q * self.d / (self.d - 1)
+
+
+def weighted_law(d, nu):
+    """The scale-free description (:class:`WeightedLaw`) of the tilted law of s, for d >= 2.
+
+    Everything derived from Sigma (c_d, the sigmas, Sigma^{-1}, its eigenvalues, beta) is computed from it.
+    """
+    d = check_d_invertible(d)
+    nu = check_nu(nu)
+    with np.errstate(under="ignore"):
+        w = np.exp(-_gap_sq(d, 1, nu))
+        total = float(w.sum())
+        m = w / total
+        log_w2 = -float(_gap_sq(d, 1, nu)[1])
+        log_tau = log_w2 - float(np.log(total))
+        tau = float(np.exp(log_tau))
+        w_hat = np.exp(-_gap_sq(d, 2, nu))
+    u = -np.arange(1, d, dtype=float) / d
+    a1 = (d - 1) / d
+    a_shift = float(np.dot(w_hat, u))  # sum_{s>=2} w_hat_s u_s: E[a] - a_1 = tau * a_shift
+    centred = u - tau * a_shift
+    var_over_tau = (tau / total) * a_shift**2 + float(np.dot(w_hat, centred * centred))
     s = np.arange(1, d + 1, dtype=float)
-    out = np.ones(d)
-    for k in range(p):
-        out *= np.clip(d - s - k, 0, None) / (d - k)
+    q = float(np.dot(m, s * (d - s))) / (d * d)
+    return WeightedLaw(
+        d=d,
+        nu=nu,
+        log_psi1=_log_psi_first(d, nu),
+        w=w,
+        total=total,
+        m=m,
+        log_tau=log_tau,
+        tau=tau,
+        w_hat=w_hat,
+        u=u,
+        a_mean=a1 + tau * a_shift,
+        var_over_tau=var_over_tau,
+        q=q,
+    )
+
+
+def _out_of_range_warning(what, d, nu, log_value):
+    warnings.warn(
+        f"{what} = exp({log_value:.6g}) is outside the double-precision range at d = {d}, nu = {nu}; "
+        "it is returned as 0.0 or inf (pass log=True for its logarithm)",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def _times_exp(mantissa, log_scale, what, d, nu):
+    """mantissa * exp(log_scale), elementwise, with no spurious overflow or underflow in the factor itself.
+
+    A non-zero value beyond the double range becomes 0.0 or +-inf, with one RuntimeWarning naming ``what``.
+    """
+    mantissa = np.asarray(mantissa, dtype=float)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        log_abs = np.log(np.abs(mantissa)) + log_scale
+        if abs(log_scale) < _SAFE_LOG:
+            out = mantissa * np.exp(log_scale)
+        else:
+            out = np.sign(mantissa) * np.exp(log_abs)
+    lost = (mantissa != 0) & ((out == 0) | ~np.isfinite(out))
+    if lost.any():
+        _out_of_range_warning(what, d, nu, float(log_abs[lost][0]))
     return out
 
 
-def _representable(value, what, d, nu):
-    """Refuse a quantity that underflowed to 0 (positive in exact arithmetic) instead of dividing by it."""
-    if not value > 0:
-        raise ValueError(
-            f"{what} underflows in double precision for d = {d}, nu = {nu}: the weights psi(s/d) are below "
-            "the smallest float; use a larger nu"
-        )
-    return value
+def _kept_given_s(p, d):
+    """(P_1, L): P_1 = P(p given words kept | s = 1) = (d - p)/d and L[s-1] = log(P(kept | s) / P_1), s = 1..d.
+
+    P(kept | s) = binom(d - s, p) / binom(d, p) = P_1 * prod_{i=1}^{s-1} (d - i - p)/(d - i); L is the
+    cumulative sum of log1p(-p/(d - i)) (-inf once s > d - p).  Requires 0 <= p <= d.
+    """
+    first = (d - p) / d
+    if p == 0:
+        return 1.0, np.zeros(d)
+    if p == d:
+        return 0.0, np.zeros(d)
+    i = np.arange(1, d, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = np.where(d - i - p > 0, np.log1p(-p / np.maximum(d - i, 1.0)), -np.inf)
+    return first, np.concatenate([[0.0], np.cumsum(steps)])
 
 
-def alpha(p, d, nu):
+def _alpha_over_psi1(p, d, w):
+    """alpha_p / psi(1/d) = sum_s w_s P(kept | s) / d (a sum of non-negative terms)."""
+    first, logs = _kept_given_s(p, d)
+    with np.errstate(under="ignore"):
+        return first * float(np.dot(w, np.exp(logs))) / d
+
+
+def _relative_weights(d, nu):
+    with np.errstate(under="ignore"):
+        return np.exp(-_gap_sq(d, 1, nu))
+
+
+def alpha(p, d, nu, *, log=False):
     """alpha_p = E[pi z_1 ... z_p] for a document with ``d`` distinct words (Proposition 1).
 
-    ``p`` in {0, ..., d}; ``nu`` > 0 or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)).
+    Parameters
+    ----------
+    p : int
+        Number of words required to be kept, 0 <= p <= d.
+    d : int
+        Number of distinct words, >= 1.
+    nu : float
+        Bandwidth > 0, or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)).
+    log : bool
+        Return log alpha_p instead (finite for p < d at every nu > 0; -inf for p = d, where alpha_d = 0).
+
+    Returns
+    -------
+    float
+        alpha_p, accurate to a few units in the last place wherever it is a normal double; below
+        ~1e-308 (nu below ~0.03 for small d) it is the nearest subnormal or 0.0, and ``log=True`` stays exact.
     """
     d = check_int(d, "d", minimum=1)
     p = check_int(p, "p", minimum=0, maximum=d)
-    weights = kernel_weights(d, nu)
-    return float(np.dot(_kept_fractions(p, d), weights) / d)
+    nu = check_nu(nu)
+    log = check_bool(log, "log")
+    mantissa = _alpha_over_psi1(p, d, _relative_weights(d, nu))
+    if log:
+        with np.errstate(divide="ignore"):
+            return float(np.log(mantissa)) + _log_psi_first(d, nu)
+    return float(_times_exp(mantissa, _log_psi_first(d, nu), f"alpha_{p}", d, nu))
 
 
-def alphas(d, nu, p_max=2):
-    """The array (alpha_0, ..., alpha_{p_max})."""
+def alphas(d, nu, p_max=2, *, log=False):
+    """The array (alpha_0, ..., alpha_{p_max}) (``log=True``: their logarithms); see :func:`alpha`."""
     d = check_int(d, "d", minimum=1)
+    nu = check_nu(nu)
     p_max = check_int(p_max, "p_max", minimum=0, maximum=d)
-    weights = kernel_weights(d, nu)
-    return np.array([np.dot(_kept_fractions(p, d), weights) / d for p in range(p_max + 1)])
+    log = check_bool(log, "log")
+    w = _relative_weights(d, nu)
+    log_psi1 = _log_psi_first(d, nu)
+    mantissas = np.array([_alpha_over_psi1(p, d, w) for p in range(p_max + 1)])
+    if log:
+        with np.errstate(divide="ignore"):
+            return np.log(mantissas) + log_psi1
+    return _times_exp(mantissas, log_psi1, "alpha_p", d, nu)
 
 
-def normalization_constant(d, nu):
+def normalization_constant(d, nu, *, log=False):
     """c_d = (d - 1) alpha_0 alpha_2 - d alpha_1^2 + alpha_0 alpha_1 (the determinant factor of Sigma).
 
-    Computed in the equivalent cancellation-free form
-    c_d = d * alpha_0 * sum_s w_s (a_s - a_bar)^2, with w_s = psi(s/d)/d, a_s = 1 - s/d and
-    a_bar = alpha_1/alpha_0: a weighted variance of the fraction of kept words.
-    Requires d >= 2 (for d = 1, Sigma is singular and c_1 = 0).
+    Computed as c_d = d alpha_0^2 V, V the variance of the fraction of kept words under the weighted law
+    (cancellation-free; see the module docstring), so it is exact at every bandwidth.
+
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, >= 2 (for d = 1, Sigma is singular and c_1 = 0).
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+    log : bool
+        Return log c_d (finite for every nu > 0, e.g. about -3 * 10^4 at d = 2, nu = 0.005).
+
+    Returns
+    -------
+    float
+        c_d; 0.0 (with a RuntimeWarning) when it is below the double range.
     """
-    d = check_int(d, "d", minimum=2)
-    nu = check_nu(nu)
-    w = kernel_weights(d, nu) / d
-    a = 1.0 - np.arange(1, d + 1) / d
-    a0 = w.sum()
-    a_bar = np.dot(w, a) / a0
-    if not a0 > 0:
-        _representable(a0, "alpha_0", d, nu)
-    return float(d * a0 * np.dot(w, (a - a_bar) ** 2))
+    law = weighted_law(d, nu)
+    log = check_bool(log, "log")
+    log_c = float(np.log(law.d)) + 2.0 * law.log_alpha0 + law.log_var
+    if log:
+        return log_c
+    return float(_times_exp(1.0, log_c, "c_d", law.d, law.nu))
 
 
-def _sigma_scalars(d, nu):
-    """alpha_0, alpha_1, alpha_2, alpha_0 - alpha_1, alpha_1 - alpha_2 and c_d, each from a sum of
-    non-negative terms (no subtraction of nearly equal numbers)."""
-    d = check_int(d, "d", minimum=2)
-    nu = check_nu(nu)
-    w = kernel_weights(d, nu) / d
-    s = np.arange(1, d + 1)
-    a0, a1, a2 = (float(np.dot(_kept_fractions(p, d), w)) for p in range(3))
-    drop = float(np.dot(w, s) / d)  # alpha_0 - alpha_1 = sum_s w_s s / d
-    gap = float(np.dot(w, s * (d - s)) / (d * (d - 1)))  # alpha_1 - alpha_2
-    c_d = _representable(normalization_constant(d, nu), "c_d", d, nu)
-    _representable(gap, "alpha_1 - alpha_2", d, nu)
-    return a0, a1, a2, drop, gap, c_d
+def _sigma_mantissas(law):
+    """(sigma_0, ..., sigma_3) / alpha_0 from the law (no cancellation except in sigma_3, which changes sign)."""
+    d = law.d
+    ratio = law.var / law.q
+    return np.array(
+        [
+            d * law.second_moment,
+            -law.a_mean,
+            (1.0 + (d - 1) ** 2 * ratio) / d,
+            (1.0 - (d - 1) * ratio) / d,
+        ]
+    )
 
 
 def sigma_coefficients(d, nu):
@@ -93,36 +327,58 @@ def sigma_coefficients(d, nu):
     sigma_2 = ((d-2) alpha_0 alpha_2 - (d-1) alpha_1^2 + alpha_0 alpha_1) / (alpha_1 - alpha_2),
     sigma_3 = (alpha_1^2 - alpha_0 alpha_2) / (alpha_1 - alpha_2);
     Sigma^{-1} = (1/c_d) * [[sigma_0, sigma_1 ...], [sigma_1, sigma_2 on the diagonal, sigma_3 off it]].
-    Evaluated through the equivalent forms
-    sigma_2 = ((d-2) c_d + alpha_1 (alpha_0 - alpha_1)) / ((d-1)(alpha_1 - alpha_2)) (all terms >= 0) and
-    sigma_3 = (alpha_1 (alpha_0 - alpha_1) - c_d) / ((d-1)(alpha_1 - alpha_2)).  Requires d >= 2.
+
+    Evaluated through the equivalent weighted-law forms sigma_0 = d alpha_0 E[a^2], sigma_1 = -alpha_0 A,
+    sigma_2 = (alpha_0/d)(1 + (d-1)^2 V/Q), sigma_3 = (alpha_0/d)(1 - (d-1) V/Q) (module docstring), so they
+    are accurate at every bandwidth; like alpha_0 they fall below the double range for very small nu
+    (then 0.0, with a RuntimeWarning).  Requires d >= 2.
     """
-    a0, a1, a2, drop, gap, c_d = _sigma_scalars(d, nu)
-    sigma2 = ((d - 2) * c_d + a1 * drop) / ((d - 1) * gap)
-    sigma3 = (a1 * drop - c_d) / ((d - 1) * gap)
-    return (float((d - 1) * a2 + a1), float(-a1), float(sigma2), float(sigma3))
+    law = weighted_law(d, nu)
+    values = _times_exp(_sigma_mantissas(law), law.log_alpha0, "sigma coefficients", law.d, law.nu)
+    return tuple(float(v) for v in values)
 
 
-def sigma_eigenvalues(d, nu):
+def _eigen_logs(law):
+    """log of (small eigenvalue of the pair, large one, bulk alpha_1 - alpha_2)."""
+    d = law.d
+    e2 = law.second_moment
+    # Sigma / alpha_0 on span{e_0, 1/sqrt(d)}: [[1, sqrt(d) A], [sqrt(d) A, d E[a^2]]], determinant d V
+    large = (1.0 + d * e2 + np.hypot(1.0 - d * e2, 2.0 * np.sqrt(d) * law.a_mean)) / 2.0
+    log_small = law.log_alpha0 + float(np.log(d)) + law.log_var - float(np.log(large))
+    return log_small, law.log_alpha0 + float(np.log(large)), law.log_alpha0 + float(np.log(law.bulk_ratio))
+
+
+def sigma_eigenvalues(d, nu, *, log=False):
     """The eigenvalues of Sigma: (smallest of the pair, largest of the pair, the bulk value).
 
     Sigma maps span{e_0, (0, 1, ..., 1)} to itself through the 2 x 2 matrix
     [[alpha_0, sqrt(d) alpha_1], [sqrt(d) alpha_1, alpha_1 + (d-1) alpha_2]], whose determinant is
     c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to (1, ..., 1)
     is an eigenvector for the bulk value alpha_1 - alpha_2 (multiplicity d - 1).  Requires d >= 2.
+    ``log=True`` returns the three logarithms (finite at every nu > 0); otherwise values below the double
+    range are 0.0 (with a RuntimeWarning).
     """
-    a0, a1, a2, _, bulk, determinant = _sigma_scalars(d, nu)
-    trace = a0 + a1 + (d - 1) * a2
-    root = np.sqrt(max(trace**2 - 4 * determinant, 0.0))
-    # the small root as determinant / large root, which does not cancel
-    large = (trace + root) / 2
-    return (float(determinant / large), float(large), bulk)
+    law = weighted_law(d, nu)
+    log = check_bool(log, "log")
+    logs = _eigen_logs(law)
+    if log:
+        return tuple(float(v) for v in logs)
+    return tuple(float(_times_exp(1.0, v, "an eigenvalue of Sigma", law.d, law.nu)) for v in logs)
 
 
-def sigma_inverse_opnorm(d, nu):
-    """The exact operator norm of Sigma^{-1}: one over Sigma's smallest eigenvalue."""
-    small, _, bulk = sigma_eigenvalues(d, nu)
-    return 1.0 / min(small, bulk)
+def sigma_inverse_opnorm(d, nu, *, log=False):
+    """The exact operator norm of Sigma^{-1}: one over Sigma's smallest eigenvalue.
+
+    ``log=True`` returns log ||Sigma^{-1}|| (finite at every nu > 0); otherwise a norm beyond the double
+    range is inf (with a RuntimeWarning).  Requires d >= 2.
+    """
+    law = weighted_law(d, nu)
+    log = check_bool(log, "log")
+    log_small, _, log_bulk = _eigen_logs(law)
+    value = -min(log_small, log_bulk)
+    if log:
+        return value
+    return float(_times_exp(1.0, value, "||Sigma^{-1}||", law.d, law.nu))
 
 
 def _patterned(d, corner, edge, diagonal, off_diagonal):
@@ -135,7 +391,10 @@ def _patterned(d, corner, edge, diagonal, off_diagonal):
 
 
 def sigma_matrix(d, nu):
-    """Sigma = E[pi (1, z)(1, z)^T], the dense (d+1) x (d+1) population covariance."""
+    """Sigma = E[pi (1, z)(1, z)^T], the dense (d+1) x (d+1) population covariance.
+
+    Entries are alpha_0, alpha_1, alpha_2 (see :func:`alpha` for their range).  d >= 1 (singular for d = 1).
+    """
     d = check_int(d, "d", minimum=1)
     a0, a1, a2 = alphas(d, nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
     return _patterned(d, a0, a1, a1, a2)
@@ -144,9 +403,25 @@ def sigma_matrix(d, nu):
 def sigma_inverse(d, nu):
     """Sigma^{-1} from the closed form (1/c_d) * patterned(sigma_0, sigma_1, sigma_2, sigma_3).
 
+    Entries are evaluated as (1/(alpha_0 V)) * (E[a^2], -A/d, (1 + (d-1)^2 V/Q)/d^2, (1 - (d-1) V/Q)/d^2)
+    (corner, border, diagonal, off-diagonal; module docstring), accurate at every bandwidth.  When they
+    exceed the double range (very small nu with small d) they are +-inf, with a RuntimeWarning.
+
     Requires d >= 2: for d = 1 the only word is always removed, so alpha_1 = 0, the second row
     and column of Sigma vanish and Sigma is singular.
     """
-    d = check_int(d, "d", minimum=2)
-    s0, s1, s2, s3 = sigma_coefficients(d, nu)
-    return _patterned(d, s0, s1, s2, s3) / normalization_constant(d, nu)
+    law = weighted_law(d, nu)
+    d = law.d
+    ratio = law.var / law.q
+    mantissas = np.array(
+        [
+            law.second_moment,
+            -law.a_mean / d,
+            (1.0 + (d - 1) ** 2 * ratio) / d**2,
+            (1.0 - (d - 1) * ratio) / d**2,
+        ]
+    )
+    corner, edge, diagonal, off_diagonal = _times_exp(
+        mantissas, -(law.log_alpha0 + law.log_var), "Sigma^{-1} entries", d, law.nu
+    )
+    return _patterned(d, corner, edge, diagonal, off_diagonal)

@@ -79,13 +79,18 @@ def _check_run_arguments(text, classifier_fn, num_samples, kernel_width, label, 
     text = check_text(text)
     if not callable(classifier_fn):
         raise TypeError("classifier_fn must be callable: list of str -> (m, n_labels) array")
-    d = len(local_dictionary(text))
+    words = local_dictionary(text)
+    if len(words) < 2:
+        raise ValueError(
+            f"text must contain at least 2 distinct words, got {words}: with d = 1 every perturbation removes "
+            "the only word, so the explanation is undefined (Sigma is singular)"
+        )
     num_samples = check_int(num_samples, "num_samples", minimum=2)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     label = check_int(label, "label", minimum=0)
     if random_state is not None:
-        random_state = check_int(random_state, "random_state", minimum=0)
-    return text, d, num_samples, kernel_width, label, random_state
+        random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
+    return text, len(words), num_samples, kernel_width, label, random_state
 
 
 def _explainer(kernel_width, random_state):
@@ -95,13 +100,20 @@ def _explainer(kernel_width, random_state):
 
 def _checked_classifier(classifier_fn, label, record=None):
     def wrapped(documents):
-        out = np.asarray(classifier_fn(documents), dtype=float)
+        raw = classifier_fn(documents)
+        try:
+            out = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"classifier_fn must return a numeric array of shape ({len(documents)}, n_labels), "
+                f"got {type(raw).__name__}"
+            ) from None
         if out.ndim != 2 or out.shape[0] != len(documents):
             raise ValueError(
                 f"classifier_fn must return an array of shape ({len(documents)}, n_labels), got {out.shape}"
             )
         if label >= out.shape[1]:
-            raise ValueError(f"label must be < n_labels = {out.shape[1]}, got {label}")
+            raise ValueError(f"label must be < n_labels = {out.shape[1]} (the columns of classifier_fn), got {label}")
         if not np.isfinite(out).all():
             raise ValueError("classifier_fn returned a non-finite value (NaN or inf)")
         if record is not None:
@@ -134,7 +146,14 @@ def capture_lime_samples(text, classifier_fn, *, num_samples=5000, kernel_width=
     label : int
         Column of the classifier's output that is explained.
     random_state : int or None
-        Seed of lime's ``RandomState``.
+        Seed of lime's ``RandomState`` (0 <= random_state < 2**32).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A non-str or empty ``text``, one with fewer than 2 distinct words, a non-callable ``classifier_fn``,
+        ``num_samples`` < 2, ``kernel_width`` <= 0 or not finite, a negative ``label`` or one beyond the
+        classifier's columns, a classifier output of the wrong shape or with NaN/inf.
     """
     text, d, num_samples, kernel_width, label, random_state = _check_run_arguments(
         text, classifier_fn, num_samples, kernel_width, label, random_state
@@ -184,3 +203,12 @@ def lime_explanations(text, classifier_fn, *, n_exp=100, num_samples=5000, kerne
         intercept, coef = _coefficients(explanation, label, d)
         out[run, 0], out[run, 1:] = intercept, coef
     return out
+
+
+def __getattr__(name):
+    # DESIGN.md places the fast engine here; it lives in limetheory.fast, which imports this module
+    if name == "fast_lime_explanations":
+        from .fast import fast_lime_explanations
+
+        return fast_lime_explanations
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,21 +1,86 @@
 """The explanation beta^f = Sigma^{-1} Gamma^f that LIME's coefficients converge to.
 
 Gamma^f = (E[pi f], E[pi z_1 f], ..., E[pi z_d f]).  ``beta_from_gamma`` applies the paper's
-closed form of Sigma^{-1} in O(d); ``beta_enumerate`` is an independent reference that builds
-Sigma and Gamma by summing over all 2^d masks.
+closed form of Sigma^{-1} in O(d); ``beta_enumerate`` is an independent reference that sums over
+all 2^d masks; ``beta_indicator_product`` is the exact beta of a product of word indicators.
+
+Stable formulation (every bandwidth)
+------------------------------------
+beta is the weighted least-squares fit of f on (1, z) under the law of the masks tilted by pi.
+Conditionally on the number s of removed words, the fraction a_s = 1 - s/d of kept words is fixed,
+so the fit splits into a part *within* each s and a part *between* the values of s:
+
+* within: W_{s,j} = Cov(z_j, f | s) (it sums to zero over j), averaged with the tilted law m_s of s;
+* between: the weighted regression slope b of F_s = E[f | s] on a_s, i.e. Cov_m(a, F) / Var_m(a);
+
+and then, with Q = E_m[a (1 - a)] and A = E_m[a],
+
+    beta_j = (d - 1)/(d Q) * sum_s m_s W_{s,j} + b / d,        beta_0 = E_m[F] - A b.
+
+Only differences F_s - F_1 enter b and E_m[F] (relative to the dominant s = 1), and Var_m(a) is kept
+relative to the second largest weight (see :func:`limetheory.coefficients.weighted_law`), so nothing cancels
+when the weights span thousands of orders of magnitude: beta of a constant is exactly (c, 0, ..., 0), and
+beta of the indicator of word j is e_{1+j} up to rounding, at every nu > 0.  A floating-point Gamma, on the
+contrary, has already rounded away the information when Sigma is ill-conditioned (small nu, small d), so
+``beta_from_gamma`` is only as accurate as cond(Sigma) allows; prefer ``beta_from_conditional_moments``,
+``beta_indicator_product`` or ``beta_enumerate`` there.
 """
 
 from __future__ import annotations
 
+import warnings
 from math import comb
 
 import numpy as np
 
-from ._validation import check_int, check_nu
-from .coefficients import alphas, normalization_constant, sigma_coefficients
-from .sampling import kernel_weights
+from ._validation import as_float_array, check_d_invertible, check_int, check_nu
+from .coefficients import _SAFE_LOG, _eigen_logs, _kept_given_s, weighted_law
 
 MAX_ENUMERATION_D = 22
+# beta_from_gamma warns when cond(Sigma) * 1e-16 exceeds 1e-4: a rounded Gamma no longer determines beta well
+_LOG_CONDITION_WARN = float(np.log(1e12))
+
+
+def _beta_from_parts(law, first, gaps, within):
+    """beta from F_1 = E[f | s = 1], the gaps F_s - F_1 (s = 2..d) and sum_s m_s Cov(z_j, f | s) (length d)."""
+    d = law.d
+    centred = law.u - law.tau * float(np.dot(law.w_hat, law.u))
+    slope = float(np.dot(law.w_hat * centred, gaps)) / law.var_over_tau
+    mean_f = first + law.tau * float(np.dot(law.w_hat, gaps))
+    beta = np.empty(d + 1)
+    beta[1:] = np.asarray(within, dtype=float) / law.bulk_ratio + slope / d
+    beta[0] = mean_f - law.a_mean * slope
+    return beta
+
+
+def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
+    """Exact beta from the conditional moments of f given the number s of removed words, at every bandwidth.
+
+    Parameters
+    ----------
+    f_given_s : array_like, shape (d,)
+        ``f_given_s[s - 1]`` = E[f | s words removed] for s = 1..d (the average of f over the binom(d, s) masks).
+    zf_given_s : array_like, shape (d, d)
+        ``zf_given_s[s - 1, j]`` = E[z_j f | s words removed].
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        beta = Sigma^{-1} Gamma^f (index 0 the intercept), computed in the within/between form of the module
+        docstring, accurate at every bandwidth (no Sigma, no Gamma is formed).  d >= 2.
+    """
+    f_given_s = as_float_array(f_given_s, "f_given_s", ndim=1)
+    d = check_d_invertible(len(f_given_s), "len(f_given_s)")
+    zf_given_s = as_float_array(zf_given_s, "zf_given_s", ndim=2)
+    if zf_given_s.shape != (d, d):
+        raise ValueError(f"zf_given_s must have shape ({d}, {d}) to match f_given_s, got {zf_given_s.shape}")
+    law = weighted_law(d, nu)
+    kept = (d - np.arange(1, d + 1)) / d
+    within_s = zf_given_s - kept[:, None] * f_given_s[:, None]
+    within_s -= within_s.mean(axis=1, keepdims=True)  # Cov(sum_j z_j, f | s) = 0: remove rounding
+    return _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
 
 
 def beta_from_gamma(gamma, d, nu):
@@ -34,21 +99,56 @@ def beta_from_gamma(gamma, d, nu):
     -------
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j.
+
+    Notes
+    -----
+    Sigma^{-1} is applied in its weighted-law form (module docstring of :mod:`limetheory.coefficients`):
+    with gamma_bar the mean of Gamma_1..Gamma_d, Cov = (gamma_bar - A Gamma_0) / alpha_0,
+    beta_j = (Gamma_j - gamma_bar) (d - 1)/(d Q alpha_0) + Cov / (d V) and beta_0 = Gamma_0 / alpha_0 - A Cov / V.
+    The map Gamma -> beta has condition number cond(Sigma), which exceeds 1/epsilon for small nu and d
+    (e.g. d = 2, nu <= 0.1): there a rounded Gamma determines beta only up to cond(Sigma) * epsilon (a
+    RuntimeWarning says so when cond(Sigma) > 1e12), and the exact routes (``beta_from_conditional_moments``,
+    ``beta_indicator_product``, ``beta_enumerate``) apply.  When alpha_0 itself is below the double range,
+    Gamma cannot be represented and a ValueError says so.
     """
-    d = check_int(d, "d", minimum=2)
+    d = check_d_invertible(d)
     nu = check_nu(nu)
-    gamma = np.asarray(gamma, dtype=float)
+    gamma = as_float_array(gamma, "gamma")
     if gamma.shape != (d + 1,):
         raise ValueError(f"gamma must have shape ({d + 1},) for d = {d}, got {gamma.shape}")
-    if not np.isfinite(gamma).all():
-        raise ValueError("gamma must be finite (no NaN or inf)")
-    s0, s1, s2, s3 = sigma_coefficients(d, nu)
-    c_d = normalization_constant(d, nu)
-    total = gamma[1:].sum()
-    beta = np.empty(d + 1)
-    beta[0] = s0 * gamma[0] + s1 * total
-    beta[1:] = s1 * gamma[0] + (s2 - s3) * gamma[1:] + s3 * total
-    return beta / c_d
+    law = weighted_law(d, nu)
+    if law.log_alpha0 < -_SAFE_LOG:
+        raise ValueError(
+            f"at d = {d}, nu = {nu} the entries of Gamma are of the order of alpha_0 = exp({law.log_alpha0:.6g}), "
+            "below the double range, so a float64 gamma cannot determine beta; use beta_from_conditional_moments, "
+            "beta_indicator_product or beta_enumerate"
+        )
+    factor = np.exp(-law.log_alpha0)  # Gamma / alpha_0 = factor * gamma
+    mean_f = factor * gamma[0]
+    means = factor * gamma[1:]
+    mean_z_f = float(means.mean())
+    covariance = mean_z_f - law.a_mean * mean_f  # Cov_m(a, f): the ill-conditioned step
+    log_small, log_large, log_bulk = _eigen_logs(law)
+    log_condition = log_large - min(log_small, log_bulk)
+    if log_condition > _LOG_CONDITION_WARN:
+        warnings.warn(
+            f"Sigma is ill-conditioned at d = {d}, nu = {nu} (cond = 10^{log_condition / np.log(10):.1f}): "
+            "beta from a rounded gamma is accurate only to about cond * 1e-16; use beta_from_conditional_moments, "
+            "beta_indicator_product or beta_enumerate for exact values",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        slope = covariance / law.var_over_tau * np.exp(-law.log_tau)
+        beta = np.empty(d + 1)
+        beta[1:] = (means - mean_z_f) / law.bulk_ratio + slope / d
+        beta[0] = mean_f - law.a_mean * slope
+    if not np.isfinite(beta).all():
+        raise ValueError(
+            f"gamma does not determine beta in double precision at d = {d}, nu = {nu} "
+            f"(cond(Sigma) = 10^{log_condition / np.log(10):.1f}); use beta_from_conditional_moments"
+        )
+    return beta
 
 
 def all_masks(d):
@@ -80,37 +180,56 @@ def beta_enumerate(f, d, nu):
     Returns
     -------
     ndarray, shape (d + 1,)
-        Sigma^{-1} Gamma^f with Sigma and Gamma summed over all 2^d - 1 masks.
+        Sigma^{-1} Gamma^f for the law of the 2^d - 1 masks.  The per-s averages of f and of z_j f are summed
+        mask by mask (f centred at its value on the first mask, so a constant f gives exactly (c, 0, ..., 0)),
+        then combined by the within/between form of the module docstring, which stays exact at small nu where
+        Sigma is numerically singular.
     """
     if not callable(f):
         raise TypeError("f must be a callable mapping an (m, d) 0/1 array to m outputs")
-    d = check_int(d, "d", minimum=2)
+    d = check_d_invertible(d)
     if d > MAX_ENUMERATION_D:
         raise ValueError(f"d must be <= {MAX_ENUMERATION_D} for enumeration (2^d masks), got {d}")
     nu = check_nu(nu)
-    z, s, prob = all_masks(d)
-    weight = prob * kernel_weights(d, nu)[s - 1]
-    sigma = np.zeros((d + 1, d + 1))
-    gamma = np.zeros(d + 1)
+    z, s, _ = all_masks(d)
+    y = np.empty(len(z))
     chunk = 1 << 16
     for start in range(0, len(z), chunk):
-        zc, wc = z[start : start + chunk], weight[start : start + chunk]
-        y = np.asarray(f(zc), dtype=float).reshape(-1)
-        if y.shape != (len(zc),):
-            raise ValueError(f"f must return one output per mask ({len(zc)}), got shape {y.shape}")
-        if not np.isfinite(y).all():
+        zc = z[start : start + chunk]
+        out = f(zc)
+        try:
+            yc = np.asarray(out, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ValueError(f"f must return one real output per mask ({len(zc)}), got {out!r:.80}") from None
+        if yc.shape != (len(zc),):
+            raise ValueError(f"f must return one output per mask ({len(zc)}), got shape {yc.shape}")
+        if not np.isfinite(yc).all():
             raise ValueError("f returned a non-finite value")
-        design = np.hstack([np.ones((len(zc), 1)), zc])
-        sigma += design.T @ (design * wc[:, None])
-        gamma += design.T @ (wc * y)
-    return np.linalg.solve(sigma, gamma)
+        y[start : start + chunk] = yc
+    reference = y[0]
+    r = y - reference  # exactly 0 for a constant f
+    counts = np.array([float(comb(d, k)) for k in range(d + 1)])
+    f_given_s = np.bincount(s, weights=r, minlength=d + 1)[1:] / counts[1:]
+    r -= f_given_s[s - 1]  # centred within each s
+    kept = (d - np.arange(1, d + 1)) / d
+    residual_mean = np.bincount(s, weights=r, minlength=d + 1)[1:] / counts[1:]
+    within_s = np.empty((d, d))
+    for j in range(d):
+        sums = np.bincount(s, weights=r * z[:, j], minlength=d + 1)[1:] / counts[1:]
+        within_s[:, j] = sums - kept * residual_mean
+    law = weighted_law(d, nu)
+    beta = _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
+    beta[0] += reference
+    return beta
 
 
 def beta_indicator_product(J, d, nu):
     """Exact beta for f(x) = prod_{j in J} 1[word j is in x] (Proposition 3; J empty gives the constant 1).
 
-    Gamma^f only needs alpha_p and alpha_{p+1} with p = len(J): E[pi f] = E[pi z_k f] = alpha_p for k in J,
-    and alpha_{p+1} for k not in J.
+    With p = |J|: E[f | s] = binom(d - s, p)/binom(d, p), and given s the covariance of z_j with f is
+    (s/d) E[f | s] for j in J and -(s/d) E[f | s] p/(d - p) for j not in J (they sum to zero).  Through the
+    within/between form of the module docstring this gives beta exactly at every nu > 0: (1, 0, ..., 0) for
+    J = () and e_{1+j} for J = (j,), up to rounding, even where Sigma is numerically singular.
 
     Parameters
     ----------
@@ -125,16 +244,34 @@ def beta_indicator_product(J, d, nu):
     -------
     ndarray, shape (d + 1,)
     """
-    d = check_int(d, "d", minimum=2)
+    d = check_d_invertible(d)
     nu = check_nu(nu)
     if isinstance(J, (str, bytes)) or not np.iterable(J):
-        raise ValueError(f"J must be an iterable of word indices, got {J!r}")
+        raise TypeError(f"J must be an iterable of word indices, got {J!r}")
     indices = [check_int(j, "J element", minimum=0, maximum=d - 1) for j in J]
     if len(set(indices)) != len(indices):
         raise ValueError(f"J must not repeat an index, got {sorted(indices)}")
     p = len(indices)
-    a = alphas(d, nu, min(p + 1, d))
-    gamma = np.full(d + 1, a[p + 1] if p < d else a[p])
-    gamma[0] = a[p]
-    gamma[1 + np.array(indices, dtype=int)] = a[p]
-    return beta_from_gamma(gamma, d, nu)
+    law = weighted_law(d, nu)
+    first, logs = _kept_given_s(p, d)
+    with np.errstate(under="ignore"):
+        kept = first * np.exp(logs)  # E[f | s], s = 1..d
+        gaps = first * np.expm1(logs[1:])  # E[f | s] - E[f | 1], without cancellation
+    removed = np.arange(1, d + 1) / d
+    inside = float(np.dot(law.m, removed * kept))
+    within = np.full(d, -inside * p / (d - p) if p < d else 0.0)
+    within[np.array(indices, dtype=int)] = inside
+    return _beta_from_parts(law, first, gaps, within)
+
+
+# DESIGN.md places these in limetheory.explanation; they live in modules of their own (one job each) that import
+# this one, so they are reached lazily (PEP 562) rather than imported at the top.
+_ELSEWHERE = {"beta_boolean": ".boolean", "beta_linear_approx": ".linear_approx", "beta_linear_exact": ".linear_exact"}
+
+
+def __getattr__(name):
+    if name in _ELSEWHERE:
+        import importlib
+
+        return getattr(importlib.import_module(_ELSEWHERE[name], __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,10 @@ def fit_yelp_vectorizer(texts):
     These defaults are the paper's normalised TF-IDF (Definition 1).
     """
     texts = _check_texts(texts)
-    return TfidfVectorizer().fit(texts)
+    try:
+        return TfidfVectorizer().fit(texts)
+    except ValueError as error:  # sklearn: "empty vocabulary; perhaps the documents only contain stop words"
+        raise ValueError(f"texts contain no word the vectorizer can index ({error})") from None
 
 
 def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
@@ -33,10 +36,17 @@ def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
     labels = np.asarray(labels)
     if labels.shape != (len(texts),):
         raise ValueError(f"labels must have one entry per text ({len(texts)}), got shape {labels.shape}")
+    if labels.dtype == object or (np.issubdtype(labels.dtype, np.floating) and not np.isfinite(labels).all()):
+        raise ValueError("labels must be class labels without missing values (no None, NaN or inf)")
+    if len(np.unique(labels)) < 2:
+        raise ValueError(f"labels must contain at least two classes, got only {np.unique(labels).tolist()}")
     n_estimators = check_int(n_estimators, "n_estimators", minimum=1)
-    random_state = check_int(random_state, "random_state", minimum=0)
+    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
     forest = RandomForestClassifier(n_estimators=n_estimators, random_state=random_state, n_jobs=1)
-    return make_pipeline(TfidfVectorizer(), forest).fit(texts, labels)
+    try:
+        return make_pipeline(TfidfVectorizer(), forest).fit(texts, labels)
+    except ValueError as error:  # empty vocabulary
+        raise ValueError(f"texts contain no word the vectorizer can index ({error})") from None
 
 
 def word_indicator(vectorizer, word):
@@ -45,11 +55,16 @@ def word_indicator(vectorizer, word):
     Returns a callable list of str -> (m, 2) array with columns (1 - f, f); explain label 1.
     ``word`` must be in the vectorizer's vocabulary (lower-case, two characters or more).
     """
+    if not callable(getattr(vectorizer, "transform", None)):
+        raise TypeError(f"vectorizer must be a fitted TfidfVectorizer, got {type(vectorizer).__name__}")
     vocabulary = getattr(vectorizer, "vocabulary_", None)
     if vocabulary is None:
-        raise ValueError("vectorizer must be a fitted TfidfVectorizer")
-    if not isinstance(word, str) or word not in vocabulary:
-        raise ValueError(f"word must be in the vectorizer's vocabulary, got {word!r}")
+        raise ValueError("vectorizer must be a fitted TfidfVectorizer (call .fit(texts) or fit_yelp_vectorizer first)")
+    if not isinstance(word, str):
+        raise TypeError(f"word must be a str, got {type(word).__name__}")
+    if word not in vocabulary:
+        hint = f" (the vocabulary is lower-case: try {word.lower()!r})" if word.lower() in vocabulary else ""
+        raise ValueError(f"word must be in the vectorizer's vocabulary, got {word!r}{hint}")
     column = vocabulary[word]
 
     def classifier_fn(documents):
@@ -60,7 +75,15 @@ def word_indicator(vectorizer, word):
 
 
 def _check_texts(texts):
-    texts = [texts] if isinstance(texts, str) else list(texts)
-    if not texts or not all(isinstance(text, str) for text in texts):
+    """A str (one text) or a non-empty sequence of str."""
+    if isinstance(texts, str):
+        texts = [texts]
+    elif isinstance(texts, bytes) or not np.iterable(texts):
+        raise TypeError(f"texts must be a sequence of str, got {type(texts).__name__}")
+    texts = list(texts)
+    if not texts:
         raise ValueError("texts must be a non-empty sequence of str")
+    bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+    if bad is not None:
+        raise TypeError(f"texts must contain only str, got {type(texts[bad]).__name__} at index {bad}")
     return texts

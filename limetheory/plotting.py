@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import as_float_array
+
 
 def theory_vs_practice(ax, empirical, theory, words, *, title=None, ylabel="interpretable coefficient"):
     """Whisker boxes of lime's coefficients over repeated runs, with the theory as red crosses.
@@ -18,17 +20,29 @@ def theory_vs_practice(ax, empirical, theory, words, *, title=None, ylabel="inte
     words : sequence of str, length k
         Tick labels.
     """
-    empirical = np.asarray(empirical, dtype=float)
-    theory = np.asarray(theory, dtype=float)
-    if empirical.ndim != 2 or empirical.shape[0] < 1:
-        raise ValueError(f"empirical must be a 2-D array (n_exp, k) with n_exp >= 1, got shape {empirical.shape}")
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes (e.g. from plt.subplots()), got {type(ax).__name__}")
+    empirical = np.asarray(as_float_array(empirical, "empirical", allow_nonfinite=True))
+    theory = np.asarray(as_float_array(theory, "theory", allow_nonfinite=True))
+    if empirical.ndim != 2 or empirical.shape[0] < 1 or empirical.shape[1] < 1:
+        raise ValueError(
+            f"empirical must be a 2-D array (n_exp, k) with n_exp >= 1 and k >= 1, got shape {empirical.shape}"
+        )
     k = empirical.shape[1]
     if theory.shape != (k,):
         raise ValueError(f"theory must have shape ({k},) to match empirical, got {theory.shape}")
+    if isinstance(words, (str, bytes)) or not np.iterable(words):
+        raise TypeError(f"words must be a sequence of str (one per column), got {type(words).__name__}")
+    words = list(words)
     if len(words) != k:
         raise ValueError(f"words must have {k} entries to match empirical, got {len(words)}")
     if not (np.isfinite(empirical).all() and np.isfinite(theory).all()):
         raise ValueError("empirical and theory must be finite")
+    for name, value in (("title", title), ("ylabel", ylabel)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
     positions = np.arange(1, k + 1)
     ax.boxplot(
         empirical,

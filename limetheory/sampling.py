@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_int, check_nu
+from ._validation import as_float_array, check_int, check_nu
 
 
 def psi(t, nu):
@@ -25,10 +25,18 @@ def psi(t, nu):
     Returns
     -------
     float or ndarray
-        ``exp(-(1 - sqrt(1 - t))**2 / (2 nu**2))``, same shape as ``t``.
+        ``exp(-(1 - sqrt(1 - t))**2 / (2 nu**2))``, same shape as ``t``; values below the double range
+        (e.g. t = 1 with nu < 0.026) are 0.0, as the nearest double.
+
+    Raises
+    ------
+    TypeError
+        ``t`` not real numbers, ``nu`` not a real number.
+    ValueError
+        ``t`` outside [0, 1] or NaN, ``nu`` <= 0 or NaN.
     """
     nu = check_nu(nu)
-    arr = np.asarray(t, dtype=float)
+    arr = as_float_array(t, "t", allow_nonfinite=True)
     if arr.size and (np.isnan(arr).any() or arr.min() < 0 or arr.max() > 1):
         raise ValueError(f"t must lie in [0, 1], got values in [{arr.min()}, {arr.max()}]")
     if np.isinf(nu):

@@ -7,21 +7,19 @@ intercept unpenalised.  With lam = 0 this is the weighted least squares that the
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
+
+from ._validation import as_float_array, check_bool, check_int, check_real
 
 
 def _check_samples(z, y, weights):
-    z = np.asarray(z, dtype=float)
-    y = np.asarray(y, dtype=float)
-    weights = np.asarray(weights, dtype=float)
-    if z.ndim != 2 or z.shape[1] < 1:
-        raise ValueError(f"z must be an (n, d) array with d >= 1, got shape {z.shape}")
+    z = as_float_array(z, "z")
+    if z.ndim != 2 or z.shape[1] < 1 or z.shape[0] < 1:
+        raise ValueError(f"z must be an (n, d) array with n >= 1 and d >= 1, got shape {z.shape}")
+    y = as_float_array(y, "y")
+    weights = as_float_array(weights, "weights")
     if y.shape != (z.shape[0],) or weights.shape != (z.shape[0],):
         raise ValueError(f"y and weights must have shape ({z.shape[0]},) to match z, got {y.shape} and {weights.shape}")
-    if not (np.isfinite(z).all() and np.isfinite(y).all() and np.isfinite(weights).all()):
-        raise ValueError("z, y and weights must be finite")
     if (weights < 0).any() or not (weights > 0).any():
         raise ValueError("weights must be non-negative and not all zero")
     return z, y, weights
@@ -34,7 +32,7 @@ def normal_equations(z, y, weights):
     ----------
     z : array_like, shape (n, d)
     y, weights : array_like, shape (n,)
-        Responses and non-negative sample weights.
+        Responses and non-negative sample weights (not all zero); everything finite.
     """
     z, y, weights = _check_samples(z, y, weights)
     design = np.column_stack([np.ones(len(y)), z])
@@ -48,10 +46,80 @@ def weighted_ridge(z, y, weights, *, lam=1.0, penalise_intercept=False):
     identity with ``penalise_intercept=True`` (the paper's Eq. (5) as printed).  ``lam = 0`` gives
     weighted least squares.  Index 0 is the intercept.
     """
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not np.isfinite(lam) or lam < 0:
-        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+    lam = check_real(lam, "lam")
+    if lam < 0:
+        raise ValueError(f"lam must be a finite number >= 0, got {lam}")
+    penalise_intercept = check_bool(penalise_intercept, "penalise_intercept")
     design_matrix, vector = normal_equations(z, y, weights)
     penalty = np.eye(len(vector))
     if not penalise_intercept:
         penalty[0, 0] = 0.0
-    return np.linalg.solve(design_matrix + float(lam) * penalty, vector)
+    try:
+        return np.linalg.solve(design_matrix + lam * penalty, vector)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the weighted normal equations are singular: with lam = 0 (or an unpenalised intercept) the weighted "
+            "samples must span the d + 1 columns of [1, z]; use lam > 0 or more (distinct) samples"
+        ) from None
+
+
+def expected_lime_fit(sigma, gamma, y0, num_samples, lam=1.0):
+    """The population version of lime's fit: its normal equations with the random rows replaced by expectations.
+
+    lime fits ``Ridge(alpha=lam)`` (intercept unpenalised) on ``num_samples`` rows: first the document itself,
+    x_0 = (1, ..., 1) with weight psi(0) = 1 and response ``y0``, then m = num_samples - 1 i.i.d. rows from LIME's
+    sampling law.  Replacing the sums over these m rows, sum pi x x^T and sum pi x y, by m Sigma and m Gamma gives
+
+        (m Sigma + P + x_0 x_0^T)^{-1} (m Gamma + x_0 y0)    with P = lam diag(0, 1, ..., 1),
+
+    the target around which lime's coefficients concentrate (to first order).  As num_samples grows it tends to
+    Sigma^{-1} Gamma = beta^f; the first row and the penalty shift it by O(1/num_samples).
+
+    Parameters
+    ----------
+    sigma : array_like, shape (d + 1, d + 1)
+        E[pi x x^T], e.g. :func:`~limetheory.coefficients.sigma_matrix` or a Monte Carlo estimate.
+    gamma : array_like, shape (d + 1,)
+        E[pi x f], e.g. ``sigma @ beta`` for a known explanation ``beta``.
+    y0 : float
+        The model's output on the document itself (lime's first row).
+    num_samples : int
+        lime's ``num_samples`` (>= 1), counting the first row.
+    lam : float
+        Ridge penalty on the word coefficients (>= 0); lime's default ``Ridge(alpha=1)`` is 1.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        Intercept first, then one coefficient per word.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric ``sigma`` or ``gamma``, ``y0`` or ``lam`` not a real number, ``num_samples`` not an integer.
+    ValueError
+        ``sigma`` not a square matrix of size >= 2, ``gamma`` not of matching length, a non-finite entry,
+        ``num_samples`` < 1, ``lam`` < 0, or a singular system.
+    """
+    sigma = as_float_array(sigma, "sigma")
+    if sigma.ndim != 2 or sigma.shape[0] != sigma.shape[1] or sigma.shape[0] < 2:
+        raise ValueError(f"sigma must be a (d + 1, d + 1) matrix with d >= 1, got shape {sigma.shape}")
+    gamma = as_float_array(gamma, "gamma")
+    if gamma.shape != (sigma.shape[0],):
+        raise ValueError(f"gamma must have shape ({sigma.shape[0]},) to match sigma, got {gamma.shape}")
+    y0 = check_real(y0, "y0")
+    num_samples = check_int(num_samples, "num_samples", minimum=1)
+    lam = check_real(lam, "lam")
+    if lam < 0:
+        raise ValueError(f"lam must be a finite number >= 0, got {lam}")
+    size = sigma.shape[0]
+    m = num_samples - 1
+    penalty = lam * np.eye(size)
+    penalty[0, 0] = 0.0
+    first = np.ones(size)
+    try:
+        return np.linalg.solve(m * sigma + penalty + np.outer(first, first), m * gamma + first * y0)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the expected normal equations m sigma + P + x_0 x_0^T are singular; use lam > 0 or more samples"
+        ) from None

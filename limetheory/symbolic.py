@@ -7,6 +7,8 @@ sums in closed form for symbolic d.
 
 from __future__ import annotations
 
+import numbers
+
 import sympy as sp
 
 from ._validation import check_int
@@ -16,25 +18,61 @@ k = sp.Symbol("k", integer=True, nonnegative=True)
 psi_function = sp.Function("psi")
 
 
+def _expression(value, name, *, minimum=None, maximum=None, positive=False):
+    """``value`` as a sympy expression (a number or an expression; no str), range-checked when it is a number."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (sp.Basic, numbers.Real)):
+        raise TypeError(f"{name} must be a sympy expression or a real number, got {value!r}")
+    expr = sp.sympify(value)
+    if expr.is_number:
+        if expr.is_real is False or expr.has(sp.nan, sp.zoo):
+            raise ValueError(f"{name} must be real, got {expr}")
+        if positive and not expr.is_positive:
+            raise ValueError(f"{name} must be > 0, got {expr}")
+        if minimum is not None and expr < minimum:
+            raise ValueError(f"{name} must be >= {minimum}, got {expr}")
+        if maximum is not None and expr > maximum:
+            raise ValueError(f"{name} must be <= {maximum}, got {expr}")
+    return expr
+
+
+def _number_of_words(value, name="d_expr"):
+    """A symbolic d or a positive integer."""
+    expr = _expression(value, name, minimum=1)
+    if expr.is_number and not expr.is_integer:
+        raise ValueError(f"{name} must be an integer when it is a number, got {expr}")
+    return expr
+
+
 def psi_expr(t_expr=t, nu_expr=nu):
-    """psi(t) = exp(-(1 - sqrt(1 - t))^2 / (2 nu^2)) as a sympy expression."""
+    """psi(t) = exp(-(1 - sqrt(1 - t))^2 / (2 nu^2)) as a sympy expression.
+
+    ``t_expr`` in [0, 1] and ``nu_expr`` > 0 when they are numbers (``sp.oo`` is allowed for nu).
+    """
+    t_expr = _expression(t_expr, "t_expr", minimum=0, maximum=1)
+    nu_expr = _expression(nu_expr, "nu_expr", positive=True)
     return sp.exp(-((1 - sp.sqrt(1 - t_expr)) ** 2) / (2 * nu_expr**2))
 
 
 def prob_kept_given_s(p, d_expr=d, s_expr=s):
     """P(p given words kept, given that s words are removed) = prod_{k<p} (d - s - k)/(d - k), for a fixed integer p."""
     p = check_int(p, "p", minimum=0)
+    d_expr = _number_of_words(d_expr)
+    s_expr = _expression(s_expr, "s_expr", minimum=0)
     return sp.Mul(*[(d_expr - s_expr - j) / (d_expr - j) for j in range(p)])
 
 
 def prob_kept_given_s_binomial(p, d_expr=d, s_expr=s):
     """The same probability counted as binom(d - p, s) / binom(d, s) (subsets avoiding the p words)."""
     p = check_int(p, "p", minimum=0)
+    d_expr = _number_of_words(d_expr)
+    s_expr = _expression(s_expr, "s_expr", minimum=0)
     return sp.binomial(d_expr - p, s_expr) / sp.binomial(d_expr, s_expr)
 
 
 def prob_kept(p, d_expr=d):
     """P(p given words kept) averaged over s uniform in {1..d}, summed by sympy for symbolic d."""
+    p = check_int(p, "p", minimum=0)
+    d_expr = _number_of_words(d_expr)
     s_dummy = sp.Symbol("s_", integer=True, positive=True)
     total = sp.summation(sp.expand(prob_kept_given_s(p, d_expr, s_dummy)), (s_dummy, 1, d_expr))
     return sp.simplify(total / d_expr)
@@ -46,6 +84,9 @@ def alpha_sum(p, d_expr=d, weight=None):
     ``weight`` is a callable t -> expression; by default the undefined function psi.
     """
     p = check_int(p, "p", minimum=0)
+    d_expr = _number_of_words(d_expr)
+    if weight is not None and not callable(weight):
+        raise TypeError(f"weight must be a callable t -> expression (or None for psi), got {weight!r}")
     weight = weight or psi_function
     s_dummy = sp.Symbol("s_", integer=True, positive=True)
     return sp.Sum(prob_kept_given_s(p, d_expr, s_dummy) * weight(s_dummy / d_expr), (s_dummy, 1, d_expr)) / d_expr
@@ -53,6 +94,7 @@ def alpha_sum(p, d_expr=d, weight=None):
 
 def alpha_large_bandwidth(p, d_expr=d):
     """lim_{nu -> inf} alpha_p for symbolic d: the sum of ``alpha_sum`` with psi = 1, evaluated."""
+    p = check_int(p, "p", minimum=0)
     return sp.simplify(alpha_sum(p, d_expr, weight=lambda _t: sp.Integer(1)).doit())
 
 
@@ -69,6 +111,14 @@ class PatternedMatrix:
     __slots__ = ("corner", "row", "column", "diagonal", "off_diagonal", "d")
 
     def __init__(self, corner, row, column, diagonal, off_diagonal, d=d):
+        for name, value in zip(
+            ("corner", "row", "column", "diagonal", "off_diagonal"),
+            (corner, row, column, diagonal, off_diagonal),
+            strict=True,
+        ):
+            if isinstance(value, (bool, str, bytes)) or not isinstance(value, (sp.Basic, numbers.Number)):
+                raise TypeError(f"{name} must be a sympy expression or a number, got {value!r}")
+        d = _number_of_words(d, "d")
         self.corner, self.row, self.column = corner, row, column
         self.diagonal, self.off_diagonal, self.d = diagonal, off_diagonal, d
 
@@ -98,6 +148,8 @@ class PatternedMatrix:
 
     def scale(self, factor):
         """factor * self."""
+        if isinstance(factor, (bool, str, bytes)) or not isinstance(factor, (sp.Basic, numbers.Number)):
+            raise TypeError(f"factor must be a sympy expression or a number, got {factor!r}")
         return PatternedMatrix(*(factor * x for x in self.entries()), self.d)
 
     def __matmul__(self, other):

@@ -287,10 +287,50 @@ def test_public_names_are_reexported():
     assert lt.sigma_matrix is sigma_matrix and lt.sigma_inverse is sigma_inverse
 
 
-@pytest.mark.parametrize(
-    "function", [lt.sigma_coefficients, lt.sigma_eigenvalues, lt.sigma_inverse_opnorm, lt.sigma_inverse]
-)
-def test_underflowing_weights_raise_a_clear_error(function):
-    # psi(2/3) at nu = 0.01 is exp(-893): c_d is below the smallest double
-    with pytest.raises(ValueError, match="underflows in double precision"):
-        function(3, 0.01)
+def test_values_beyond_the_double_range_are_zero_or_inf_with_a_warning():
+    # d = 3, nu = 0.01: c_3 = exp(-1.1e3) is below the smallest double and ||Sigma^{-1}|| above the largest;
+    # they come back as the nearest doubles (0.0, inf) with a RuntimeWarning, and exactly through log=True
+    with pytest.warns(RuntimeWarning, match=r"c_d = exp\(-1\d{3}\.\d+\) is outside the double-precision range"):
+        assert lt.normalization_constant(3, 0.01) == 0.0
+    assert -1200 < lt.normalization_constant(3, 0.01, log=True) < -1000
+    with pytest.warns(RuntimeWarning, match="outside the double-precision range"):
+        assert lt.sigma_inverse_opnorm(3, 0.01) == np.inf
+    with pytest.warns(RuntimeWarning, match="outside the double-precision range"):
+        small, large, bulk = lt.sigma_eigenvalues(3, 0.01)
+    assert small == 0.0 and 0 < bulk < large
+    with pytest.warns(RuntimeWarning, match="Sigma\\^\\{-1\\} entries"):
+        inverse = lt.sigma_inverse(3, 0.01)
+    assert np.isinf(inverse).all()
+    assert np.sign(inverse[0, 1]) == -1 and np.sign(inverse[0, 0]) == 1
+    # sigma_i are of the order of alpha_0 = exp(-168): representable, and positive where they should be
+    s0, s1, s2, s3 = lt.sigma_coefficients(3, 0.01)
+    assert s0 > 0 > s1 and s2 > 0
+
+
+@pytest.mark.parametrize("nu", [0.005, 0.006])
+def test_alpha_underflows_to_zero_with_a_warning_and_log_is_exact(nu):
+    d = 2
+    # alpha_0 at d = 2 is (psi(1/2) + psi(1)) / 2; psi(1/2) = exp(-(1 - sqrt(1/2))^2 / (2 nu^2))
+    exponent = -((1 - np.sqrt(0.5)) ** 2) / (2 * nu**2)
+    with pytest.warns(RuntimeWarning, match="alpha_0"):
+        assert alpha(0, d, nu) == 0.0
+    assert alpha(0, d, nu, log=True) == pytest.approx(exponent + np.log(0.5), rel=1e-14)
+    logs = alphas(d, nu, 2, log=True)
+    assert logs[2] == -np.inf  # alpha_d = 0 exactly: no warning for an exact zero
+    assert logs[1] == pytest.approx(exponent + np.log(0.25), rel=1e-14)
+
+
+def test_exact_zero_alpha_d_gives_no_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert alpha(4, 4, 0.25) == 0.0
+        assert alphas(4, 0.25, 4)[-1] == 0.0
+
+
+@pytest.mark.parametrize("function", [alpha, alphas, normalization_constant])
+def test_log_flag_must_be_boolean(function):
+    args = (0, 3, 0.25) if function is alpha else (3, 0.25)
+    with pytest.raises(TypeError, match="^log must be True or False"):
+        function(*args, log="yes")

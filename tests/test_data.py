@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 from pathlib import Path
@@ -15,6 +16,12 @@ import requests
 import limetheory as lt
 from limetheory import data as data_module
 from limetheory.data import DATA_DIR_VARIABLE, YELP_FILENAME, YELP_SHA256, load_yelp_reviews, sha256_of
+
+
+@pytest.fixture(autouse=True)
+def _no_cache_override(monkeypatch):
+    """Tests choose their cache folder themselves (the user's LIMETHEORY_CACHE_DIR must not leak in)."""
+    monkeypatch.delenv(data_module.CACHE_DIR_VARIABLE, raising=False)
 
 
 @pytest.fixture
@@ -247,3 +254,172 @@ def test_missing_columns_are_reported(monkeypatch, tmp_path):
 
 def test_public_names_are_reexported():
     assert lt.load_yelp_reviews is load_yelp_reviews
+
+
+# ----------------------------------------------------------------------------- faults, through pooch's real logic
+# pooch.retrieve runs for real below (hash checks, the "update" of a corrupt cached file, the temporary file);
+# only its downloader is replaced, so nothing touches the network.
+
+GOOD = b"text|stars\nlovely food|1\nawful service|0\n"
+GOOD_SHA = hashlib.sha256(GOOD).hexdigest()
+
+
+class FakeDownloader:
+    """pooch downloader that writes ``payload`` (or raises ``failure``) and counts its calls."""
+
+    def __init__(self, payload=GOOD, failure=None):
+        self.payload, self.failure, self.calls = payload, failure, 0
+
+    def __call__(self, url, output_file, pooch_instance, check_only=False):
+        self.calls += 1
+        if self.failure is not None:
+            raise self.failure
+        Path(output_file).write_bytes(self.payload)
+
+
+@pytest.fixture
+def offline_cache(monkeypatch, tmp_path):
+    """A pinned hash for the synthetic file GOOD, an empty cache folder and no LIMETHEORY_DATA_DIR."""
+    monkeypatch.delenv(DATA_DIR_VARIABLE, raising=False)
+    monkeypatch.setattr(data_module, "YELP_SHA256", GOOD_SHA)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(data_module.CACHE_DIR_VARIABLE, str(cache))
+    return cache
+
+
+def _use(monkeypatch, downloader):
+    monkeypatch.setattr(data_module, "DOWNLOADER", downloader)
+    return downloader
+
+
+def test_first_download_is_cached_and_reused(monkeypatch, offline_cache):
+    downloader = _use(monkeypatch, FakeDownloader())
+    frame = load_yelp_reviews()
+    assert list(frame["text"]) == ["lovely food", "awful service"]
+    assert (offline_cache / YELP_FILENAME).read_bytes() == GOOD
+    load_yelp_reviews()
+    assert downloader.calls == 1  # the second call finds a verified copy
+
+
+@pytest.mark.parametrize("corrupt", [GOOD[:10], b"", GOOD.replace(b"lovely", b"lovelY"), b"<html>rate limited</html>"])
+def test_corrupt_cached_copy_is_detected_and_downloaded_again(monkeypatch, offline_cache, corrupt):
+    offline_cache.mkdir()
+    (offline_cache / YELP_FILENAME).write_bytes(corrupt)
+    downloader = _use(monkeypatch, FakeDownloader())
+    assert load_yelp_reviews().shape == (2, 2)
+    assert downloader.calls == 1
+    assert (offline_cache / YELP_FILENAME).read_bytes() == GOOD
+
+
+def test_corrupt_cached_copy_without_network_is_an_error_not_used(monkeypatch, offline_cache):
+    offline_cache.mkdir()
+    (offline_cache / YELP_FILENAME).write_bytes(GOOD[:10])
+    _use(monkeypatch, FakeDownloader(failure=requests.exceptions.ConnectionError("no route to host")))
+    with pytest.raises(ConnectionError) as info:
+        load_yelp_reviews()
+    message = str(info.value)
+    assert "is corrupt" in message and str(offline_cache / YELP_FILENAME) in message
+    assert DATA_DIR_VARIABLE in message and "no route to host" in message
+
+
+def test_missing_file_and_no_network(monkeypatch, offline_cache):
+    _use(monkeypatch, FakeDownloader(failure=requests.exceptions.ConnectionError("Name or service not known")))
+    with pytest.raises(ConnectionError, match=rf"^could not download .*Without network, .* set {DATA_DIR_VARIABLE}"):
+        load_yelp_reviews()
+    assert not (offline_cache / YELP_FILENAME).exists()
+
+
+@pytest.mark.parametrize("payload", [GOOD[:-5], GOOD + b"extra|1\n", b""])
+def test_truncated_or_altered_download_is_discarded(monkeypatch, offline_cache, payload):
+    downloader = _use(monkeypatch, FakeDownloader(payload=payload))
+    with pytest.raises(ValueError, match=r"^the file downloaded from .* is not the pinned one .*discarded"):
+        load_yelp_reviews()
+    assert downloader.calls == 1
+    assert not (offline_cache / YELP_FILENAME).exists()  # nothing half-written is left to be trusted later
+    assert not [p for p in offline_cache.iterdir() if p.is_file()]
+
+
+def test_cache_folder_that_is_a_file(monkeypatch, offline_cache):
+    offline_cache.write_text("not a folder")
+    downloader = _use(monkeypatch, FakeDownloader())
+    with pytest.raises(
+        NotADirectoryError, match=rf"download cache .* is not a folder; set {data_module.CACHE_DIR_VARIABLE}"
+    ):
+        load_yelp_reviews()
+    assert downloader.calls == 0
+
+
+def test_cache_folder_inside_a_file(monkeypatch, offline_cache, tmp_path):
+    (tmp_path / "blocker").write_text("x")
+    monkeypatch.setenv(data_module.CACHE_DIR_VARIABLE, str(tmp_path / "blocker" / "cache"))
+    _use(monkeypatch, FakeDownloader())
+    with pytest.raises(PermissionError, match=r"^cannot create the download cache .*blocker"):
+        load_yelp_reviews()
+
+
+def test_cache_folder_that_cannot_be_written(monkeypatch, offline_cache):
+    # tests run as root, for whom chmod does not deny writing: simulate the permission check instead
+    offline_cache.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        data_module.os, "access", lambda path, mode: False if Path(path) == offline_cache else real_access(path, mode)
+    )
+    downloader = _use(monkeypatch, FakeDownloader())
+    with pytest.raises(PermissionError, match=r"^the download cache .* is not writable; set LIMETHEORY_CACHE_DIR"):
+        load_yelp_reviews()
+    assert downloader.calls == 0
+
+
+def test_cache_folder_that_cannot_be_created(monkeypatch, offline_cache):
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    _use(monkeypatch, FakeDownloader())
+    with pytest.raises(PermissionError, match=r"^cannot create the download cache .*Permission denied"):
+        load_yelp_reviews()
+
+
+def test_a_folder_in_place_of_the_cached_file(monkeypatch, offline_cache):
+    (offline_cache / YELP_FILENAME).mkdir(parents=True)
+    _use(monkeypatch, FakeDownloader())
+    with pytest.raises(IsADirectoryError, match=r"is in the way of the download"):
+        load_yelp_reviews()
+
+
+def test_unreadable_local_file(monkeypatch, tmp_path):
+    (tmp_path / YELP_FILENAME).write_bytes(GOOD)
+    monkeypatch.setenv(DATA_DIR_VARIABLE, str(tmp_path))
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(data_module, "sha256_of", refuse)
+    with pytest.raises(PermissionError, match=r"^cannot read .*Permission denied.*make the file readable"):
+        load_yelp_reviews()
+
+
+def test_data_dir_set_never_downloads_even_when_the_file_is_bad(monkeypatch, tmp_path, offline_cache):
+    (tmp_path / YELP_FILENAME).write_bytes(GOOD[:10])
+    monkeypatch.setenv(DATA_DIR_VARIABLE, str(tmp_path))
+    downloader = _use(monkeypatch, FakeDownloader())
+    with pytest.raises(ValueError, match="does not have the expected content"):
+        load_yelp_reviews()
+    assert downloader.calls == 0 and not offline_cache.exists()
+
+
+def test_data_dir_missing_folder_message_is_actionable(monkeypatch, tmp_path, offline_cache):
+    monkeypatch.setenv(DATA_DIR_VARIABLE, str(tmp_path / "absent"))
+    downloader = _use(monkeypatch, FakeDownloader())
+    with pytest.raises(FileNotFoundError, match=r"is not a folder \(it does not exist\); point it at the folder"):
+        load_yelp_reviews()
+    assert downloader.calls == 0
+
+
+def test_cache_folder_default_is_poochs(monkeypatch, tmp_path):
+    monkeypatch.delenv(data_module.CACHE_DIR_VARIABLE, raising=False)
+    monkeypatch.setattr(pooch, "os_cache", lambda name: tmp_path / "pooch" / name)
+    assert data_module.cache_folder() == tmp_path / "pooch" / "limetheory"
+    monkeypatch.setenv(data_module.CACHE_DIR_VARIABLE, "~/somewhere")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert data_module.cache_folder() == tmp_path / "somewhere"

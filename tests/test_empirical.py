@@ -164,10 +164,13 @@ def test_capture_label_zero_mirrors_label_one(samples):
     assert mirror.intercept == pytest.approx(1.0 - samples.intercept, abs=1e-10)
 
 
-def test_capture_single_word_document():
-    run = capture_lime_samples("food", classifier_fn, num_samples=20, random_state=0)
-    assert run.words == ["food"]
-    np.testing.assert_array_equal(run.z[:, 0], [1] + [0] * 19)
+@pytest.mark.parametrize("text", ["food", "food food", "Food!", "  food, food. "])
+def test_single_word_documents_are_refused(text):
+    # d = 1: lime would remove the only word in every perturbation; Sigma is singular
+    with pytest.raises(ValueError, match="^text must contain at least 2 distinct words"):
+        capture_lime_samples(text, classifier_fn, num_samples=20, random_state=0)
+    with pytest.raises(ValueError, match="^text must contain at least 2 distinct words"):
+        lime_explanations(text, classifier_fn, num_samples=20, n_exp=1)
 
 
 def test_capture_accepts_random_state_none():
@@ -191,7 +194,7 @@ BAD_ARGUMENTS = [
     ({"kernel_width": "25"}, TypeError, "^kernel_width must be a positive real number"),
     ({"label": -1}, ValueError, "^label must be >= 0"),
     ({"label": 1.0}, TypeError, "^label must be an integer"),
-    ({"label": 2}, ValueError, r"^label must be < n_labels = 2, got 2"),
+    ({"label": 2}, ValueError, r"^label must be < n_labels = 2 \(the columns of classifier_fn\), got 2"),
     ({"random_state": -1}, ValueError, "^random_state must be >= 0"),
     ({"random_state": 0.5}, TypeError, "^random_state must be an integer"),
     ({"classifier_fn": lambda docs: np.zeros(len(docs))}, ValueError, r"^classifier_fn must return an array of shape"),

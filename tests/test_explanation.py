@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
-from limetheory.explanation import MAX_ENUMERATION_D, all_masks, beta_enumerate, beta_from_gamma, beta_indicator_product
+from limetheory.explanation import (
+    MAX_ENUMERATION_D,
+    all_masks,
+    beta_enumerate,
+    beta_from_conditional_moments,
+    beta_from_gamma,
+    beta_indicator_product,
+)
 
 small_d = st.integers(min_value=2, max_value=6)
 moderate_nu = st.one_of(st.floats(min_value=0.3, max_value=20.0), st.just(np.inf))
@@ -319,3 +326,64 @@ def test_beta_indicator_product_special_cases():
 def test_beta_indicator_product_rejects_bad_J(J):
     with pytest.raises((ValueError, TypeError), match="J"):
         beta_indicator_product(J, 9, 0.3)
+
+
+# ----------------------------------------------------------------------------- small bandwidths (see also
+# tests/test_small_bandwidth.py for the mpmath grid)
+
+
+def test_beta_from_gamma_warns_where_a_rounded_gamma_cannot_determine_beta():
+    sigma = lt.sigma_matrix(3, 0.02)
+    with pytest.warns(RuntimeWarning, match=r"Sigma is ill-conditioned at d = 3, nu = 0.02 \(cond = 10\^"):
+        try:
+            beta_from_gamma(sigma[:, 1], 3, 0.02)
+        except ValueError as error:
+            assert "does not determine beta" in str(error)
+
+
+def test_beta_from_gamma_is_silent_where_sigma_is_well_conditioned():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(beta_from_gamma(lt.sigma_matrix(29, 0.25)[:, 3], 29, 0.25), unit(3, 29), atol=1e-12)
+
+
+def test_beta_from_gamma_refuses_when_alpha0_is_below_the_double_range():
+    with pytest.raises(ValueError, match=r"alpha_0 = exp\(-1\d{3}\.\d+\), below the double range"):
+        beta_from_gamma(np.zeros(3), 2, 0.005)
+
+
+@pytest.mark.parametrize("nu", [0.005, 0.02, 0.25, np.inf])
+def test_indicator_products_stay_exact_where_sigma_is_numerically_singular(nu):
+    # d = 2: three distinct masks, so beta interpolates f: beta_0 = f(0,0), beta_j = f(e_j) - f(0,0)
+    np.testing.assert_array_equal(beta_indicator_product((), 2, nu), [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(beta_indicator_product((1,), 2, nu), [0.0, 0.0, 1.0], atol=1e-15)
+    np.testing.assert_allclose(beta_indicator_product((0, 1), 2, nu), [0.0, 0.0, 0.0], atol=1e-15)
+    values = np.array([0.3, -1.2, 2.5])  # f on the masks (0,0), (1,0), (0,1)
+    beta = beta_enumerate(lambda z: values[z[:, 0] + 2 * z[:, 1]], 2, nu)
+    np.testing.assert_allclose(beta, [0.3, -1.5, 2.2], atol=1e-14)
+
+
+def test_beta_from_conditional_moments_is_reexported_and_matches_enumeration():
+    assert lt.beta_from_conditional_moments is beta_from_conditional_moments
+    d, nu = 4, 0.3
+    values = np.random.default_rng(7).normal(size=2**d)
+    z, s, _ = all_masks(d)
+    y = values[z @ (1 << np.arange(d))]
+    f_given_s = np.array([y[s == k].mean() for k in range(1, d + 1)])
+    zf_given_s = np.array([(z[s == k] * y[s == k, None]).mean(axis=0) for k in range(1, d + 1)])
+    expected = beta_enumerate(lambda masks: values[masks @ (1 << np.arange(d))], d, nu)
+    np.testing.assert_allclose(beta_from_conditional_moments(f_given_s, zf_given_s, nu), expected, atol=1e-12)
+
+
+def test_design_module_paths_reach_the_same_functions():
+    from limetheory.empirical import fast_lime_explanations
+    from limetheory.explanation import beta_boolean, beta_linear_approx, beta_linear_exact
+
+    assert beta_boolean is lt.beta_boolean
+    assert beta_linear_approx is lt.beta_linear_approx
+    assert beta_linear_exact is lt.beta_linear_exact
+    assert fast_lime_explanations is lt.fast_lime_explanations
+    with pytest.raises(AttributeError):
+        lt.explanation.no_such_function  # noqa: B018

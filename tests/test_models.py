@@ -73,9 +73,21 @@ def test_vectorizer_accepts_a_single_string_and_tuples():
     assert isinstance(fit_yelp_vectorizer(tuple(CORPUS)), TfidfVectorizer)
 
 
-@pytest.mark.parametrize("texts", [[], (), ["ok", 3], [None], [b"bytes"]])
-def test_vectorizer_rejects_bad_corpora(texts):
+@pytest.mark.parametrize("texts", [[], ()])
+def test_vectorizer_rejects_empty_corpora(texts):
     with pytest.raises(ValueError, match="^texts must be a non-empty sequence of str"):
+        fit_yelp_vectorizer(texts)
+
+
+@pytest.mark.parametrize("texts", [["ok", 3], [None], [b"bytes"], b"bytes", 3, None])
+def test_vectorizer_rejects_non_str(texts):
+    with pytest.raises(TypeError, match="^texts must "):
+        fit_yelp_vectorizer(texts)
+
+
+@pytest.mark.parametrize("texts", [["!!!"], ["a", "i"], [" ", "?"]])
+def test_vectorizer_rejects_texts_without_indexable_words(texts):
+    with pytest.raises(ValueError, match="^texts contain no word the vectorizer can index"):
         fit_yelp_vectorizer(texts)
 
 
@@ -114,13 +126,24 @@ def test_word_indicator_sees_case_variants_as_one_word(vectorizer):
 def test_word_indicator_unfitted_vectorizer():
     with pytest.raises(ValueError, match="^vectorizer must be a fitted TfidfVectorizer"):
         word_indicator(TfidfVectorizer(), "food")
-    with pytest.raises(ValueError, match="^vectorizer must be a fitted TfidfVectorizer"):
+    with pytest.raises(TypeError, match="^vectorizer must be a fitted TfidfVectorizer"):
         word_indicator(object(), "food")
 
 
-@pytest.mark.parametrize("word", ["pizza", "Food", "a", "", 3, None])
+@pytest.mark.parametrize("word", ["pizza", "Food", "a", ""])
 def test_word_indicator_unknown_word(vectorizer, word):
     with pytest.raises(ValueError, match="^word must be in the vectorizer's vocabulary"):
+        word_indicator(vectorizer, word)
+
+
+def test_word_indicator_suggests_the_lower_case_word(vectorizer):
+    with pytest.raises(ValueError, match="try 'food'"):
+        word_indicator(vectorizer, "Food")
+
+
+@pytest.mark.parametrize("word", [3, None, b"food"])
+def test_word_indicator_word_type(vectorizer, word):
+    with pytest.raises(TypeError, match="^word must be a str"):
         word_indicator(vectorizer, word)
 
 
@@ -161,7 +184,11 @@ def test_random_forest_is_a_lime_classifier(forest):
         (TRAIN_TEXTS, TRAIN_LABELS[:-1], {}, ValueError, r"^labels must have one entry per text \(8\)"),
         (TRAIN_TEXTS, [TRAIN_LABELS], {}, ValueError, "^labels must have one entry per text"),
         ([], [], {}, ValueError, "^texts must be a non-empty sequence of str"),
-        ([1, 2], [0, 1], {}, ValueError, "^texts must be a non-empty sequence of str"),
+        ([1, 2], [0, 1], {}, TypeError, "^texts must contain only str"),
+        (TRAIN_TEXTS, [1] * 8, {}, ValueError, "^labels must contain at least two classes"),
+        (TRAIN_TEXTS, [0.0] * 7 + [np.nan], {}, ValueError, "^labels must be class labels without missing"),
+        (TRAIN_TEXTS, [0] * 7 + [None], {}, ValueError, "^labels must be class labels without missing"),
+        (TRAIN_TEXTS, TRAIN_LABELS, {"random_state": 2**32}, ValueError, "^random_state must be <="),
         (TRAIN_TEXTS, TRAIN_LABELS, {"n_estimators": 0}, ValueError, "^n_estimators must be >= 1"),
         (TRAIN_TEXTS, TRAIN_LABELS, {"n_estimators": 2.5}, TypeError, "^n_estimators must be an integer"),
         (TRAIN_TEXTS, TRAIN_LABELS, {"random_state": -1}, ValueError, "^random_state must be >= 0"),

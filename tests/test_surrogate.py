@@ -60,16 +60,37 @@ def test_normal_equations_by_summation():
     ("kwargs", "match"),
     [
         ({"z": np.ones(5)}, "z must be an"),
+        ({"z": np.ones((0, 2)), "y": np.ones(0), "weights": np.ones(0)}, "z must be an"),
+        ({"z": np.ones((5, 0))}, "z must be an"),
+        ({"z": np.full((5, 2), np.inf)}, "^z must be finite"),
+        ({"weights": np.array([1, 1, np.nan, 1, 1])}, "^weights must be finite"),
         ({"y": np.ones(4)}, "y and weights must have shape"),
         ({"weights": -np.ones(5)}, "non-negative"),
         ({"weights": np.zeros(5)}, "not all zero"),
         ({"y": np.array([1, 2, np.nan, 4, 5])}, "finite"),
         ({"lam": -1.0}, "lam must be"),
         ({"lam": np.inf}, "lam must be"),
-        ({"lam": True}, "lam must be"),
+        ({"lam": np.nan}, "lam must be"),
+        ({"lam": 0.0, "z": np.zeros((5, 2))}, "normal equations are singular"),
     ],
 )
 def test_bad_input(kwargs, match):
     arguments = {"z": np.eye(5, 2), "y": np.arange(5.0), "weights": np.ones(5), "lam": 1.0} | kwargs
     with pytest.raises(ValueError, match=match):
+        lt.weighted_ridge(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"lam": True}, "^lam must be a real number"),
+        ({"lam": "1"}, "^lam must be a real number"),
+        ({"penalise_intercept": 1}, "^penalise_intercept must be True or False"),
+        ({"z": [["a", "b"]] * 5}, "^z must be an array of real numbers"),
+        ({"y": np.arange(5) * 1j}, "^y must be real"),
+    ],
+)
+def test_bad_types(kwargs, match):
+    arguments = {"z": np.eye(5, 2), "y": np.arange(5.0), "weights": np.ones(5), "lam": 1.0} | kwargs
+    with pytest.raises(TypeError, match=match):
         lt.weighted_ridge(**arguments)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from limetheory._validation import check_int, check_nu, check_positive_finite, check_text
+from limetheory._validation import (
+    as_float_array,
+    check_bool,
+    check_d_invertible,
+    check_int,
+    check_nu,
+    check_positive_finite,
+    check_real,
+    check_text,
+)
 
 
 class TestCheckInt:
@@ -91,3 +100,75 @@ class TestCheckText:
     def test_custom_name(self):
         with pytest.raises(ValueError, match="^document must be"):
             check_text("", "document")
+
+
+class TestCheckDInvertible:
+    @pytest.mark.parametrize("value", [2, 3, np.int32(10), 10_000])
+    def test_accepts(self, value):
+        assert check_d_invertible(value) == int(value)
+
+    @pytest.mark.parametrize("value", [1, 0, -4])
+    def test_refuses_d_below_two_and_says_why(self, value):
+        with pytest.raises(ValueError, match=rf"^d must be >= 2, got {value}: .*alpha_1 = 0 and Sigma is singular"):
+            check_d_invertible(value)
+
+    @pytest.mark.parametrize("value", [2.0, "2", None, True])
+    def test_refuses_non_integers(self, value):
+        with pytest.raises(TypeError, match="^words must be an integer"):
+            check_d_invertible(value, "words")
+
+
+class TestCheckBool:
+    @pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+    def test_accepts(self, value):
+        assert check_bool(value, "log") is bool(value)
+
+    @pytest.mark.parametrize("value", [0, 1, "True", None, 1.0])
+    def test_refuses(self, value):
+        with pytest.raises(TypeError, match="^log must be True or False"):
+            check_bool(value, "log")
+
+
+class TestCheckReal:
+    def test_accepts_and_converts(self):
+        assert check_real(np.float32(1.5), "lam") == 1.5
+        assert check_real(-2, "lam") == -2.0
+        assert check_real(np.inf, "x", allow_inf=True) == np.inf
+
+    @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+    def test_refuses_nan_and_inf(self, value):
+        with pytest.raises(ValueError, match="^lam must be a finite real number"):
+            check_real(value, "lam")
+
+    @pytest.mark.parametrize("value", [True, "1", None, 1j, [1.0]])
+    def test_refuses_non_reals(self, value):
+        with pytest.raises(TypeError, match="^lam must be a real number"):
+            check_real(value, "lam")
+
+
+class TestAsFloatArray:
+    def test_converts_numbers_lists_and_booleans(self):
+        np.testing.assert_array_equal(as_float_array([1, 2], "x"), [1.0, 2.0])
+        np.testing.assert_array_equal(as_float_array(np.array([True, False]), "x"), [1.0, 0.0])
+        assert as_float_array(3, "x").shape == ()
+        assert as_float_array([[1.0]], "x", ndim=2).shape == (1, 1)
+
+    @pytest.mark.parametrize("value", ["abc", b"abc", ["a", "b"], [None], [1, None], {"a": 1}])
+    def test_refuses_non_numeric(self, value):
+        with pytest.raises(TypeError, match="^x must be "):
+            as_float_array(value, "x")
+
+    def test_refuses_complex(self):
+        with pytest.raises(TypeError, match="^x must be real"):
+            as_float_array([1 + 2j], "x")
+
+    def test_refuses_ragged(self):
+        with pytest.raises(ValueError, match="^x must be a rectangular array"):
+            as_float_array([[1.0], [1.0, 2.0]], "x")
+
+    def test_dimension_and_finiteness(self):
+        with pytest.raises(ValueError, match=r"^x must be a 2-D array, got shape \(3,\)"):
+            as_float_array([1, 2, 3], "x", ndim=2)
+        with pytest.raises(ValueError, match="^x must be finite"):
+            as_float_array([1.0, np.nan], "x")
+        assert np.isnan(as_float_array([np.nan], "x", allow_nonfinite=True)[0])

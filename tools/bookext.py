@@ -274,6 +274,12 @@ class BookSummary(_MarkdownDirective):
         return lines
 
 
+def _escape_absolute_values(app, what, name, obj, options, lines):
+    """Docstrings write |J| for a size or |x| for an absolute value; reST would read a substitution."""
+    for index, line in enumerate(lines):
+        lines[index] = line.replace("|", "\\|")
+
+
 def _check_registries(app):
     root = Path(app.srcdir)
     # only the chapters this build includes (a contributor's private table of contents may list a few)
@@ -323,6 +329,7 @@ def setup(app):
     app.add_directive("figure-index", FigureIndex)
     app.add_directive("book-summary", BookSummary)
     app.connect("builder-inited", _check_registries)
+    app.connect("autodoc-process-docstring", _escape_absolute_values)
     app.connect("html-page-context", _markdown_download, priority=600)
     app.connect("build-finished", _copy_markdown_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,690 @@
+"""Exact explanations of models that are boolean formulas or polynomials in the word indicators.
+
+A model of the presence of words, f(x) = F(z_1, ..., z_d) with z_j = 1[word j is in x], is a
+polynomial in the z_j.  Because z_j^k = z_j on {0, 1}, it is even *multilinear*: a sum of
+c_J * prod_{j in J} z_j over subsets J.  LIME's limit explanation beta^f = Sigma^{-1} Gamma^f is
+linear in f, and Proposition 3 of the paper (``beta_indicator_product``) gives it for every
+monomial, so beta^f = sum_J c_J beta^{prod_J}.  This covers every decision tree built on word
+presence: a tree is the sum over its leaves of the leaf value times the product of the literals
+(z or 1 - z) on the path to the leaf.
+
+Models are written as sympy expressions whose free symbols are named after the words of the local
+dictionary.  A word that is not a Python identifier is still a valid sympy symbol name:
+``sympy.Symbol("don't")`` or ``sympy.Symbol("New York")``; never build symbols by parsing a string
+(``sympy.sympify("I")`` is the imaginary unit, ``sympy.Symbol("I")`` is the word "I").
+
+Functions
+---------
+indicator_polynomial(expr, words)
+    The multilinear expansion {J: c_J}.
+beta_boolean(expr, words, nu)
+    beta^f by linearity over the monomials.
+mask_function(expr, words)
+    f as a function of LIME's masks (for ``beta_enumerate`` and for comparisons with lime).
+tree_to_formula(tree, feature_words, ...)
+    A fitted scikit-learn decision tree on 0/1 presence features as a sympy formula.
+presence_formula(column_word, words, vectorizer=None)
+    "The vectorizer column is positive" as a formula in lime's (case-sensitive) words.
+tree_formula_for_document(tree, vectorizer, text, ...)
+    The two above combined: the exact formula, in lime's words, of a tree trained on
+    ``vectorizer.transform(docs) > 0``, restricted to the documents LIME builds from ``text``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from sympy.logic import boolalg
+
+from ._validation import check_int, check_nu
+from .empirical import local_dictionary
+from .explanation import beta_indicator_product
+
+# scikit-learn's default token pattern, applied after lower-casing (TfidfVectorizer's defaults)
+_DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+_FORMS = ("leaves", "piecewise")
+
+
+# ----------------------------------------------------------------------------- argument checks
+
+
+def _check_words(words):
+    """words: a sequence of distinct str; returns (list, {word: index})."""
+    if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple, np.ndarray)):
+        raise TypeError(f"words must be a list or tuple of str (the local dictionary), got {type(words).__name__}")
+    words = list(words)
+    if not all(isinstance(w, str) for w in words):
+        bad = [w for w in words if not isinstance(w, str)][:3]
+        raise TypeError(f"words must contain only str, got {bad!r}")
+    seen, duplicates = set(), []
+    for w in words:
+        if w in seen and w not in duplicates:
+            duplicates.append(w)
+        seen.add(w)
+    if duplicates:
+        raise ValueError(f"words must be distinct; repeated: {duplicates!r}")
+    return words, {w: j for j, w in enumerate(words)}
+
+
+def _check_expr(expr):
+    """A sympy expression, or a plain number / bool (a constant model)."""
+    if isinstance(expr, sp.Basic):
+        return expr
+    if isinstance(expr, (bool, np.bool_)):
+        return sp.true if expr else sp.false
+    if isinstance(expr, numbers.Real):
+        value = float(expr)
+        if not np.isfinite(value):
+            raise ValueError(f"expr must be finite, got {expr!r}")
+        return sp.Integer(int(expr)) if isinstance(expr, numbers.Integral) else sp.Float(value)
+    raise TypeError(
+        f"expr must be a sympy expression (or a real number for a constant model), got {type(expr).__name__}; "
+        "build word symbols with sympy.Symbol(word), not by parsing strings"
+    )
+
+
+def _check_symbols(expr, index):
+    unknown = sorted({str(getattr(s, "name", s)) for s in expr.free_symbols} - set(index))
+    if unknown:
+        raise ValueError(
+            f"expr has symbols that are not words of `words`: {unknown!r} "
+            "(symbols must be named after words of the local dictionary; words absent from the document "
+            "have indicator 0 under LIME's sampling: replace them by 0)"
+        )
+
+
+# ----------------------------------------------------------------------------- booleans -> arithmetic
+
+
+def _arith(e, undefined, memo=None):
+    """Rewrite booleans as arithmetic: Not a -> 1 - a, And -> product, Or -> 1 - prod(1 - a), ...
+
+    Piecewise((v1, c1), (v2, c2), ...) -> v1 c1 + (1 - c1) v2 c2 + ...; the leftover
+    prod_i (1 - c_i) (where no condition holds) is appended to ``undefined`` to be checked for zero.
+    Arithmetic nodes are rebuilt with converted arguments; nothing is expanded here.
+    """
+    if memo is None:
+        memo = {}
+    if e in memo:
+        return memo[e]
+    if e is sp.true:
+        out = sp.Integer(1)
+    elif e is sp.false:
+        out = sp.Integer(0)
+    elif isinstance(e, (sp.Symbol, sp.Number)) or not e.free_symbols:
+        out = e
+    elif isinstance(e, boolalg.Not):
+        out = 1 - _arith(e.args[0], undefined, memo)
+    elif isinstance(e, boolalg.And):
+        out = sp.Mul(*[_arith(a, undefined, memo) for a in e.args])
+    elif isinstance(e, boolalg.Or):
+        out = 1 - sp.Mul(*[1 - _arith(a, undefined, memo) for a in e.args])
+    elif isinstance(e, boolalg.Nand):
+        out = 1 - sp.Mul(*[_arith(a, undefined, memo) for a in e.args])
+    elif isinstance(e, boolalg.Nor):
+        out = sp.Mul(*[1 - _arith(a, undefined, memo) for a in e.args])
+    elif isinstance(e, (boolalg.Xor, boolalg.Xnor)):
+        parity = sp.Integer(0)  # a xor b = a + b - 2ab on {0, 1}
+        for a in e.args:
+            b = _arith(a, undefined, memo)
+            parity = parity + b - 2 * parity * b
+        out = parity if isinstance(e, boolalg.Xor) else 1 - parity
+    elif isinstance(e, boolalg.Implies):
+        a, b = (_arith(x, undefined, memo) for x in e.args)
+        out = 1 - a + a * b
+    elif isinstance(e, boolalg.Equivalent):
+        parts = [_arith(a, undefined, memo) for a in e.args]
+        out = sp.Mul(*parts) + sp.Mul(*[1 - a for a in parts])
+    elif isinstance(e, boolalg.ITE):
+        c, a, b = (_arith(x, undefined, memo) for x in e.args)
+        out = c * a + (1 - c) * b
+    elif isinstance(e, sp.Piecewise):
+        out, remaining = sp.Integer(0), sp.Integer(1)
+        for value, condition in e.args:
+            c = _arith(condition, undefined, memo)
+            out = out + remaining * c * _arith(value, undefined, memo)
+            remaining = remaining * (1 - c)
+        if remaining != 0:
+            undefined.append((e, remaining))
+    elif isinstance(e, (sp.Add, sp.Mul)):
+        out = e.func(*[_arith(a, undefined, memo) for a in e.args])
+    elif isinstance(e, sp.Pow):
+        base, exponent = e.args
+        if not (exponent.is_Integer and exponent >= 0):
+            raise ValueError(
+                f"expr must be a polynomial in the word indicators: the power {e} has exponent {exponent}, "
+                "not a non-negative integer"
+            )
+        out = sp.Pow(_arith(base, undefined, memo), exponent, evaluate=False)
+    elif isinstance(e, sp.core.relational.Relational):
+        raise ValueError(
+            f"expr must be a boolean formula or a polynomial in the word indicators: relation {e} is not supported "
+            "(write the indicator itself, e.g. sympy.Symbol('food') rather than Eq(food, 1))"
+        )
+    else:
+        raise ValueError(
+            f"expr must be a boolean formula or a polynomial in the word indicators: cannot handle {e} "
+            f"({type(e).__name__})"
+        )
+    memo[e] = out
+    return out
+
+
+# ----------------------------------------------------------------------------- multilinear algebra
+
+
+def _number(e):
+    """A constant sympy expression as int, Fraction or float (finite and real, else ValueError)."""
+    if e.is_Integer:
+        return int(e)
+    if e.is_Rational:
+        return Fraction(int(e.p), int(e.q))
+    value = sp.N(e, 30)
+    if not (value.is_Number and value.is_real and value.is_finite):
+        raise ValueError(f"expr has a constant that is not a finite real number: {e}")
+    return float(value)
+
+
+def _prune(poly):
+    return {k: v for k, v in poly.items() if v != 0}
+
+
+def _add(p, q):
+    out = dict(p)
+    for k, v in q.items():
+        out[k] = out.get(k, 0) + v
+    return _prune(out)
+
+
+def _mul(p, q):
+    out = {}
+    for k1, v1 in p.items():
+        for k2, v2 in q.items():
+            k = k1 | k2  # z_j^2 = z_j
+            out[k] = out.get(k, 0) + v1 * v2
+    return _prune(out)
+
+
+def _power(p, n):
+    result, base = {frozenset(): 1}, p
+    while n:
+        if n & 1:
+            result = _mul(result, base)
+        n >>= 1
+        if n:
+            base = _mul(base, base)
+    return result
+
+
+def _multilinear(e, index, memo):
+    """Multilinear expansion of an arithmetic sympy expression: {frozenset of word indices: coefficient}."""
+    if e in memo:
+        return memo[e]
+    if not e.free_symbols:
+        value = _number(e)
+        out = {frozenset(): value} if value != 0 else {}
+    elif isinstance(e, sp.Symbol):
+        out = {frozenset((index[e.name],)): 1}
+    elif isinstance(e, sp.Add):
+        out = {}
+        for a in e.args:
+            out = _add(out, _multilinear(a, index, memo))
+    elif isinstance(e, sp.Mul):
+        out = {frozenset(): 1}
+        for a in e.args:
+            out = _mul(out, _multilinear(a, index, memo))
+    elif isinstance(e, sp.Pow):
+        base, exponent = e.args
+        if not (exponent.is_Integer and exponent >= 0):
+            raise ValueError(
+                f"expr must be a polynomial in the word indicators: the power {e} has exponent {exponent}, "
+                "not a non-negative integer"
+            )
+        out = _power(_multilinear(base, index, memo), int(exponent))
+    else:
+        raise ValueError(f"expr must be a polynomial in the word indicators: cannot expand {e} ({type(e).__name__})")
+    memo[e] = out
+    return out
+
+
+def _prepare(expr, words):
+    """(words, index, arithmetic form) after all checks (Piecewise defined everywhere included)."""
+    expr = _check_expr(expr)
+    words, index = _check_words(words)
+    _check_symbols(expr, index)
+    undefined = []
+    arithmetic = _arith(expr, undefined)
+    memo = {}
+    for piecewise, remaining in undefined:
+        if _multilinear(remaining, index, memo):
+            raise ValueError(
+                f"expr has a Piecewise that is undefined where none of its conditions holds: {piecewise}; "
+                "add a last branch (value, True)"
+            )
+    return words, index, arithmetic
+
+
+def _expand(expr, words):
+    """(words, index, {frozenset J: c_J}) after all checks."""
+    words, index, arithmetic = _prepare(expr, words)
+    return words, index, _multilinear(arithmetic, index, {})
+
+
+def _evaluate(e, columns, index, memo):
+    """Numerical value of an arithmetic sympy expression at the 0/1 columns (numpy arrays), without expansion."""
+    if e in memo:
+        return memo[e]
+    if not e.free_symbols:
+        out = float(_number(e))
+    elif isinstance(e, sp.Symbol):
+        out = columns[index[e.name]]
+    elif isinstance(e, sp.Add):
+        out = sum(_evaluate(a, columns, index, memo) for a in e.args)
+    elif isinstance(e, sp.Mul):
+        out = 1.0
+        for a in e.args:
+            out = out * _evaluate(a, columns, index, memo)
+    else:  # Pow with a non-negative integer exponent (checked by _arith)
+        out = _evaluate(e.args[0], columns, index, memo) ** int(e.args[1])
+    memo[e] = out
+    return out
+
+
+def _sympy_number(value):
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    return sp.sympify(value)
+
+
+# ----------------------------------------------------------------------------- public: formulas -> beta
+
+
+def indicator_polynomial(expr, words):
+    """The multilinear polynomial in the word indicators that equals ``expr`` on {0, 1}^d.
+
+    Booleans become arithmetic (Not a -> 1 - a, And -> product, Or -> 1 - prod(1 - a),
+    Xor -> a + b - 2ab, ITE(c, a, b) -> c a + (1 - c) b, Piecewise -> its first true branch), the
+    result is expanded and z_j^k is reduced to z_j (k >= 1).
+
+    Parameters
+    ----------
+    expr : sympy expression, or a real number
+        A boolean formula (And, Or, Not, Xor, Nand, Nor, Xnor, Implies, Equivalent, ITE), a
+        ``Piecewise`` with boolean conditions, or a polynomial in the indicators, in any mix.  Its free
+        symbols must be named after words of ``words`` (``sympy.Symbol(word)`` works for any word,
+        e.g. ``sympy.Symbol("don't")``).  A real number is a constant model.
+    words : list or tuple of str
+        The local dictionary (e.g. ``local_dictionary(text)``), distinct words; word j is indicator z_j.
+
+    Returns
+    -------
+    dict
+        {J: c_J} with J a sorted tuple of 0-based word indices (``()`` for the constant term) and c_J a
+        nonzero sympy number (exact Integer or Rational when ``expr`` is exact), sorted by (|J|, J).
+
+    Raises
+    ------
+    TypeError
+        ``expr`` is neither a sympy expression nor a real number; ``words`` is not a sequence of str.
+    ValueError
+        A symbol is not a word of ``words`` (named in the message); ``expr`` is not a polynomial
+        (e.g. ``exp(x)``, ``1/x``, ``x**0.5``, ``sqrt(x)``, a relation such as ``x > 0``); a Piecewise
+        is undefined for some masks; ``words`` repeats a word.
+    """
+    _, _, poly = _expand(expr, words)
+    items = sorted(((tuple(sorted(k)), v) for k, v in poly.items()), key=lambda kv: (len(kv[0]), kv[0]))
+    return {k: _sympy_number(v) for k, v in items}
+
+
+def beta_boolean(expr, words, nu):
+    """Exact LIME explanation beta^f of a model that is a boolean formula / polynomial in word indicators.
+
+    With ``expr`` expanded into its multilinear form f = sum_J c_J prod_{j in J} z_j
+    (:func:`indicator_polynomial`), beta^f = sum_J c_J beta^{prod_J}, where beta^{prod_J} is
+    Proposition 3 of the paper (:func:`limetheory.explanation.beta_indicator_product`).  By exchangeability,
+    beta^{prod_J} only depends on |J| = p and on whether a word is in J, so the closed form is
+    evaluated once per p and the monomials are summed in O(number of monomials * p).
+
+    Parameters
+    ----------
+    expr : sympy expression, or a real number
+        See :func:`indicator_polynomial`.  A decision tree can be passed as the output of
+        :func:`tree_to_formula` or :func:`tree_formula_for_document`.
+    words : list or tuple of str
+        The local dictionary, d = len(words) >= 2 distinct words.
+    nu : float
+        Bandwidth > 0 or ``np.inf`` (lime's kernel_width / 100).
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        Index 0 is the intercept, index 1 + j the coefficient of ``words[j]``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`indicator_polynomial`; also for fewer than two words or an invalid ``nu``.
+    """
+    words, _, poly = _expand(expr, words)
+    d = check_int(len(words), "len(words)", minimum=2)
+    nu = check_nu(nu)
+    by_size = {}
+    for monomial, coefficient in poly.items():
+        by_size.setdefault(len(monomial), []).append((monomial, float(coefficient)))
+    beta = np.zeros(d + 1)
+    for p, terms in sorted(by_size.items()):
+        reference = beta_indicator_product(tuple(range(p)), d, nu)  # J = {0, ..., p-1}
+        inside = reference[1] if p > 0 else 0.0  # coefficient of a word of J
+        outside = reference[p + 1] if p < d else 0.0  # coefficient of a word not in J
+        total = sum(c for _, c in terms)
+        beta[0] += total * reference[0]
+        beta[1:] += total * outside
+        for monomial, c in terms:
+            for j in monomial:
+                beta[1 + j] += c * (inside - outside)
+    return beta
+
+
+def mask_function(expr, words):
+    """``expr`` as a function of LIME's masks: an (m, d) 0/1 array -> m real values.
+
+    The boolean parts are rewritten as arithmetic (as in :func:`indicator_polynomial`) and the result is
+    evaluated with numpy, node by node, without expansion.  Use it with
+    :func:`limetheory.explanation.beta_enumerate`, or to evaluate the model on the masks ``z`` that lime drew
+    (:func:`limetheory.empirical.capture_lime_samples`).
+
+    Parameters
+    ----------
+    expr, words
+        As in :func:`indicator_polynomial` (same checks).
+
+    Returns
+    -------
+    callable
+        f(z) with z of shape (m, len(words)) and entries 0/1; returns an ndarray of shape (m,).
+    """
+    words, index, arithmetic = _prepare(expr, words)
+    d = len(words)
+
+    def f(z):
+        z = np.asarray(z)
+        if z.ndim != 2 or z.shape[1] != d:
+            raise ValueError(f"z must have shape (m, {d}), got {z.shape}")
+        if not np.isin(z, (0, 1)).all():
+            raise ValueError("z must contain only 0 and 1")
+        columns = [z[:, j].astype(float) for j in range(d)]
+        values = _evaluate(arithmetic, columns, index, {})
+        return np.broadcast_to(np.asarray(values, dtype=float), (z.shape[0],)).copy()
+
+    return f
+
+
+# ----------------------------------------------------------------------------- decision trees
+
+
+def _check_tree(tree):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from sklearn.utils.validation import check_is_fitted
+
+    if not isinstance(tree, (DecisionTreeClassifier, DecisionTreeRegressor)):
+        raise TypeError(
+            f"tree must be a scikit-learn DecisionTreeClassifier or DecisionTreeRegressor, got {type(tree).__name__}"
+        )
+    try:
+        check_is_fitted(tree, "tree_")
+    except NotFittedError as error:
+        raise ValueError("tree must be fitted (call tree.fit first)") from error
+    if tree.n_outputs_ != 1:
+        raise ValueError(f"tree must have a single output, got n_outputs_ = {tree.n_outputs_}")
+    return isinstance(tree, DecisionTreeClassifier)
+
+
+def _feature_formula(entry, i):
+    if isinstance(entry, str):
+        return sp.Symbol(entry)
+    if isinstance(entry, boolalg.Boolean):  # Symbols, And/Or/Not/..., true/false
+        return entry
+    raise TypeError(
+        f"feature_words[{i}] must be a str (a word) or a sympy boolean formula in word symbols, "
+        f"got {type(entry).__name__}"
+    )
+
+
+def _literal(formula, present):
+    """z or 1 - z (arithmetic) for a feature formula; compound formulas through their arithmetic form."""
+    if formula is sp.true or formula is sp.false:
+        value = sp.Integer(1 if (formula is sp.true) == present else 0)
+        return value
+    if isinstance(formula, sp.Symbol):
+        return formula if present else 1 - formula
+    indicator = _arith(formula, [])  # e.g. Or(The, the) -> 1 - (1 - The)*(1 - the)
+    return indicator if present else 1 - indicator
+
+
+def _leaf_value(value):
+    value = float(value)
+    return sp.Integer(int(value)) if value.is_integer() else sp.Float(value)
+
+
+def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
+    """A fitted decision tree on 0/1 word-presence features, as a sympy formula in the word indicators.
+
+    Column i of the tree's input must be 1[feature_words[i] is in the document] (0/1 features,
+    e.g. ``vectorizer.transform(docs) > 0``).  A split ``x_i <= t`` with ``0 <= t < 1`` sends
+    "absent" left and "present" right.  The formula is the tree's prediction: the probability of
+    class ``class_index`` (``predict_proba[:, class_index]``) for a classifier, ``predict`` for a
+    regressor.
+
+    Parameters
+    ----------
+    tree : sklearn.tree.DecisionTreeClassifier or DecisionTreeRegressor
+        Fitted, single output.  (The function cannot tell whether the tree was trained on presence
+        features: a tree trained on TF-IDF values has thresholds in (0, 1) too, and its formula would
+        be wrong.  Train it on presence.)
+    feature_words : sequence, length ``tree.n_features_in_``
+        Entry i is a str (the word of column i, turned into ``sympy.Symbol``) or a sympy boolean
+        formula in word symbols (e.g. ``Or(The, the)`` for a lower-cased column, ``sympy.false`` for
+        a column that no word of the document feeds), see :func:`presence_formula`.
+    class_index : int or None
+        Classifier: the column of ``predict_proba`` (default 1, the class lime explains with
+        ``label=1`` for a binary classifier).  Regressor: must be None.
+    form : {"leaves", "piecewise"}
+        "leaves": sum over leaves of (leaf value) * product of the path literals (z or 1 - z).
+        "piecewise": nested ``Piecewise((right, feature), (left, True))`` from the root.
+
+    Returns
+    -------
+    sympy expression
+        Accepted by :func:`beta_boolean`, :func:`indicator_polynomial` and :func:`mask_function`.
+
+    Raises
+    ------
+    TypeError
+        ``tree`` is not a scikit-learn decision tree; an entry of ``feature_words`` is neither a str nor
+        a sympy boolean.
+    ValueError
+        Unfitted or multi-output tree; ``len(feature_words) != tree.n_features_in_``; a split threshold
+        outside [0, 1) (it does not separate absent from present); invalid ``class_index`` or ``form``.
+    """
+    is_classifier = _check_tree(tree)
+    if form not in _FORMS:
+        raise ValueError(f"form must be one of {_FORMS}, got {form!r}")
+    n_features = int(tree.n_features_in_)
+    if isinstance(feature_words, (str, bytes)) or not hasattr(feature_words, "__len__"):
+        raise TypeError("feature_words must be a sequence with one entry per column of the tree's input")
+    if len(feature_words) != n_features:
+        raise ValueError(
+            f"feature_words must have one entry per feature of the tree ({n_features}), got {len(feature_words)}"
+        )
+    if is_classifier:
+        n_classes = int(tree.n_classes_)
+        class_index = 1 if class_index is None else check_int(class_index, "class_index", minimum=0)
+        if class_index >= n_classes:
+            raise ValueError(f"class_index must be < the number of classes ({n_classes}), got {class_index}")
+    elif class_index is not None:
+        raise ValueError("class_index must be None for a regressor (its prediction is explained)")
+
+    structure = tree.tree_
+    left, right = structure.children_left, structure.children_right
+    feature, threshold, values = structure.feature, structure.threshold, structure.value
+    formulas = {}
+
+    def formula_of(i):
+        if i not in formulas:
+            formulas[i] = _feature_formula(feature_words[i], i)
+        return formulas[i]
+
+    def leaf(node):
+        if is_classifier:
+            counts = values[node, 0, :]
+            return _leaf_value(counts[class_index] / counts.sum())
+        return _leaf_value(values[node, 0, 0])
+
+    for node in np.flatnonzero(left != -1):
+        t = float(threshold[node])
+        if not 0.0 <= t < 1.0:
+            raise ValueError(
+                f"tree node {int(node)} splits feature {int(feature[node])} at threshold {t}, outside [0, 1): "
+                "it does not separate absent (0) from present (1); train the tree on 0/1 presence features"
+            )
+
+    if form == "piecewise":
+
+        def build(node):
+            if left[node] == -1:
+                return leaf(node)
+            condition = formula_of(int(feature[node]))
+            return sp.Piecewise((build(right[node]), condition), (build(left[node]), True))
+
+        return build(0)
+
+    terms = []
+    stack = [(0, ())]
+    while stack:
+        node, literals = stack.pop()
+        if left[node] == -1:
+            value = leaf(node)
+            if value != 0:
+                terms.append(sp.Mul(value, *literals))
+            continue
+        formula = formula_of(int(feature[node]))
+        stack.append((right[node], (*literals, _literal(formula, True))))
+        stack.append((left[node], (*literals, _literal(formula, False))))
+    return sp.Add(*terms)
+
+
+def _check_vectorizer(vectorizer):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    if not isinstance(vectorizer, CountVectorizer):
+        raise TypeError(
+            f"vectorizer must be a scikit-learn CountVectorizer or TfidfVectorizer, got {type(vectorizer).__name__}"
+        )
+    if getattr(vectorizer, "vocabulary_", None) is None:
+        raise ValueError("vectorizer must be fitted")
+    if vectorizer.analyzer != "word" or tuple(vectorizer.ngram_range) != (1, 1):
+        raise ValueError(
+            "vectorizer must use analyzer='word' and ngram_range=(1, 1): with n-grams or character analyzers, "
+            "a column's presence is not a function of which lime words are kept"
+        )
+    return vectorizer.build_analyzer()
+
+
+def _tokens(word, analyzer):
+    if analyzer is None:
+        return _DEFAULT_TOKEN.findall(word.lower())
+    return list(analyzer(word))
+
+
+def presence_formula(column_word, words, vectorizer=None):
+    """ "Column ``column_word`` of the vectorizer is positive", as a boolean formula in lime's words.
+
+    lime's words are case-sensitive ``\\W+``-separated tokens; a vectorizer sees each of them through its
+    own analyzer (by default lower-cased, one-character tokens dropped).  A column is positive in a
+    perturbed document exactly when at least one lime word that maps to it is kept, so its presence is
+    the Or of those words (``sympy.false`` if none: unseen words, one-character tokens, stop words).
+
+    Parameters
+    ----------
+    column_word : str
+        A term of the vectorizer's vocabulary (e.g. ``"the"``).
+    words : list or tuple of str
+        The local dictionary (``local_dictionary(text)``).
+    vectorizer : CountVectorizer or TfidfVectorizer, optional
+        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``; its analyzer maps lime words to terms and
+        ``column_word`` must be in its vocabulary.  Without it, TfidfVectorizer's defaults are assumed
+        (lower-case, token pattern ``(?u)\\b\\w\\w+\\b``).
+
+    Returns
+    -------
+    sympy boolean
+        A Symbol, an Or of Symbols named after words of ``words``, or ``sympy.false``.
+    """
+    if not isinstance(column_word, str):
+        raise TypeError(f"column_word must be a str, got {type(column_word).__name__}")
+    words, _ = _check_words(words)
+    analyzer = None
+    if vectorizer is not None:
+        analyzer = _check_vectorizer(vectorizer)
+        if column_word not in vectorizer.vocabulary_:
+            raise ValueError(f"column_word must be in the vectorizer's vocabulary, got {column_word!r}")
+    return sp.Or(*[sp.Symbol(w) for w in words if column_word in _tokens(w, analyzer)])
+
+
+def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form="leaves"):
+    """Exact formula, in lime's words of ``text``, of a tree trained on ``vectorizer.transform(docs) > 0``.
+
+    Column c of the tree's input is replaced by :func:`presence_formula` (the Or of the lime words of
+    ``text`` that the vectorizer maps to c; ``sympy.false`` for the other columns, which are 0 in every
+    document LIME builds from ``text``), and the tree is converted by :func:`tree_to_formula`.  The
+    result equals ``tree.predict_proba(vectorizer.transform(docs) > 0)[:, class_index]`` on every
+    perturbed document ``docs`` that lime builds from ``text`` (by removing all occurrences of some
+    words and keeping the separators).
+
+    Parameters
+    ----------
+    tree : DecisionTreeClassifier or DecisionTreeRegressor
+        Fitted on the presence matrix of ``vectorizer`` (``n_features_in_`` = vocabulary size).
+    vectorizer : CountVectorizer or TfidfVectorizer
+        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``.  Its tokens must not span lime's separators
+        (true of the default token pattern); this is checked on ``text``.
+    text : str
+        The document to explain.
+    class_index, form
+        As in :func:`tree_to_formula`.
+
+    Returns
+    -------
+    (sympy expression, list of str)
+        The formula and the local dictionary ``words`` to pass to :func:`beta_boolean` with it.
+    """
+    analyzer = _check_vectorizer(vectorizer)
+    words = local_dictionary(text)
+    vocabulary = vectorizer.vocabulary_
+    n_columns = len(vocabulary)
+    _check_tree(tree)
+    if tree.n_features_in_ != n_columns:
+        raise ValueError(
+            f"tree must be trained on the vectorizer's {n_columns} columns, got n_features_in_ = {tree.n_features_in_}"
+        )
+    feeding = {}
+    for w in words:
+        for token in _tokens(w, analyzer):
+            if token in vocabulary:
+                feeding.setdefault(vocabulary[token], []).append(w)
+    seen = {token for token in analyzer(text) if token in vocabulary}
+    if seen != {token for w in words for token in _tokens(w, analyzer) if token in vocabulary}:
+        raise ValueError(
+            "the vectorizer's tokens of text are not the tokens of lime's words taken one by one: its token "
+            "pattern spans lime's separators, and presence is not a function of the kept words"
+        )
+    feature_words = [sp.false] * n_columns
+    for column, ws in feeding.items():
+        feature_words[column] = sp.Or(*[sp.Symbol(w) for w in dict.fromkeys(ws)])
+    return tree_to_formula(tree, feature_words, class_index=class_index, form=form), words

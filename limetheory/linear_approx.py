@@ -1,0 +1,143 @@
+"""The paper's large-bandwidth approximation of the explanation of a linear model (its Proposition 4).
+
+For f(phi(x)) = sum_j lam_j phi(x)_j, the paper lets nu -> infinity, keeps the leading order in 1/d
+and replaces E[(1 - H_S)^(-1/2) | ...] by (1 - E[H_S | ...])^(-1/2) with E[H_S | S not containing j]
+~ 1/3 and E[H_S | S not containing j, k] ~ 1/4.  This gives E_j ~ sqrt(3/2), E_{j,k} ~ sqrt(4/3) and
+
+    beta_j ~ (3 E_j - 2 E_{j,k}) lam_j phi(xi)_j = (9 sqrt(6) - 8 sqrt(3)) / 6 * lam_j phi(xi)_j  (~ 1.365),
+    beta_0 ~ (2 E_j - 2 E_{j,k}) f(phi(xi))     = (3 sqrt(6) - 4 sqrt(3)) / 3 * f(phi(xi))       (~ 0.140).
+
+The intercept is the corrected one: the supplement prints 5 E_j in place of 2 E_j.  The book's chapter
+"Linear models at large bandwidth" shows that the replacement of E[(1 - H_S)^(-1/2)] by (1 - E[H_S])^(-1/2)
+is not accurate: for many small TF-IDF weights the nu -> infinity limits are E_j -> 4/3, E_{j,k} -> 6/5
+and beta_j -> (8/5) lam_j phi(xi)_j.  This function implements the paper's approximation, as printed
+apart from the intercept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lime.lime_text import IndexedString
+
+from ._validation import check_linear_model, check_text
+from .empirical import local_dictionary
+
+#: 3 sqrt(3/2) - 2 sqrt(4/3): the paper's coefficient of lam_j phi(xi)_j (printed as 1.36)
+LINEAR_COEFFICIENT = (9.0 * np.sqrt(6.0) - 8.0 * np.sqrt(3.0)) / 6.0
+#: 2 sqrt(3/2) - 2 sqrt(4/3): the corrected intercept coefficient of f(phi(xi)) = sum_j lam_j phi(xi)_j
+LINEAR_INTERCEPT_COEFFICIENT = (3.0 * np.sqrt(6.0) - 4.0 * np.sqrt(3.0)) / 3.0
+
+
+def beta_linear_approx(lam, tfidf):
+    """The paper's large-bandwidth approximation of beta for a linear model on the normalised TF-IDF.
+
+    For the model f(phi(x)) = sum_j lam[j] * phi(x)_j, with phi(xi)_j = tfidf[j] / ||tfidf|| the normalised
+    TF-IDF of the explained document, returns
+
+        beta_0     = (3 sqrt(6) - 4 sqrt(3)) / 3 * sum_j lam[j] * phi(xi)_j     (~ 0.1402 * f(phi(xi))),
+        beta_{1+j} = (9 sqrt(6) - 8 sqrt(3)) / 6 * lam[j] * phi(xi)_j          (~ 1.3654 * lam[j] * phi(xi)_j).
+
+    This is Eq. (simplified-betainf-linear) of the paper's supplement (Proposition 4 with E_j ~ sqrt(3/2),
+    E_{j,k} ~ sqrt(4/3), nu -> infinity, terms of order 1/d dropped), with the intercept corrected from the
+    printed 5 E_j to 2 E_j.  It is an approximation: the exact limit for nu -> infinity and many small
+    weights has coefficient 8/5 (see the book's chapter on linear models at large bandwidth), and at lime's
+    default nu = 0.25 the exact coefficient is close to 1.3.  It assumes that each word of the local dictionary
+    has its own TF-IDF coordinate (or none), i.e. no two lime words share a vectorizer column.
+
+    Parameters
+    ----------
+    lam : array_like, shape (d,)
+        Coefficients of the linear model, one per word of the local dictionary (any real numbers).
+    tfidf : array_like, shape (d,)
+        Unnormalised TF-IDF weights m_j * v_j of the words in the explained document (term count times
+        inverse document frequency), >= 0; 0 for a word the model cannot see.  Not all zero.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        Index 0 is the intercept, index 1 + j the coefficient of word j.
+
+    Raises
+    ------
+    TypeError
+        If ``lam`` or ``tfidf`` is not a sequence of real numbers.
+    ValueError
+        If they are not one-dimensional, have different lengths, have fewer than 2 entries (Sigma is
+        singular for d = 1), contain NaN or inf, if ``tfidf`` has a negative entry, or is all zero (the
+        document has no word the model can see, so phi(xi) is undefined).
+    """
+    lam, scaled = check_linear_model(lam, tfidf)
+    phi = scaled / np.sqrt(np.dot(scaled, scaled))
+    contributions = lam * phi
+    beta = np.empty(lam.size + 1)
+    beta[0] = LINEAR_INTERCEPT_COEFFICIENT * contributions.sum()
+    beta[1:] = LINEAR_COEFFICIENT * contributions
+    return beta
+
+
+def _check_vectorizer(vectorizer):
+    vocabulary = getattr(vectorizer, "vocabulary_", None)
+    idf = getattr(vectorizer, "idf_", None)
+    if vocabulary is None or idf is None or not hasattr(vectorizer, "build_analyzer"):
+        raise ValueError("vectorizer must be a fitted scikit-learn TfidfVectorizer (with idf)")
+    params = vectorizer.get_params()
+    if params.get("norm") != "l2" or params.get("sublinear_tf") or params.get("binary"):
+        raise ValueError(
+            "vectorizer must compute the paper's normalised TF-IDF: norm='l2', sublinear_tf=False, binary=False"
+        )
+    return vocabulary, np.asarray(idf, dtype=float)
+
+
+def tfidf_columns(text, vectorizer):
+    """The vectorizer column of each word of lime's local dictionary of ``text`` (-1 if the model cannot see it).
+
+    A lime word is invisible when the vectorizer's analyzer drops it (one character, stop word) or when its
+    token is not in the fitted vocabulary.
+
+    Raises
+    ------
+    ValueError
+        If two lime words fall into the same column (e.g. "The" and "the" under lower-casing): then the
+        TF-IDF coordinate is not a function of one lime word and per-word TF-IDF weights are ill-defined;
+        or if the analyzer splits one lime word into several tokens.
+    """
+    text = check_text(text)
+    vocabulary, _ = _check_vectorizer(vectorizer)
+    analyzer = vectorizer.build_analyzer()
+    columns, owner = [], {}
+    for word in local_dictionary(text):
+        tokens = analyzer(word)
+        if len(tokens) > 1:
+            raise ValueError(f"the vectorizer splits the lime word {word!r} into several tokens {tokens}")
+        column = vocabulary.get(tokens[0], -1) if tokens else -1
+        if column >= 0:
+            if column in owner:
+                raise ValueError(
+                    f"the lime words {owner[column]!r} and {word!r} share the vectorizer column {tokens[0]!r}; "
+                    "per-word TF-IDF weights are ill-defined (use a vectorizer with lowercase=False, or another text)"
+                )
+            owner[column] = word
+        columns.append(int(column))
+    return np.array(columns, dtype=int)
+
+
+def tfidf_weights(text, vectorizer):
+    """The unnormalised TF-IDF weights m_j * v_j of the words of lime's local dictionary of ``text``.
+
+    m_j is the number of occurrences of lime word j in ``text`` (lime removes all of them at once) and v_j
+    the vectorizer's inverse document frequency of its column; the weight is 0 for a word the model cannot
+    see.  The normalised TF-IDF of the document is ``w / ||w||`` on the columns :func:`tfidf_columns`.
+    This is the ``tfidf`` argument of :func:`beta_linear_approx`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`tfidf_columns` (two lime words in one column), or if no word of ``text`` is visible.
+    """
+    columns = tfidf_columns(text, vectorizer)
+    _, idf = _check_vectorizer(vectorizer)
+    counts = np.array([len(positions) for positions in IndexedString(text).positions], dtype=float)
+    weights = np.where(columns >= 0, counts * idf[np.maximum(columns, 0)], 0.0)
+    if not weights.max() > 0:
+        raise ValueError("text has no word that the vectorizer can see")
+    return weights

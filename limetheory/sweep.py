@@ -1,0 +1,366 @@
+"""Every bandwidth from one sample: lime's weighted least-squares fit, reweighted at each nu.
+
+LIME's sampling law of the masks does not involve the bandwidth; only the weights psi(s/d; nu) do, and they
+depend on a sample only through its number s of removed words.  Group the rows (x_i = (1, z_i), y_i) by s once:
+
+    XX_s = sum_{i: s_i = s} x_i x_i^T,      XY_s = sum_{i: s_i = s} x_i y_i,
+
+then for any nu the weighted least-squares fit is beta(nu) = (sum_s psi_s XX_s)^{-1} sum_s psi_s XY_s: one small
+solve, whatever the number of rows.  (Numerically the sums are kept as triangular factors XX_s = R_s^T R_s,
+XY_s = R_s^T q_s from a QR factorisation of each group, and each nu is a least-squares problem with at most
+(d + 1)^2 rows solved by QR: at small nu the weights span many orders of magnitude and the normal equations
+would square the condition number.)  This is the reweighting principle of the book's chapter "The bandwidth sweep"; the
+standard errors are the plug-in sandwich of weighted least squares, and the standard error of a zero of a
+coefficient curve is the delta method (optionally also a block jackknife).
+
+Rows may have any s in 0..d (s = 0 is the unperturbed document, with weight psi(0) = 1), so the masks that lime
+itself generated (:func:`~limetheory.empirical.capture_lime_samples`) can be used as they are.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import solve_triangular
+from scipy.optimize import brentq
+
+from ._validation import as_float_array, check_bool, check_int, check_real
+from .sampling import psi
+
+
+@dataclass(frozen=True)
+class CoefficientZero:
+    """The zero of one coefficient curve nu -> beta_{1+j}(nu), as returned by :func:`coefficient_zero`.
+
+    Attributes
+    ----------
+    nu : float
+        The zero in the bracket.
+    se : float
+        Delta-method standard error: the sandwich standard error of the coefficient at ``nu`` over the absolute
+        slope.
+    se_jackknife : float
+        Block-jackknife standard error (the zero recomputed with each block of rows left out); NaN when
+        ``n_blocks == 1``.
+    slope : float
+        Derivative of the coefficient with respect to nu at the zero (exact, not a finite difference).
+    """
+
+    nu: float
+    se: float
+    se_jackknife: float
+    slope: float
+
+
+def _check_data(z, y):
+    z = as_float_array(z, "z")
+    if z.ndim != 2 or z.shape[0] < 1 or z.shape[1] < 1:
+        raise ValueError(f"z must be an (n, d) array with n >= 1 and d >= 1, got shape {z.shape}")
+    if not np.isin(z, (0.0, 1.0)).all():
+        raise ValueError("z must contain only 0 (word removed) and 1 (word kept)")
+    y = as_float_array(y, "y")
+    if y.shape != (z.shape[0],):
+        raise ValueError(f"y must have shape ({z.shape[0]},) to match z, got {y.shape}")
+    return z, y
+
+
+def _check_nus(nus):
+    if isinstance(nus, numbers.Number) or (isinstance(nus, np.ndarray) and nus.ndim == 0):
+        raise ValueError(f"nus must be a 1-D sequence of bandwidths (wrap a single one in a list), got {nus!r}")
+    nus = as_float_array(nus, "nus", allow_nonfinite=True)
+    if nus.ndim != 1 or nus.size == 0:
+        raise ValueError(f"nus must be a non-empty 1-D sequence of bandwidths, got shape {nus.shape}")
+    if np.isnan(nus).any() or (nus <= 0).any():
+        raise ValueError("nus must contain only bandwidths > 0 (np.inf for the large-bandwidth limit)")
+    return nus
+
+
+def _check_n_blocks(n_blocks, n):
+    n_blocks = check_int(n_blocks, "n_blocks", minimum=1)
+    if n_blocks > n:
+        raise ValueError(f"n_blocks must be <= the number of rows of z ({n}), got {n_blocks}")
+    return n_blocks
+
+
+def _weights(d, nus):
+    """psi(s/d; nu) for s = 0..d, one row per nu: shape (len(nus), d + 1)."""
+    t = np.arange(d + 1) / d
+    return np.array([psi(t, float(nu)) for nu in nus])
+
+
+def _weight_derivatives(d, nus):
+    """d psi(s/d; nu) / d nu = psi * g^2 / nu^3 with g = 1 - sqrt(1 - t) (0 at nu = inf)."""
+    t = np.arange(d + 1) / d
+    gap = t / (1.0 + np.sqrt(1.0 - t))
+    out = []
+    for nu in nus:
+        nu = float(nu)
+        out.append(np.zeros(d + 1) if np.isinf(nu) else psi(t, nu) * gap**2 / nu**3)
+    return np.array(out)
+
+
+def _triangular(x, y, p):
+    """(R, Q^T y) of the reduced QR factorisation x = Q R: sum ||x b - y||^2 = ||R b - Q^T y||^2 + constant."""
+    if len(x) == 0:
+        return np.zeros((0, p)), np.zeros(0)
+    q, r = np.linalg.qr(x)
+    return r, q.T @ y
+
+
+def _combine(parts, p):
+    """One triangular factor for the union of the rows behind several factors."""
+    if len(parts) == 1:
+        return parts[0]
+    return _triangular(np.vstack([r for r, _ in parts]), np.concatenate([q for _, q in parts]), p)
+
+
+class _System:
+    """The weighted least-squares problem of a set of rows, reduced to one triangular factor per s = 0..d.
+
+    sum_i psi(s_i) (y_i - x_i . b)^2 = sum_s psi(s) ||R_s b - q_s||^2 + constant, so every bandwidth is a least-squares
+    problem with at most (d + 1)^2 rows, solved by QR (backward stable, unlike the normal equations, whose condition
+    number is squared: at small nu the weights span many orders of magnitude).
+    """
+
+    def __init__(self, factors, p):
+        self.p = p
+        self.r = np.vstack([r for r, _ in factors])
+        self.q = np.concatenate([q for _, q in factors])
+        self.row_s = np.concatenate([np.full(len(q), s, dtype=np.int64) for s, (_, q) in enumerate(factors)])
+
+    def solve(self, weights):
+        """(beta, triangular factor T with T^T T = sum_i psi_i x_i x_i^T) for each row of ``weights``."""
+        betas, factors = [], []
+        for w in weights:
+            root = np.sqrt(w)[self.row_s]
+            q, r = np.linalg.qr(root[:, None] * self.r)
+            diagonal = np.abs(np.diag(r)) if r.shape[0] == self.p else np.zeros(1)
+            if diagonal.max() == 0 or diagonal.min() <= diagonal.max() * self.p * np.finfo(float).eps:
+                raise ValueError(
+                    "the weighted normal equations are singular at some bandwidth: the rows of [1, z] with positive "
+                    "weight must span d + 1 dimensions (every word must be both kept and removed, with enough "
+                    "distinct masks)"
+                )
+            betas.append(solve_triangular(r, q.T @ (root * self.q)))
+            factors.append(r)
+        return np.array(betas), np.array(factors)
+
+    def derivative(self, weight_derivatives, beta, factor):
+        """d beta / d nu = A^{-1} sum_s psi'_s R_s^T (q_s - R_s beta), with A = factor^T factor."""
+        gradient = self.r.T @ (weight_derivatives[self.row_s] * (self.q - self.r @ beta))
+        return solve_triangular(factor, solve_triangular(factor, gradient, trans="T"))
+
+
+class _Moments:
+    """Rows x = (1, z), y and s, and the triangular factors per block and s (row i in block i % n_blocks)."""
+
+    def __init__(self, z, y, n_blocks=1):
+        n, d = z.shape
+        p = d + 1
+        self.n, self.d = n, d
+        self.x = np.column_stack([np.ones(n), z])
+        self.y = y
+        self.s = (d - z.sum(axis=1)).astype(np.int64)
+        keys = (np.arange(n) % n_blocks) * p + self.s
+        order = np.argsort(keys, kind="stable")
+        bounds = np.searchsorted(keys[order], np.arange(n_blocks * p + 1))
+        blocks = []
+        for b in range(n_blocks):
+            factors = []
+            for s in range(p):
+                rows = order[bounds[b * p + s] : bounds[b * p + s + 1]]
+                factors.append(_triangular(self.x[rows], y[rows], p))
+            blocks.append(factors)
+        self.full = _System([_combine([blocks[b][s] for b in range(n_blocks)], p) for s in range(p)], p)
+        self.left_out = (
+            [
+                _System([_combine([blocks[c][s] for c in range(n_blocks) if c != b], p) for s in range(p)], p)
+                for b in range(n_blocks)
+            ]
+            if n_blocks > 1
+            else []
+        )
+
+
+def _sandwich(moments, weights, beta, factors, columns=None):
+    """Plug-in sandwich standard errors: sd over the rows of psi_i (y_i - x_i.beta) (A^{-1} x_i)_k, over sqrt(n).
+
+    With A = sum_i psi_i x_i x_i^T / n = T^T T / n, the influence values have the sample covariance
+    A^{-1} (M - g g^T / n) A^{-1} / (n - 1), where M = sum_i (psi_i r_i)^2 x_i x_i^T and g = sum_i psi_i r_i x_i
+    (zero at the least-squares solution, up to round-off); one pass over the rows per bandwidth.
+    """
+    n = moments.n
+    x = moments.x
+    columns = slice(None) if columns is None else columns
+    identity = np.eye(x.shape[1])
+    out = []
+    for w, b, factor in zip(weights, beta, factors, strict=True):
+        scaled_residual = w[moments.s] * (moments.y - x @ b)
+        meat = (x * (scaled_residual**2)[:, None]).T @ x
+        gradient = x.T @ scaled_residual
+        meat -= np.outer(gradient, gradient) / n
+        inverse_factor = solve_triangular(factor, identity)
+        inverse = n * (inverse_factor @ inverse_factor.T)  # A^{-1}
+        variance = np.einsum("ka,ab,bk->k", inverse, meat, inverse) / (n - 1)
+        out.append(np.sqrt(np.maximum(variance, 0.0) / n)[columns])
+    return np.array(out)
+
+
+def _jackknife(values):
+    """Block-jackknife standard error from the leave-one-block-out estimates (axis 0)."""
+    n_blocks = len(values)
+    return np.sqrt((n_blocks - 1) / n_blocks * ((values - values.mean(axis=0)) ** 2).sum(axis=0))
+
+
+def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
+    """Weighted least-squares explanations at many bandwidths from one sample (each nu is a reweighting).
+
+    For each bandwidth, the fit of y on x = (1, z) with weights psi(s_i/d; nu), s_i = d - sum(z_i) the number of
+    removed words of row i: lime's fit without its ridge penalty.  If the rows are i.i.d. from LIME's sampling law
+    and y_i = f(z_i), it converges to beta^f(nu) = Sigma(nu)^{-1} Gamma^f(nu), uniformly in nu on [nu_0, inf].
+    The rows are grouped by s once; then every nu costs one small least-squares solve ((d + 1)^2 x (d + 1), by QR).
+
+    Parameters
+    ----------
+    z : array_like, shape (n, d)
+        0/1 masks (1 = word kept), e.g. from :func:`~limetheory.sampling.sample_masks`; rows with no removed word are
+        allowed (weight 1).
+    y : array_like, shape (n,)
+        The model's output on each mask (finite).
+    nus : array_like, shape (m,)
+        Bandwidths > 0; ``np.inf`` gives weight 1 to every row.
+    standard_errors : bool
+        Also return plug-in sandwich standard errors: the sample standard deviation (ddof 1) over the rows of the
+        influence values psi_i (y_i - x_i . beta) (A^{-1} x_i)_k, divided by sqrt(n), where
+        A = sum_i psi_i x_i x_i^T / n.  They estimate the standard deviation of the estimate for i.i.d. rows
+        (the delta method of weighted least squares).  Costs O(n d^2) per bandwidth; needs n >= 2.
+    n_blocks : int
+        With ``n_blocks`` >= 2 (and ``standard_errors=True``) also return block-jackknife standard errors:
+        row i goes to block i % n_blocks and the fit is recomputed with each block left out.
+
+    Returns
+    -------
+    ndarray, shape (m, d + 1)
+        One explanation per bandwidth (column 0 the intercept, column 1 + j word j), when
+        ``standard_errors`` is False.
+    (beta, se) or (beta, se, se_jackknife)
+        With ``standard_errors=True``: the same array and the standard errors of the same shape; the jackknife
+        ones are added when ``n_blocks`` >= 2.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric ``z``, ``y`` or ``nus``; ``standard_errors`` not a bool; ``n_blocks`` not an integer.
+    ValueError
+        ``z`` not a 2-D 0/1 array, ``y`` of the wrong shape, a non-finite value, a bandwidth <= 0 or NaN,
+        ``n_blocks`` < 1 or larger than n, ``n_blocks`` >= 2 without standard errors, n < 2 with standard
+        errors, or singular weighted normal equations.
+
+    Examples
+    --------
+    >>> import numpy as np, limetheory as lt
+    >>> z = lt.sample_masks(5, 2000, np.random.default_rng(0))
+    >>> beta = beta_bandwidth_sweep(z, 2.0 + z[:, 0] - 0.5 * z[:, 3], [0.1, 0.25, np.inf])
+    >>> beta.shape, bool(np.allclose(beta, [2.0, 1.0, 0.0, 0.0, -0.5, 0.0]))  # y is affine in z: exact at every nu
+    ((3, 6), True)
+    """
+    z, y = _check_data(z, y)
+    nus = _check_nus(nus)
+    standard_errors = check_bool(standard_errors, "standard_errors")
+    n_blocks = _check_n_blocks(n_blocks, z.shape[0])
+    if n_blocks > 1 and not standard_errors:
+        raise ValueError("n_blocks >= 2 asks for jackknife standard errors: set standard_errors=True")
+    if standard_errors and z.shape[0] < 2:
+        raise ValueError(f"standard errors need at least 2 rows in z, got {z.shape[0]}")
+    moments = _Moments(z, y, n_blocks)
+    weights = _weights(moments.d, nus)
+    beta, factors = moments.full.solve(weights)
+    if not standard_errors:
+        return beta
+    se = _sandwich(moments, weights, beta, factors)
+    if n_blocks == 1:
+        return beta, se
+    left_out = np.array([system.solve(weights)[0] for system in moments.left_out])
+    return beta, se, _jackknife(left_out)
+
+
+def coefficient_zero(z, y, j, bracket, *, n_blocks=1, xtol=1e-12):
+    """Where the coefficient of word ``j`` changes sign as a function of the bandwidth, with standard errors.
+
+    The coefficient curve nu -> beta_{1+j}(nu) is the reweighted fit of :func:`beta_bandwidth_sweep`; its zero in
+    ``bracket`` is found by Brent's method.  Its standard error is the delta method: the sandwich standard error
+    of the coefficient at the zero over the absolute derivative of the curve there (derivative computed exactly,
+    d beta / d nu = A^{-1} (c' - A' beta) with A' and c' the sums weighted by d psi / d nu).  With ``n_blocks`` >= 2
+    the zero is also recomputed with each block of rows (i % n_blocks) left out, for a jackknife standard error.
+
+    Parameters
+    ----------
+    z, y
+        As in :func:`beta_bandwidth_sweep`.
+    j : int
+        Word index, 0 <= j < d (the coefficient is column 1 + j).
+    bracket : tuple of two floats
+        Finite bandwidths 0 < lo < hi between which the curve (and every leave-one-block-out curve) changes sign.
+    n_blocks : int
+        Number of blocks for the jackknife (1: no jackknife).
+    xtol : float
+        Absolute tolerance of the root finder (> 0).
+
+    Returns
+    -------
+    CoefficientZero
+        With attributes ``nu``, ``se``, ``se_jackknife`` (NaN when ``n_blocks == 1``) and ``slope``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As in :func:`beta_bandwidth_sweep`; ``j`` outside 0..d-1; a bracket that is not two finite bandwidths
+        lo < hi; a curve without a change of sign on the bracket; n < 2.
+    """
+    z, y = _check_data(z, y)
+    d = z.shape[1]
+    j = check_int(j, "j", minimum=0, maximum=d - 1)
+    if isinstance(bracket, (str, bytes)) or not hasattr(bracket, "__len__") or len(bracket) != 2:
+        raise ValueError(f"bracket must be a pair (lo, hi) of bandwidths, got {bracket!r}")
+    lo, hi = (check_real(value, "bracket") for value in bracket)
+    if not 0 < lo < hi:
+        raise ValueError(f"bracket must satisfy 0 < lo < hi, got ({lo}, {hi})")
+    xtol = check_real(xtol, "xtol")
+    if xtol <= 0:
+        raise ValueError(f"xtol must be > 0, got {xtol}")
+    n_blocks = _check_n_blocks(n_blocks, z.shape[0])
+    if z.shape[0] < 2:
+        raise ValueError(f"standard errors need at least 2 rows in z, got {z.shape[0]}")
+    moments = _Moments(z, y, n_blocks)
+    column = 1 + j
+
+    def zero_of(system, what):
+        def curve(nu):
+            return system.solve(_weights(d, [nu]))[0][0, column]
+
+        at_lo, at_hi = curve(lo), curve(hi)
+        if at_lo * at_hi > 0:
+            raise ValueError(
+                f"the coefficient of word {j} does not change sign on bracket ({lo}, {hi}){what}: "
+                f"{at_lo:.6g} at {lo} and {at_hi:.6g} at {hi}"
+            )
+        return brentq(curve, lo, hi, xtol=xtol)
+
+    root = zero_of(moments.full, "")
+    weights = _weights(d, [root])
+    beta, factors = moments.full.solve(weights)
+    slope = float(moments.full.derivative(_weight_derivatives(d, [root])[0], beta[0], factors[0])[column])
+    se_at_root = float(_sandwich(moments, weights, beta, factors, columns=[column])[0, 0])
+    se_delta = se_at_root / abs(slope) if slope != 0 else float("inf")
+    se_jackknife = float("nan")
+    if n_blocks > 1:
+        left_out = np.array(
+            [
+                zero_of(system, f" with block {b} of {n_blocks} left out (widen the bracket or use fewer blocks)")
+                for b, system in enumerate(moments.left_out)
+            ]
+        )
+        se_jackknife = float(_jackknife(left_out))
+    return CoefficientZero(nu=float(root), se=float(se_delta), se_jackknife=se_jackknife, slope=slope)

@@ -1,0 +1,387 @@
+"""limetheory.fast: the fast engine against real lime (same stream), against sklearn, and its batched law."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from lime.lime_text import IndexedString, LimeTextExplainer
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.tree import DecisionTreeClassifier
+
+import limetheory as lt
+from limetheory import fast
+
+TOY_CORPUS = [
+    "The food was good but the service was slow, and the food was cold!",
+    "Good food. GOOD service; good prices: I'd go back, a 10/10 experience.",
+    "Terrible service, cold food and rude staff; never again.",
+    "café naïve coöperation: the_underscored word_s and İstanbul trips",
+    "We waited 45 minutes for a table and the waiter forgot our drinks.",
+]
+# mixed case (distinct lime words, one vectorizer column), one-letter words, unseen words, digits,
+# underscores, accents, an apostrophe, a dotted capital I whose lower case is two characters
+TOY_TEXT = "Good food, good FOOD and Good prices!! I'd say a 10/10: café İstanbul the_best, unseenword x y z."
+
+
+@pytest.fixture(scope="module")
+def yelp(data_dir):
+    reviews = lt.load_yelp_reviews()
+    return list(reviews.text), reviews.stars.to_numpy()
+
+
+@pytest.fixture(scope="module")
+def models(yelp):
+    """(vectorizer, model_fn) pairs: a linear model, a tree on word presence, a small random forest."""
+    texts, labels = yelp
+    vectorizer = lt.fit_yelp_vectorizer(texts)
+    tfidf = vectorizer.transform(texts)
+    linear = LogisticRegression(C=10.0, max_iter=1000).fit(tfidf, labels)
+    tree = DecisionTreeClassifier(max_depth=6, random_state=0).fit((tfidf > 0).astype(float), labels)
+    forest = lt.train_random_forest(texts, labels, n_estimators=10, random_state=0)
+    return {
+        "linear": (vectorizer, linear.predict_proba),
+        "tree": (vectorizer, lambda matrix: tree.predict_proba((matrix > 0).astype(float))),
+        "forest": (forest[0], forest[-1].predict_proba),
+    }
+
+
+def lime_fn(vectorizer, model_fn):
+    return lambda documents: model_fn(vectorizer.transform(documents))
+
+
+def toy_model(matrix):
+    """A 'probability' that depends on every column a little (smooth, so any TF-IDF error shows)."""
+    score = np.asarray(matrix @ np.linspace(-1.0, 1.0, matrix.shape[1])).ravel()
+    p = 1.0 / (1.0 + np.exp(-3.0 * score))
+    return np.column_stack([1.0 - p, p])
+
+
+# ----------------------------------------------------------------------------- the facts the engine relies on
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 29, 64, 257])
+def test_legacy_choice_is_a_truncated_permutation(d):
+    """RandomState.choice(range(d), s, replace=False) == permutation(d)[:s], and the generators stay in step."""
+    for seed in range(5):
+        a, b = np.random.RandomState(seed), np.random.RandomState(seed)
+        for size in [1, d, *range(1, min(d, 12) + 1)]:
+            np.testing.assert_array_equal(a.choice(range(d), size, replace=False), b.permutation(d)[:size])
+        assert a.randint(2**31) == b.randint(2**31)
+
+
+def test_removing_words_never_merges_tokens():
+    """In every perturbed document, the vectorizer's tokens are those of the kept lime words (no merge, no split)."""
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    indexed = IndexedString(TOY_TEXT)
+    analyze = vectorizer.build_analyzer()
+    rng = np.random.default_rng(0)
+    d = indexed.num_words()
+    for _ in range(200):
+        removed = np.flatnonzero(rng.random(d) < 0.5)
+        document = indexed.inverse_removing(removed)
+        kept = [
+            feature
+            for piece in indexed.as_list
+            if piece in indexed.inverse_vocab and indexed.inverse_vocab.index(piece) not in removed
+            for feature in analyze(piece)
+        ]
+        assert analyze(document) == kept, document
+
+
+# ----------------------------------------------------------------------------- TF-IDF of perturbed documents
+
+
+VECTORIZERS = {
+    "default": lambda: TfidfVectorizer(),
+    "case sensitive": lambda: TfidfVectorizer(lowercase=False),
+    "stop words": lambda: TfidfVectorizer(stop_words="english"),
+    "binary": lambda: TfidfVectorizer(binary=True),
+    "sublinear": lambda: TfidfVectorizer(sublinear_tf=True),
+    "l1": lambda: TfidfVectorizer(norm="l1"),
+    "no norm": lambda: TfidfVectorizer(norm=None),
+    "no idf": lambda: TfidfVectorizer(use_idf=False, smooth_idf=False),
+    "one-letter words": lambda: TfidfVectorizer(token_pattern=r"(?u)\b\w+\b"),
+    "float32": lambda: TfidfVectorizer(dtype=np.float32),
+    "min_df": lambda: TfidfVectorizer(min_df=2),
+    "counts": lambda: CountVectorizer(),
+    "binary counts": lambda: CountVectorizer(binary=True, lowercase=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VECTORIZERS))
+def test_tfidf_of_perturbed_documents_is_bitwise_that_of_the_vectorizer(name):
+    vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
+    document = fast._Document(TOY_TEXT, vectorizer)
+    rng = np.random.default_rng(1)
+    masks = (rng.random((300, document.d)) < rng.random((300, 1))).astype(np.int8)
+    masks[0] = 1
+    masks[1] = 0
+    ours = document.transform(masks)
+    truth = vectorizer.transform(document.documents(masks))
+    assert type(ours) is type(truth)
+    assert ours.dtype == truth.dtype and ours.shape == truth.shape
+    np.testing.assert_array_equal(ours.indptr, truth.indptr)
+    np.testing.assert_array_equal(ours.indices, truth.indices)
+    np.testing.assert_array_equal(ours.data, truth.data)  # bit for bit
+
+
+def test_words_and_documents_are_limes():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    document = fast._Document(TOY_TEXT, vectorizer)
+    assert document.words == lt.local_dictionary(TOY_TEXT)
+    mask = np.ones(document.d, dtype=np.int8)
+    mask[[0, 2]] = 0
+    assert document.documents([mask]) == [IndexedString(TOY_TEXT).inverse_removing([0, 2])]
+
+
+# ----------------------------------------------------------------------------- exact stream: equal to real lime
+
+CASES = [  # (review index, seed, kernel width)
+    (lt.EXAMPLE_REVIEW_INDEX, 0, 25),
+    (28, 7, 10),
+    (47, 3, 100),
+]
+
+
+@pytest.mark.parametrize("model", ["linear", "tree", "forest"])
+@pytest.mark.parametrize("case", CASES)
+def test_exact_stream_equals_real_lime(models, yelp, model, case):
+    index, seed, kernel_width = case
+    text = yelp[0][index]
+    vectorizer, model_fn = models[model]
+    arguments = dict(n_exp=3, num_samples=600, kernel_width=kernel_width, label=1, random_state=seed)
+    reference = lt.lime_explanations(text, lime_fn(vectorizer, model_fn), **arguments)
+    ours = lt.fast_lime_explanations(text, vectorizer, model_fn, **arguments)
+    assert ours.shape == reference.shape == (3, len(lt.local_dictionary(text)) + 1)
+    # lime's own Ridge and our batched normal equations: round-off only
+    np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-10 * max(1.0, np.abs(reference).max()))
+    assert np.abs(reference).max() > 1e-3  # the comparison is not vacuous
+
+
+@pytest.mark.parametrize("model", ["linear", "forest"])
+def test_exact_stream_samples_are_bitwise_limes(models, yelp, model):
+    text = yelp[0][lt.EXAMPLE_REVIEW_INDEX]
+    vectorizer, model_fn = models[model]
+    captured = lt.capture_lime_samples(text, lime_fn(vectorizer, model_fn), num_samples=800, kernel_width=40,
+                                       random_state=11)  # fmt: skip
+    ours = lt.fast_lime_samples(text, vectorizer, model_fn, num_samples=800, kernel_width=40, random_state=11)
+    assert ours.words == captured.words
+    assert ours.z.shape == (1, 800, len(captured.words))
+    np.testing.assert_array_equal(ours.z[0], captured.z)
+    np.testing.assert_array_equal(ours.y[0], captured.y)
+    np.testing.assert_array_equal(ours.weights[0], captured.weights)
+
+
+def test_random_state_instance_is_consumed_as_lime_consumes_it(models, yelp):
+    """A RandomState passed in is left exactly where lime leaves it after the same number of explanations."""
+    text = yelp[0][49]
+    vectorizer, model_fn = models["linear"]
+    ours_state, lime_state = np.random.RandomState(5), np.random.RandomState(5)
+    ours = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, num_samples=300, random_state=ours_state)
+    explainer = LimeTextExplainer(random_state=lime_state, feature_selection="none")
+    d = len(lt.local_dictionary(text))
+    for run in range(2):
+        explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn), num_features=d, num_samples=300)
+        assert float(explanation.intercept[1]) == pytest.approx(ours[run, 0], abs=1e-12)
+    assert ours_state.randint(2**31) == lime_state.randint(2**31)
+
+
+@pytest.mark.parametrize("stream", fast.STREAMS)
+def test_chunking_does_not_change_the_result(monkeypatch, stream):
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    arguments = dict(n_exp=5, num_samples=200, random_state=4, stream=stream)
+    whole = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments)
+    monkeypatch.setattr(fast, "_MAX_CHUNK_ENTRIES", 1)  # one run per chunk
+    np.testing.assert_array_equal(lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments), whole)
+
+
+def test_same_seed_same_numbers_and_lime_stream_differs_from_batched():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    a = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100, stream="batched")
+    b = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100, stream="batched")
+    c = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+# ----------------------------------------------------------------------------- the ridge
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batched_ridge_matches_sklearn_ridge(seed):
+    rng = np.random.default_rng(seed)
+    runs, n, d = 3, 400, 12
+    z = (rng.random((runs, n, d)) < 0.5).astype(np.int8)
+    y = rng.random((runs, n)) + 3.0 * z[:, :, 0]
+    weights = np.exp(-rng.exponential(3.0, (runs, n)))  # spans several orders of magnitude
+    ours = fast._ridge(z, y, weights)
+    for run in range(runs):
+        ridge = Ridge(alpha=1.0, fit_intercept=True).fit(z[run].astype(float), y[run], sample_weight=weights[run])
+        expected = np.concatenate([[ridge.intercept_], ridge.coef_])
+        np.testing.assert_allclose(ours[run], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_distance_table_is_limes_distance_and_gives_the_papers_weights():
+    for d in [1, 2, 7, 29, 100]:
+        table = fast._distance_table(d)
+        k = np.arange(d + 1)
+        # cosine distance of a mask with k kept words to the all-ones mask, times 100
+        np.testing.assert_allclose(table, 100 * (1 - np.sqrt(k / d)), rtol=0, atol=1e-12)
+        for nu in [0.1, 0.25, 1.0]:
+            weights = fast._kernel(table[d - np.arange(1, d + 1)], 100 * nu)
+            np.testing.assert_allclose(weights, lt.kernel_weights(d, nu), rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- batched stream: lime's law
+
+
+def test_batched_stream_draws_limes_law():
+    """Frequencies of z_j = 1, z_j z_k = 1 and |S| = s within 5 standard errors of the exact law; exact weights.
+
+    N masks, each frequency a mean of N Bernoulli(p): standard error sqrt(p (1 - p) / N).  5 standard errors
+    give a per-check false alarm below 6e-7 (normal approximation), below 1e-4 over all checks here.
+    """
+    text = "alpha beta gamma delta epsilon zeta eta theta"
+    vectorizer = TfidfVectorizer().fit([text])
+    d, runs, n = 8, 40, 2000
+    samples = lt.fast_lime_samples(text, vectorizer, toy_model, n_exp=runs, num_samples=n, kernel_width=25,
+                                   random_state=2, stream="batched")  # fmt: skip
+    assert samples.z.shape == (runs, n, d)
+    assert (samples.z[:, 0] == 1).all() and (samples.weights[:, 0] == 1.0).all()
+    z = samples.z[:, 1:].reshape(-1, d).astype(float)
+    weights = samples.weights[:, 1:].ravel()
+    total = len(z)
+
+    def within_5_se(frequency, p):
+        return abs(frequency - p) <= 5 * np.sqrt(p * (1 - p) / total)
+
+    p1, p2 = lt.prob_kept(1, d), lt.prob_kept(2, d)
+    for j in range(d):
+        assert within_5_se(z[:, j].mean(), p1), j
+        for k in range(j + 1, d):
+            assert within_5_se((z[:, j] * z[:, k]).mean(), p2), (j, k)
+    removed = d - z.sum(axis=1).astype(int)
+    for s in range(1, d + 1):
+        assert within_5_se((removed == s).mean(), 1 / d), s
+    np.testing.assert_allclose(weights, lt.kernel_weights(d, 0.25)[removed - 1], rtol=1e-12)
+
+
+def test_batched_explanations_agree_in_law_with_limes_stream():
+    """Mean coefficients of the two streams (40 runs each) differ by less than 5 two-sample standard errors."""
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    arguments = dict(n_exp=40, num_samples=300, kernel_width=30, random_state=9)
+    a = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, stream="lime", **arguments)
+    b = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, stream="batched", **arguments)
+    standard_error = np.sqrt(a.var(axis=0, ddof=1) / len(a) + b.var(axis=0, ddof=1) / len(b))
+    assert (np.abs(a.mean(axis=0) - b.mean(axis=0)) <= 5 * standard_error).all()
+
+
+def test_batched_stream_accepts_a_generator():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    a = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=50, stream="batched",
+                                  random_state=np.random.default_rng(3))  # fmt: skip
+    b = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=50, stream="batched",
+                                  random_state=3)  # fmt: skip
+    np.testing.assert_array_equal(a, b)
+
+
+# ----------------------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(
+    ("vectorizer", "message"),
+    [
+        (TfidfVectorizer(strip_accents="unicode"), "strip_accents"),
+        (TfidfVectorizer(ngram_range=(1, 2)), "ngram_range"),
+        (TfidfVectorizer(analyzer="char"), "analyzer"),
+        (TfidfVectorizer(analyzer=str.split), "analyzer"),
+        (TfidfVectorizer(tokenizer=str.split, token_pattern=None), "tokenizer"),
+        (TfidfVectorizer(preprocessor=str.upper), "preprocessor"),
+        (TfidfVectorizer(token_pattern=r"\S+"), "token_pattern"),
+    ],
+)
+def test_refuses_vectorizers_it_cannot_mirror(vectorizer, message):
+    vectorizer.fit(TOY_CORPUS)
+    with pytest.raises(ValueError, match=message):
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=1, num_samples=20)
+
+
+def test_refuses_other_objects_and_unfitted_vectorizers():
+    with pytest.raises(TypeError, match="vectorizer"):
+        lt.fast_lime_explanations(TOY_TEXT, HashingVectorizer(), toy_model, n_exp=1, num_samples=20)
+    with pytest.raises(ValueError, match="fitted"):
+        lt.fast_lime_explanations(TOY_TEXT, TfidfVectorizer(), toy_model, n_exp=1, num_samples=20)
+
+
+def test_self_check_catches_a_vectorizer_that_does_something_else():
+    class Doubling(TfidfVectorizer):
+        def transform(self, raw_documents):
+            return super().transform(raw_documents) * 2.0
+
+    vectorizer = Doubling().fit(TOY_CORPUS)
+    with pytest.raises(ValueError, match="self-check"):
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=1, num_samples=20)
+
+
+def test_refuses_documents_it_cannot_mirror():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    with pytest.raises(ValueError, match="sigma"):
+        lt.fast_lime_explanations("ΟΔΟΣ'Α food", vectorizer, toy_model, n_exp=1, num_samples=20)
+    for text in ("!!! ...", "good", "good, good!"):  # d = 0 and d = 1, refused as lt.lime_explanations refuses them
+        with pytest.raises(ValueError, match="at least 2 distinct words"):
+            lt.fast_lime_explanations(text, vectorizer, toy_model, n_exp=1, num_samples=20)
+    # case sensitive: the capital sigma is harmless
+    lt.fast_lime_explanations("ΟΔΟΣ'Α food", TfidfVectorizer(lowercase=False).fit(TOY_CORPUS), toy_model,
+                              n_exp=1, num_samples=20)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        (dict(n_exp=0), ValueError, "n_exp"),
+        (dict(num_samples=1), ValueError, "num_samples"),
+        (dict(kernel_width=0.0), ValueError, "kernel_width"),
+        (dict(kernel_width=np.inf), ValueError, "kernel_width"),
+        (dict(label=-1), ValueError, "label"),
+        (dict(label=2), ValueError, "label"),
+        (dict(random_state=-1), ValueError, "random_state"),
+        (dict(random_state=2**32), ValueError, "random_state"),
+        (dict(random_state=1.5), TypeError, "random_state"),
+        (dict(stream="fast"), ValueError, "stream"),
+        (dict(n_exp=2.0), TypeError, "n_exp"),
+    ],
+)
+def test_argument_validation(arguments, error, message):
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    with pytest.raises(error, match=message):
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **{"n_exp": 1, "num_samples": 20, **arguments})
+
+
+@pytest.mark.parametrize(
+    ("model_fn", "message"),
+    [
+        (lambda matrix: np.ones(matrix.shape[0]), "shape"),
+        (lambda matrix: np.ones((matrix.shape[0] + 1, 2)), "shape"),
+        (lambda matrix: np.full((matrix.shape[0], 2), np.nan), "non-finite"),
+    ],
+)
+def test_model_output_is_checked(model_fn, message):
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    with pytest.raises(ValueError, match=message):
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, model_fn, n_exp=1, num_samples=20)
+    with pytest.raises(TypeError, match="model_fn"):
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, "not callable", n_exp=1, num_samples=20)
+
+
+def test_model_sees_the_vectorizers_matrix_type():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    seen = []
+
+    def model_fn(matrix):
+        seen.append(type(matrix))
+        return toy_model(matrix)
+
+    lt.fast_lime_explanations(TOY_TEXT, vectorizer, model_fn, n_exp=1, num_samples=20)
+    assert set(seen) == {type(vectorizer.transform(["x"]))} and sp.issparse(vectorizer.transform(["x"]))

@@ -1,0 +1,175 @@
+"""limetheory.linear_approx: the paper's large-bandwidth approximation for linear models, against sympy and mpmath."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from limetheory.linear_approx import (
+    LINEAR_COEFFICIENT,
+    LINEAR_INTERCEPT_COEFFICIENT,
+    beta_linear_approx,
+    tfidf_columns,
+    tfidf_weights,
+)
+
+mpmath.mp.dps = 40
+
+
+def _paper_constants():
+    """The coefficients derived with sympy from the supplement's ingredients, for symbolic d, then d -> oo.
+
+    Sigma^{-1} at nu = oo has the entries 2(2d-1)/(d+1), -6/(d+1), 6(d^2-2d+3)/(d^2-1), -6(d-3)/(d^2-1)
+    (corner, border, diagonal, off-diagonal).  For f = phi_j, Gamma_oo = phi_j * ((d-1)/(2d) E_j at
+    0 and j; (d-2)/(3d) E_{j,k} elsewhere), with the paper's values E_j = (1 - 1/3)^(-1/2) and
+    E_{j,k} = (1 - 1/4)^(-1/2).
+    """
+    d = sp.Symbol("d", positive=True)
+    corner, border = 2 * (2 * d - 1) / (d + 1), -6 / (d + 1)
+    diagonal, off = 6 * (d**2 - 2 * d + 3) / (d**2 - 1), -6 * (d - 3) / (d**2 - 1)
+    e_j, e_jk = 1 / sp.sqrt(1 - sp.Rational(1, 3)), 1 / sp.sqrt(1 - sp.Rational(1, 4))
+    g_j = (d - 1) / (2 * d) * e_j  # Gamma_0 = Gamma_j
+    g_k = (d - 2) / (3 * d) * e_jk  # Gamma_k, k != j (d - 1 of them)
+    intercept = corner * g_j + border * (g_j + (d - 1) * g_k)
+    own = border * g_j + diagonal * g_j + off * (d - 1) * g_k
+    other = border * g_j + diagonal * g_k + off * (g_j + (d - 2) * g_k)
+    return tuple(sp.limit(expr, d, sp.oo) for expr in (intercept, own, other))
+
+
+def test_constants_are_the_limits_of_the_paper_ingredients():
+    intercept, own, other = _paper_constants()
+    assert sp.simplify(own - (9 * sp.sqrt(6) - 8 * sp.sqrt(3)) / 6) == 0
+    assert sp.simplify(intercept - (3 * sp.sqrt(6) - 4 * sp.sqrt(3)) / 3) == 0
+    assert other == 0  # the other words get nothing at leading order
+    assert float(own) == pytest.approx(1.36, abs=0.01)  # the printed "1.36"
+    assert LINEAR_COEFFICIENT == pytest.approx(float(own.evalf(30)), rel=1e-15)
+    assert LINEAR_INTERCEPT_COEFFICIENT == pytest.approx(float(intercept.evalf(30)), rel=1e-15)
+
+
+def test_printed_intercept_is_not_the_limit():
+    # the supplement prints (5 E_j - (2/d) sum_k E_{j,k}) phi_j for the intercept
+    intercept, _, _ = _paper_constants()
+    printed = 5 * sp.sqrt(sp.Rational(3, 2)) - 2 * sp.sqrt(sp.Rational(4, 3))
+    assert abs(float(printed - intercept)) > 3
+
+
+def _mp_reference(lam, tfidf):
+    norm = mpmath.sqrt(mpmath.fsum(mpmath.mpf(w) ** 2 for w in tfidf))
+    phi = [mpmath.mpf(w) / norm for w in tfidf]
+    own = (9 * mpmath.sqrt(6) - 8 * mpmath.sqrt(3)) / 6
+    inter = (3 * mpmath.sqrt(6) - 4 * mpmath.sqrt(3)) / 3
+    f_xi = mpmath.fsum(mpmath.mpf(a) * p for a, p in zip(lam, phi, strict=True))
+    return [inter * f_xi] + [own * mpmath.mpf(a) * p for a, p in zip(lam, phi, strict=True)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_matches_mpmath(seed):
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 60))
+    lam = rng.standard_normal(d)
+    tfidf = rng.uniform(0, 6, size=d) * rng.integers(0, 4, size=d)  # some words invisible
+    tfidf[0] = 2.5  # at least one visible word
+    got = beta_linear_approx(lam, tfidf)
+    expected = np.array([float(x) for x in _mp_reference(lam.tolist(), tfidf.tolist())])
+    assert got.shape == (d + 1,)
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-15)
+
+
+def test_linear_in_lam_and_scale_free_in_tfidf():
+    rng = np.random.default_rng(7)
+    lam1, lam2 = rng.standard_normal(12), rng.standard_normal(12)
+    tfidf = rng.uniform(1, 5, size=12)
+    combined = beta_linear_approx(2 * lam1 - 3 * lam2, tfidf)
+    np.testing.assert_allclose(
+        combined, 2 * beta_linear_approx(lam1, tfidf) - 3 * beta_linear_approx(lam2, tfidf), atol=1e-14
+    )
+    # only the normalised TF-IDF matters, even for extreme scales
+    for scale in (1e-200, 1e-3, 1e150):
+        np.testing.assert_allclose(beta_linear_approx(lam1, scale * tfidf), beta_linear_approx(lam1, tfidf), rtol=1e-13)
+
+
+def test_single_word_model_and_invisible_words():
+    tfidf = np.array([3.0, 0.0, 4.0])  # phi(xi) = (0.6, 0, 0.8)
+    beta = beta_linear_approx([1.0, 0.0, 0.0], tfidf)
+    np.testing.assert_allclose(beta, [LINEAR_INTERCEPT_COEFFICIENT * 0.6, LINEAR_COEFFICIENT * 0.6, 0.0, 0.0])
+    # a word the model cannot see (tfidf 0) gets 0, whatever its lam
+    assert beta_linear_approx([1.0, 5.0, -2.0], tfidf)[2] == 0.0
+    # integer input is accepted
+    np.testing.assert_allclose(beta_linear_approx([1, 0, 0], [3, 0, 4]), beta)
+
+
+@pytest.mark.parametrize(
+    ("lam", "tfidf", "error", "match"),
+    [
+        ([1.0, 2.0], [1.0, 2.0, 3.0], ValueError, "same length"),
+        ([1.0], [1.0], ValueError, "d >= 2"),
+        ([], [], ValueError, "d >= 2"),
+        ([1.0, 2.0], [1.0, -0.5], ValueError, ">= 0"),
+        ([1.0, np.nan], [1.0, 2.0], ValueError, "finite"),
+        ([1.0, 2.0], [np.inf, 2.0], ValueError, "finite"),
+        ([1.0, 2.0], [0.0, 0.0], ValueError, "positive entry"),
+        ([[1.0, 2.0]], [[1.0, 2.0]], ValueError, "1-D array"),
+        (["a", "b"], [1.0, 2.0], TypeError, "real numbers"),
+        ([1.0, 2.0], "12", TypeError, "real numbers"),
+        ([1 + 1j, 2.0], [1.0, 2.0], TypeError, "real"),
+    ],
+)
+def test_validation(lam, tfidf, error, match):
+    with pytest.raises(error, match=match):
+        beta_linear_approx(lam, tfidf)
+
+
+# ----------------------------------------------------------------------------- tfidf_columns, tfidf_weights
+
+CORPUS = [
+    "great food and friendly service",
+    "the food was cold and the service slow",
+    "great place, great beer",
+    "I liked the beer and the music",
+]
+
+
+def _fitted(**kwargs):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(**kwargs).fit(CORPUS)
+
+
+def test_tfidf_weights_reproduce_the_vectorizer():
+    vectorizer = _fitted()
+    text = "Great food... and food service; I liked zebras!"
+    # lime's words: Great food and service I liked zebras ("I": one character; "zebras": not in the corpus)
+    columns = tfidf_columns(text, vectorizer)
+    weights = tfidf_weights(text, vectorizer)
+    vocabulary, idf = vectorizer.vocabulary_, vectorizer.idf_
+    expected_columns = [vocabulary["great"], vocabulary["food"], vocabulary["and"], vocabulary["service"], -1]
+    expected_columns += [vocabulary["liked"], -1]
+    np.testing.assert_array_equal(columns, expected_columns)
+    counts = np.array([1, 2, 1, 1, 1, 1, 1])
+    visible = columns >= 0
+    np.testing.assert_allclose(weights[visible], counts[visible] * idf[columns[visible]], rtol=1e-15)
+    assert (weights[~visible] == 0).all()
+    row = vectorizer.transform([text]).toarray()[0]
+    np.testing.assert_allclose(row[columns[visible]], weights[visible] / np.linalg.norm(weights), rtol=1e-13)
+    assert np.count_nonzero(row) == visible.sum()
+    # stop words are invisible too
+    assert tfidf_columns(text, _fitted(stop_words=["and"]))[2] == -1
+
+
+def test_tfidf_weights_refuse_shared_columns_and_bad_vectorizers():
+    with pytest.raises(ValueError, match="share the vectorizer column"):
+        tfidf_weights("The food and the beer", _fitted())
+    # without lower-casing, "The" and "the" are different columns (here "The" is unknown: invisible)
+    assert tfidf_columns("The food and the beer", _fitted(lowercase=False))[0] == -1
+    with pytest.raises(ValueError, match="no word"):
+        tfidf_weights("I a zebra", _fitted())
+    with pytest.raises(ValueError, match="fitted"):
+        tfidf_weights("great food", object())
+    with pytest.raises(ValueError, match="norm='l2'"):
+        tfidf_weights("great food", _fitted(norm="l1"))
+    with pytest.raises(ValueError, match="norm='l2'"):
+        tfidf_weights("great food", _fitted(sublinear_tf=True))
+    with pytest.raises(TypeError, match="str"):
+        tfidf_columns(3, _fitted())

@@ -1,0 +1,476 @@
+"""limetheory.linear_exact: the exact explanation of a linear TF-IDF model, against enumeration and mpmath.
+
+References used here never call the module under test: ``beta_enumerate`` sums over all 2^d masks with
+f computed from the masks directly; the per-s moments are averaged over the masks with s removed words; the
+mpmath reference enumerates the masks, forms Sigma and Gamma and solves at a precision that grows with the
+spread of the kernel weights (40 digits at moderate bandwidth, thousands at nu = 0.005); the large-d
+references use the exact law of the number of kept words of each weight class (multivariate hypergeometric).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+import limetheory as lt
+from limetheory.linear_exact import (
+    MIN_WEIGHT_RATIO,
+    beta_linear_exact,
+    conditional_moments_linear_exact,
+    gamma_linear_exact,
+    inverse_sqrt_quadrature,
+)
+
+NUS = [0.05, 0.25, 1.0, np.inf]
+SMALL_NUS = [0.005, 0.01, 0.03, 0.05]
+
+
+def linear_model_on_masks(lam, tfidf):
+    """f(z) = sum_j lam_j phi_j with phi_j = z_j t_j / sqrt(sum_k z_k t_k^2), and 0/0 := 0."""
+    lam, tfidf = np.asarray(lam, float), np.asarray(tfidf, float)
+
+    def f(z):
+        z = np.asarray(z, float)
+        numerator = z @ (lam * tfidf)
+        norm = np.sqrt(z @ tfidf**2)
+        return np.divide(numerator, norm, out=np.zeros_like(numerator), where=norm > 0)
+
+    return f
+
+
+def document(d, seed):
+    """Random TF-IDF weights with an invisible word, a repeated weight and random coefficients."""
+    rng = np.random.default_rng(seed)
+    tfidf = rng.integers(1, 4, d) * rng.uniform(1.0, 6.0, d)  # m_j v_j
+    tfidf[0] = 0.0  # a word the model cannot see
+    if d >= 4:
+        tfidf[2] = tfidf[3]  # two words with the same weight
+    if d >= 8:
+        tfidf[5] = 0.0
+    lam = rng.normal(size=d)
+    return lam, tfidf
+
+
+# ----------------------------------------------------------------------------- against enumeration
+
+
+# at nu = 0.05 and d < 6, Sigma is too ill-conditioned (cond > 1e7) for the float64 enumeration to be a reference
+CASES = [(d, nu) for nu in NUS for d in (2, 3, 4, 6, 9, 12, 14) if nu > 0.05 or d >= 6]
+
+
+@pytest.mark.parametrize(("d", "nu"), CASES)
+def test_beta_matches_enumeration(d, nu):
+    lam, tfidf = document(d, seed=d)
+    expected = lt.beta_enumerate(linear_model_on_masks(lam, tfidf), d, nu)
+    got = beta_linear_exact(lam, tfidf, nu)
+    assert got.shape == (d + 1,)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * max(1.0, np.abs(expected).max()))
+
+
+@pytest.mark.parametrize("nu", [0.03, 0.05, 0.25, np.inf])
+def test_gamma_matches_enumeration(nu):
+    d = 10
+    lam, tfidf = document(d, seed=7)
+    z, s, prob = lt.explanation.all_masks(d)
+    weight = prob * lt.kernel_weights(d, nu)[s - 1]
+    y = linear_model_on_masks(lam, tfidf)(z)
+    expected = np.concatenate([[weight @ y], (weight * y) @ z])
+    np.testing.assert_allclose(gamma_linear_exact(lam, tfidf, nu), expected, rtol=1e-12, atol=1e-15 * weight.sum())
+
+
+def test_gamma_below_the_double_range_warns():
+    """At d = 2, nu = 0.005, alpha_0 = E[pi] is about exp(-1716): Gamma is 0.0 in float64, with a warning."""
+    with pytest.warns(RuntimeWarning, match="Gamma"):
+        gamma = gamma_linear_exact([1.0, -2.0], [1.0, 3.0], 0.005)
+    assert np.array_equal(gamma, np.zeros(3))
+    assert np.isfinite(beta_linear_exact([1.0, -2.0], [1.0, 3.0], 0.005)).all()
+
+
+# ----------------------------------------------------------------------------- conditional moments
+
+
+def enumerated_moments(lam, tfidf):
+    """E[f | s] and E[z_k f | s], s = 1..d, as averages over the binom(d, s) masks with s removed words."""
+    d = len(tfidf)
+    z, s, _ = lt.explanation.all_masks(d)
+    y = linear_model_on_masks(lam, tfidf)(z)
+    counts = np.array([math.comb(d, k) for k in range(1, d + 1)], float)
+    f_given_s = np.bincount(s, weights=y, minlength=d + 1)[1:] / counts
+    f_given_s[d - 1] = 0.0  # s = d: nothing kept (all_masks leaves it out)
+    zf_given_s = np.zeros((d, d))
+    for k in range(d):
+        zf_given_s[:, k] = np.bincount(s, weights=y * z[:, k], minlength=d + 1)[1:] / counts
+    zf_given_s[d - 1] = 0.0
+    return f_given_s, zf_given_s
+
+
+@pytest.mark.parametrize(
+    ("lam", "tfidf"),
+    [
+        document(2, 2),
+        document(3, 3),
+        document(5, 5),
+        document(9, 9),
+        document(12, 12),
+        ([0.5, -1.0, 2.0, 1.0], [1e-90, 1.0, 1.0, 3.0]),  # a word 90 orders of magnitude lighter
+        ([1.0, 2.0, -3.0, 0.5, 4.0], [1e40, 1.0, 0.0, 1e-20, 1e40]),  # 60 orders of magnitude, an invisible word
+        (np.linspace(-1.0, 1.0, 10), np.ones(10)),  # equal weights
+    ],
+)
+def test_conditional_moments_match_enumeration(lam, tfidf):
+    f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
+    expected_f, expected_zf = enumerated_moments(lam, tfidf)
+    scale = np.abs(lam).max()
+    np.testing.assert_allclose(f_given_s, expected_f, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(zf_given_s, expected_zf, rtol=0, atol=1e-12 * scale)
+
+
+def test_conditional_moments_are_consistent():
+    """sum_k z_k f = |K| f: the rows of E[z_k f | s] add up to (d - s) E[f | s]."""
+    d = 40
+    rng = np.random.default_rng(4)
+    lam, tfidf = rng.normal(size=d), np.exp(rng.uniform(0.0, 30.0, d))
+    f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
+    assert f_given_s.shape == (d,) and zf_given_s.shape == (d, d)
+    np.testing.assert_allclose(zf_given_s.sum(axis=1), (d - np.arange(1, d + 1)) * f_given_s, rtol=0, atol=1e-12)
+    assert f_given_s[-1] == 0.0 and not zf_given_s[-1].any()  # s = d: nothing is kept
+
+
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_single_coordinate_models_add_up(nu):
+    """beta is linear in lam: the sum of the explanations of the models phi_j weighted by lam_j."""
+    d = 8
+    lam, tfidf = document(d, seed=3)
+    total = beta_linear_exact(lam, tfidf, nu)
+    parts = sum(lam[j] * beta_linear_exact(np.eye(d)[j], tfidf, nu) for j in range(d))
+    np.testing.assert_allclose(total, parts, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "tfidf",
+    [
+        [0.0, 0.0, 2.0],  # one visible word: phi is 0 or e_2
+        [0.0, 3.0, 0.0, 0.0, 3.0],  # two visible words, the rest invisible
+        [1e-40, 1.0, 1.0, 1.0],  # a tiny weight: phi_0 = 1 when word 0 is the only one kept
+        [1.0, 1e3, 1e-3, 5.0, 5.0, 5.0],  # six orders of magnitude
+    ],
+)
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_extreme_and_invisible_weights(tfidf, nu):
+    d = len(tfidf)
+    lam = np.linspace(-1.0, 2.0, d)
+    expected = lt.beta_enumerate(linear_model_on_masks(lam, tfidf), d, nu)
+    got = beta_linear_exact(lam, tfidf, nu)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * max(1.0, np.abs(expected).max()))
+
+
+def _mp_beta(lam, tfidf, nu, dps=40):
+    """beta by enumeration of every mask, phi and the solve in mpmath at ``dps`` digits.
+
+    phi and f are evaluated per mask and summed per number s of removed words (with the integer counts of
+    Sigma), then weighted by psi(s/d) / (d binom(d, s)) and solved, all at ``dps`` digits.
+    """
+    d = len(tfidf)
+    with mpmath.workdps(dps):
+        lam = [mpmath.mpf(x) for x in lam]
+        tfidf = [mpmath.mpf(x) for x in tfidf]
+        sigma = mpmath.zeros(d + 1, d + 1)
+        gamma = mpmath.zeros(d + 1, 1)
+        for s in range(1, d + 1):
+            if math.isinf(nu):
+                psi = mpmath.mpf(1)
+            else:
+                psi = mpmath.exp(-((1 - mpmath.sqrt(1 - mpmath.mpf(s) / d)) ** 2) / (2 * mpmath.mpf(nu) ** 2))
+            weight = psi / (d * math.comb(d, s))
+            counts = np.zeros((d + 1, d + 1), dtype=np.int64)
+            sums = [mpmath.mpf(0)] * (d + 1)
+            for removed in itertools.combinations(range(d), s):
+                kept = [j for j in range(d) if j not in removed]
+                norm = mpmath.sqrt(mpmath.fsum(tfidf[j] ** 2 for j in kept))
+                y = mpmath.fsum(lam[j] * tfidf[j] for j in kept) / norm if norm > 0 else mpmath.mpf(0)
+                x = np.array([1] + [int(j in kept) for j in range(d)])
+                counts += np.outer(x, x)
+                for i in np.flatnonzero(x):
+                    sums[i] += y
+            for i in range(d + 1):
+                gamma[i] += weight * sums[i]
+                for k in range(d + 1):
+                    sigma[i, k] += weight * int(counts[i, k])
+        return [float(v) for v in mpmath.lu_solve(sigma, gamma)]
+
+
+def _reference_digits(d, nu):
+    """Digits for _mp_beta: twice the orders of magnitude between psi(1/d) and psi(2/d), plus guards.
+
+    cond(Sigma) is of the order of psi(1/d)/psi(2/d), and the printed route loses it twice (c_d, then Sigma^{-1}
+    Gamma); the weights of s >= 3 change beta only by their ratio to psi(2/d), below 10^(-digits) once dropped.
+    ``test_mpmath_reference_has_enough_digits`` checks this against the full spread exp(-1/(2 nu^2)).
+    """
+    g1, g2 = 1 - math.sqrt(1 - 1 / d), 1 - math.sqrt(1 - 2 / d)
+    return int(60 + 2 * (g2 * g2 - g1 * g1) / (2 * nu * nu) / math.log(10) + 4 * math.log10(d))
+
+
+def _full_spread_digits(nu):
+    """Digits that resolve every weight relative to the largest one: psi(1) >= exp(-1/(2 nu^2))."""
+    return int(60 + 2 / (2 * nu * nu * math.log(10)))
+
+
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_beta_matches_mpmath_brute_force(nu):
+    lam = [0.7, -1.3, 2.1, 0.4, -0.2]
+    tfidf = [2.5, 0.0, 1.75, 1.75, 4.0]  # an invisible word and a repeated weight
+    expected = np.array(_mp_beta(lam, tfidf, nu))
+    got = beta_linear_exact(lam, tfidf, nu)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("d", range(2, 9))
+@pytest.mark.parametrize("nu", SMALL_NUS)
+def test_beta_matches_mpmath_at_small_bandwidth(d, nu):
+    """Where Sigma is numerically singular (cond up to 10^8000 at d = 2, nu = 0.005) beta is still exact."""
+    lam, tfidf = document(d, seed=d)
+    expected = np.array(_mp_beta(lam, tfidf, nu, dps=_reference_digits(d, nu)))
+    got = beta_linear_exact(lam, tfidf, nu)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize(("d", "nu"), [(2, 0.005), (3, 0.01), (8, 0.03), (6, 0.05)])
+def test_mpmath_reference_has_enough_digits(d, nu):
+    """The reference at _reference_digits agrees with one that resolves the whole spread of the weights."""
+    lam, tfidf = document(d, seed=d)
+    low = np.array(_mp_beta(lam, tfidf, nu, dps=_reference_digits(d, nu)))
+    high = np.array(_mp_beta(lam, tfidf, nu, dps=max(_full_spread_digits(nu), _reference_digits(d, nu) + 60)))
+    np.testing.assert_allclose(low, high, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("d", [2, 3, 10, 50])
+@pytest.mark.parametrize("nu", [0.005, 0.01, 0.03, 0.25])
+def test_one_visible_word_gives_its_indicator(d, nu):
+    """With one visible word j, phi_j = z_j: f = lam_j z_j, whose explanation is lam_j e_{1+j} at every bandwidth."""
+    tfidf = np.zeros(d)
+    tfidf[d // 2] = 3.0
+    lam = np.linspace(1.0, 2.0, d)
+    expected = np.zeros(d + 1)
+    expected[1 + d // 2] = lam[d // 2]
+    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu), expected, rtol=0, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- large d, exact references
+
+
+def _class_moments(counts, weights, lam):
+    """E[f | s] and E[z_i f | s] for words in classes of equal TF-IDF weight, from the law of the kept counts.
+
+    ``counts[c]`` words of weight ``weights[c]`` (weight 0 allowed: invisible); the words are listed class by
+    class.  Given m kept words, the kept counts (k_c) are multivariate hypergeometric, R = sum_c k_c w_c^2, and
+    P(j kept | k) = k_c / n_c, P(j, i kept | k) = k_c (k_c - 1) / (n_c (n_c - 1)) (same class) or
+    k_c k_e / (n_c n_e).  Returns (f_given_s, zf_given_s, tfidf).
+    """
+    counts = list(counts)
+    d = sum(counts)
+    nclass = len(counts)
+    cls = np.repeat(np.arange(nclass), counts)
+    tw = np.asarray(weights, float)
+    lam = np.asarray(lam, float)
+    grids = np.meshgrid(*[np.arange(n + 1) for n in counts], indexing="ij")
+    k = np.stack([g.ravel() for g in grids], axis=1).astype(float)  # every vector of kept counts
+    n = np.array(counts, float)
+    log_ways = (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)).sum(axis=1)
+    m = k.sum(axis=1)
+    R = k @ tw**2
+    f_given_s = np.zeros(d)
+    zf_given_s = np.zeros((d, d))
+    for mm in range(1, d):  # s = d - mm removed words
+        rows = (m == mm) & (R > 0)
+        pmf = np.exp(log_ways[rows] - (gammaln(d + 1) - gammaln(mm + 1) - gammaln(d - mm + 1)))
+        scale = pmf / np.sqrt(R[rows])
+        kc = k[rows]
+        # A[c] = E[1{j kept} t_c / sqrt(R) | s], B[c, e] = E[1{j, i kept} t_c / sqrt(R) | s] (j in c, i in e, i != j)
+        A = np.zeros(nclass)
+        B = np.zeros((nclass, nclass))
+        for c in range(nclass):
+            if tw[c] == 0:
+                continue
+            A[c] = tw[c] * np.sum(scale * kc[:, c] / n[c])
+            for e in range(nclass):
+                if e == c:
+                    both = kc[:, c] * (kc[:, c] - 1) / (n[c] * (n[c] - 1)) if n[c] > 1 else 0 * kc[:, c]
+                else:
+                    both = kc[:, c] * kc[:, e] / (n[c] * n[e])
+                B[c, e] = tw[c] * np.sum(scale * both)
+        s = d - mm
+        f_given_s[s - 1] = np.sum(lam * A[cls])
+        for i in range(d):
+            others = np.sum(lam * B[cls, cls[i]]) - lam[i] * B[cls[i], cls[i]]
+            zf_given_s[s - 1, i] = lam[i] * A[cls[i]] + others
+    return f_given_s, zf_given_s, np.repeat(tw, counts)
+
+
+def _class_reference(counts, weights, lam, nu):
+    """Gamma = sum_s (psi(s/d) / d) (E[f | s], E[z_1 f | s], ...) from :func:`_class_moments`."""
+    f_given_s, zf_given_s, tfidf = _class_moments(counts, weights, lam)
+    d = len(tfidf)
+    weight = lt.kernel_weights(d, nu) / d
+    return np.concatenate([[weight @ f_given_s], weight @ zf_given_s]), tfidf
+
+
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_uniform_weights_at_large_d(nu):
+    """All weights equal: phi_j = 1 / sqrt(#kept) for a kept word (one class; exercises several node blocks)."""
+    d = 300
+    lam = np.random.default_rng(0).normal(size=d)
+    expected, tfidf = _class_reference([d], [2.0], lam, nu)
+    np.testing.assert_allclose(gamma_linear_exact(lam, tfidf, nu), expected, rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_three_weight_classes_at_large_d(nu):
+    """Invisible, light and heavy words (weights 0, 1, 7): an exact non-uniform reference at d = 100."""
+    counts, weights = [6, 64, 30], [0.0, 1.0, 7.0]
+    lam = np.random.default_rng(1).normal(size=sum(counts))
+    expected, tfidf = _class_reference(counts, weights, lam, nu)
+    got = gamma_linear_exact(lam, tfidf, nu)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-11 * np.abs(expected).max())
+    # where Sigma is well conditioned, the closed-form Sigma^{-1} applied to Gamma gives the same beta
+    np.testing.assert_allclose(
+        beta_linear_exact(lam, tfidf, nu), lt.beta_from_gamma(expected, len(tfidf), nu), rtol=0, atol=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    ("counts", "weights"),
+    [([150], [1.0]), ([6, 64, 30], [0.0, 1.0, 7.0]), ([20, 20, 20], [1e-30, 1.0, 1e30])],
+    ids=["uniform-150", "invisible-light-heavy-100", "spread-1e60-60"],
+)
+def test_conditional_moments_at_large_d(counts, weights):
+    """Every E[f | s] and E[z_i f | s] (both passes of the leave-one-out recursion) against the class law."""
+    lam = np.random.default_rng(2).normal(size=sum(counts))
+    expected_f, expected_zf, tfidf = _class_moments(counts, weights, lam)
+    f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
+    np.testing.assert_allclose(f_given_s, expected_f, rtol=0, atol=1e-12 * np.abs(lam).max())
+    np.testing.assert_allclose(zf_given_s, expected_zf, rtol=0, atol=1e-12 * np.abs(lam).max())
+
+
+@pytest.mark.parametrize("nu", [0.01, 0.05])
+def test_three_weight_classes_at_small_bandwidth(nu):
+    """beta from the class law's moments (an independent reference) at a bandwidth where Sigma is ill-conditioned."""
+    counts, weights = [6, 64, 30], [0.0, 1.0, 7.0]
+    lam = np.random.default_rng(1).normal(size=sum(counts))
+    expected_f, expected_zf, tfidf = _class_moments(counts, weights, lam)
+    expected = lt.beta_from_conditional_moments(expected_f, expected_zf, nu)
+    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu), expected, rtol=0, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- structure
+
+
+def test_invariances():
+    d = 9
+    lam, tfidf = document(d, seed=11)
+    base = beta_linear_exact(lam, tfidf, 0.25)
+    # phi is invariant under scaling of the weights
+    np.testing.assert_allclose(beta_linear_exact(lam, 1e-30 * tfidf, 0.25), base, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(beta_linear_exact(lam, 1e30 * tfidf, 0.25), base, rtol=1e-12, atol=1e-14)
+    # relabelling the words permutes the coefficients
+    perm = np.random.default_rng(0).permutation(d)
+    permuted = beta_linear_exact(lam[perm], tfidf[perm], 0.25)
+    np.testing.assert_allclose(permuted[1:], base[1:][perm], rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(permuted[0], base[0], rtol=1e-11)
+    # the coefficient of an invisible word in the model plays no role
+    changed = lam.copy()
+    changed[tfidf == 0] = 123.0
+    np.testing.assert_allclose(beta_linear_exact(changed, tfidf, 0.25), base, rtol=0, atol=1e-14)
+
+
+def test_large_bandwidth_is_the_limit():
+    lam, tfidf = document(7, seed=5)
+    np.testing.assert_allclose(
+        beta_linear_exact(lam, tfidf, 1e4), beta_linear_exact(lam, tfidf, np.inf), rtol=0, atol=1e-7
+    )
+
+
+def test_accepts_lists_and_integers():
+    got = beta_linear_exact([1, 0, -2], [1, 2, 3], 0.25)
+    np.testing.assert_allclose(got, beta_linear_exact(np.array([1.0, 0, -2]), np.array([1.0, 2, 3]), 0.25))
+
+
+# ----------------------------------------------------------------------------- quadrature
+
+
+@pytest.mark.parametrize("r_min", [1.0, 1e-3, 1e-8, 1e-30, MIN_WEIGHT_RATIO**2])
+def test_inverse_sqrt_quadrature_relative_error(r_min):
+    nodes, weights = inverse_sqrt_quadrature(r_min)
+    assert (weights > 0).all() and (nodes >= 0).all()
+    r = np.geomspace(r_min, 1.0, 400)
+    with mpmath.workdps(30):
+        worst = max(
+            abs(
+                mpmath.fsum(w * mpmath.exp(-mpmath.mpf(u) * mpmath.mpf(x)) for u, w in zip(nodes, weights, strict=True))
+                * mpmath.sqrt(mpmath.mpf(x))
+                - 1
+            )
+            for x in r[::25]
+        )
+    assert float(worst) < 1e-13
+    approx = (weights[None, :] * np.exp(-np.outer(r, nodes))).sum(axis=1)
+    assert np.abs(approx * np.sqrt(r) - 1).max() < 2e-13
+
+
+@pytest.mark.parametrize(
+    ("r_min", "error", "pattern"),
+    [
+        (0.0, ValueError, "r_min must lie in"),
+        (1.5, ValueError, "r_min must lie in"),
+        ("1", TypeError, "r_min"),
+        (1e-250, ValueError, "r_min must be >="),
+    ],
+)
+def test_inverse_sqrt_quadrature_errors(r_min, error, pattern):
+    with pytest.raises(error, match=pattern):
+        inverse_sqrt_quadrature(r_min)
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    ("lam", "tfidf", "nu", "error", "pattern"),
+    [
+        ([1.0, 2.0], [1.0, 2.0, 3.0], 0.25, ValueError, "same length"),
+        ([1.0], [1.0], 0.25, ValueError, "d >= 2"),
+        ([], [], 0.25, ValueError, "d >= 2"),
+        ([1.0, 2.0], [1.0, -2.0], 0.25, ValueError, "tfidf must be >= 0"),
+        ([1.0, 2.0], [0.0, 0.0], 0.25, ValueError, "positive entry"),
+        ([1.0, np.nan], [1.0, 2.0], 0.25, ValueError, "lam must be finite"),
+        ([1.0, 2.0], [np.inf, 2.0], 0.25, ValueError, "tfidf must be finite"),
+        ([1.0, 2.0], [1.0, np.nan], 0.25, ValueError, "tfidf must be finite"),
+        ([[1.0, 2.0]], [[1.0, 2.0]], 0.25, ValueError, "must be a 1-D array"),
+        ([1.0, 2.0], [1e-120, 1.0], 0.25, ValueError, "span at most"),
+        (["a", "b"], [1.0, 2.0], 0.25, TypeError, "lam must be an array of real numbers"),
+        ("ab", [1.0, 2.0], 0.25, TypeError, "lam must be"),
+        ([1.0, 2.0], [1.0 + 1j, 2.0], 0.25, TypeError, "tfidf must be real"),
+        ([1.0, 2.0], [1.0, 2.0], 0.0, ValueError, "nu must be > 0"),
+        ([1.0, 2.0], [1.0, 2.0], -1.0, ValueError, "nu must be > 0"),
+        ([1.0, 2.0], [1.0, 2.0], np.nan, ValueError, "nu must be > 0"),
+        ([1.0, 2.0], [1.0, 2.0], "0.25", TypeError, "nu must be"),
+    ],
+)
+def test_validation(lam, tfidf, nu, error, pattern):
+    with pytest.raises(error, match=pattern):
+        beta_linear_exact(lam, tfidf, nu)
+    with pytest.raises(error, match=pattern):
+        gamma_linear_exact(lam, tfidf, nu)
+    if not pattern.startswith("nu"):
+        with pytest.raises(error, match=pattern):
+            conditional_moments_linear_exact(lam, tfidf)
+
+
+def test_exported():
+    assert lt.beta_linear_exact is beta_linear_exact
+    assert lt.gamma_linear_exact is gamma_linear_exact
+    assert lt.conditional_moments_linear_exact is conditional_moments_linear_exact
