@@ -101,6 +101,17 @@ def _check_symbols(expr, index):
 # ----------------------------------------------------------------------------- booleans -> arithmetic
 
 
+def _polynomial_power(e):
+    """(base, exponent) of a sympy power, refusing exponents that leave the polynomials."""
+    base, exponent = e.args
+    if not (exponent.is_Integer and exponent >= 0):
+        raise ValueError(
+            f"expr must be a polynomial in the word indicators: the power {e} has exponent {exponent}, "
+            "not a non-negative integer"
+        )
+    return base, exponent
+
+
 def _arith(e, undefined, memo=None):
     """Rewrite booleans as arithmetic: Not a -> 1 - a, And -> product, Or -> 1 - prod(1 - a), ...
 
@@ -154,12 +165,7 @@ def _arith(e, undefined, memo=None):
     elif isinstance(e, (sp.Add, sp.Mul)):
         out = e.func(*[_arith(a, undefined, memo) for a in e.args])
     elif isinstance(e, sp.Pow):
-        base, exponent = e.args
-        if not (exponent.is_Integer and exponent >= 0):
-            raise ValueError(
-                f"expr must be a polynomial in the word indicators: the power {e} has exponent {exponent}, "
-                "not a non-negative integer"
-            )
+        base, exponent = _polynomial_power(e)
         out = sp.Pow(_arith(base, undefined, memo), exponent, evaluate=False)
     elif isinstance(e, sp.core.relational.Relational):
         raise ValueError(
@@ -239,12 +245,7 @@ def _multilinear(e, index, memo):
         for a in e.args:
             out = _mul(out, _multilinear(a, index, memo))
     elif isinstance(e, sp.Pow):
-        base, exponent = e.args
-        if not (exponent.is_Integer and exponent >= 0):
-            raise ValueError(
-                f"expr must be a polynomial in the word indicators: the power {e} has exponent {exponent}, "
-                "not a non-negative integer"
-            )
+        base, exponent = _polynomial_power(e)
         out = _power(_multilinear(base, index, memo), int(exponent))
     else:
         raise ValueError(f"expr must be a polynomial in the word indicators: cannot expand {e} ({type(e).__name__})")

@@ -40,6 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_positive_finite, check_text
+from .perturbation import perturbed_documents
 
 STREAMS = ("lime", "batched")
 
@@ -134,7 +135,7 @@ class _Document:
 
     def documents(self, masks):
         """The strings lime would build for these masks (1 = word kept)."""
-        return [str(self.indexed.inverse_removing(np.flatnonzero(mask == 0))) for mask in masks]
+        return perturbed_documents(self.text, masks)
 
     def transform(self, masks):
         """``vectorizer.transform(self.documents(masks))``, computed from the count matrix."""
