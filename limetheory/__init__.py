@@ -19,6 +19,7 @@ from .coefficients import (
     sigma_matrix,
 )
 from .data import load_yelp_reviews
+from .display import Equations, show_equations, significant
 from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
 from .explanation import (
     all_masks,
@@ -30,7 +31,7 @@ from .explanation import (
 from .fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
 from .linear_approx import beta_linear_approx, tfidf_columns, tfidf_weights
 from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
-from .models import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest, word_indicator
+from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .perturbation import perturbed_documents
 from .plotting import theory_vs_practice
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
@@ -50,6 +51,10 @@ __all__ = [
     "fit_yelp_vectorizer",
     "train_random_forest",
     "word_indicator",
+    "constant_classifier",
+    "Equations",
+    "show_equations",
+    "significant",
     "LimeSamples",
     "alpha",
     "alphas",

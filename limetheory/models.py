@@ -1,4 +1,4 @@
-"""Models that several chapters explain: the Yelp TF-IDF vectorizer, a random forest, word indicators."""
+"""Models that several chapters explain: the Yelp TF-IDF vectorizer, a random forest, word indicators, a constant."""
 
 from __future__ import annotations
 
@@ -70,6 +70,41 @@ def word_indicator(vectorizer, word):
     def classifier_fn(documents):
         present = (vectorizer.transform(list(documents))[:, column].toarray().ravel() > 0).astype(float)
         return np.column_stack([1.0 - present, present])
+
+    return classifier_fn
+
+
+def constant_classifier(probability=0.5):
+    """classifier_fn of a model that ignores its input: P(label 1) = ``probability`` for every document.
+
+    lime's masks and weights do not depend on the model, so chapters that study the sampling law or Σ
+    run lime with this model; its explanation is exactly (probability, 0, ..., 0).
+
+    Parameters
+    ----------
+    probability : float, default 0.5
+        The constant probability of label 1, in [0, 1].
+
+    Returns
+    -------
+    callable
+        list of str -> (m, 2) array with rows (1 - probability, probability).
+
+    Examples
+    --------
+    >>> classifier_fn = constant_classifier(0.7)
+    >>> classifier_fn(["good food", "bad service"]).tolist()
+    [[0.30000000000000004, 0.7], [0.30000000000000004, 0.7]]
+    """
+    if isinstance(probability, (bool, str, bytes)) or not isinstance(probability, (int, float, np.number)):
+        raise TypeError(f"probability must be a real number in [0, 1], got {probability!r}")
+    probability = float(probability)
+    if not 0.0 <= probability <= 1.0:  # also refuses NaN
+        raise ValueError(f"probability must be a real number in [0, 1], got {probability}")
+    row = np.array([1.0 - probability, probability])
+
+    def classifier_fn(documents):
+        return np.tile(row, (len(documents), 1))
 
     return classifier_fn
 

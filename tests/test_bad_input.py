@@ -387,6 +387,8 @@ def _cases():
         ("indicator-unfitted", lambda: lt.word_indicator(lt.models.TfidfVectorizer(), "a"), ValueError, "^vectorizer"),
         ("indicator-not-vectorizer", lambda: lt.word_indicator(object(), "good"), TypeError, "^vectorizer must be"),
         ("indicator-unknown-word", lambda: lt.word_indicator(vectorizer(), "pizza"), ValueError, "^word must be in"),
+        ("constant_classifier-p=2", lambda: lt.constant_classifier(2.0), ValueError, "^probability must be a real"),
+        ("constant_classifier-p=str", lambda: lt.constant_classifier("0.5"), TypeError, "^probability must be a real"),
         ("indicator-upper-case", lambda: lt.word_indicator(vectorizer(), "Good"), ValueError, "^word must be in.*try"),
         ("indicator-word=int", lambda: lt.word_indicator(vectorizer(), 3), TypeError, "^word must be a str"),
     ]
