@@ -8,6 +8,7 @@ from .boolean import (
     tree_formula_for_document,
     tree_to_formula,
 )
+from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
 from .coefficients import (
     alpha,
     alphas,
@@ -66,6 +67,9 @@ __all__ = [
     "beta_linear_exact",
     "gamma_linear_exact",
     "conditional_moments_linear_exact",
+    "linear_tfidf_classifier",
+    "linear_tfidf_model",
+    "vocabulary_coefficients",
     "FastLimeSamples",
     "fast_lime_explanations",
     "fast_lime_samples",
