@@ -129,8 +129,14 @@ def test_command_line_check(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
-def test_prf_references_carry_their_own_text(source):
-    # results are :nonumber: (they carry the paper's numbering in their titles), so a bare
-    # {prf:ref}`label` renders as "Lemma " with nothing after it: every reference needs link text
-    bare = re.findall(r"\{prf:ref\}`([^`<]*)`", source.read_text())
-    assert bare == [], f"{source.name}: give these references a text, {{prf:ref}}`text <label>`: {bare}"
+def test_prf_statements_are_numbered_and_references_show_a_number_or_a_name(source):
+    # every statement carries a book number (the paper's number stays in its title), so a bare
+    # {prf:ref}`label` renders as "Lemma 10.1"; link text that is only a kind word ("the lemma")
+    # would hide that number and tell the reader nothing
+    text = source.read_text()
+    assert ":nonumber:" not in text, f"{source.name}: statements must be numbered (remove :nonumber:)"
+    kind = r"(?:definition|lemma|proposition|corollary|theorem|remark|proof)"
+    bare_kind = re.compile(rf"(?:the |this |that )?{kind}(?: above| below)?", re.IGNORECASE)
+    texts = re.findall(r"\{prf:ref\}`([^`<]+?)\s*<[^`>]+>`", text)
+    kind_only = [label_text for label_text in texts if bare_kind.fullmatch(label_text.strip())]
+    assert kind_only == [], f"{source.name}: use {{prf:ref}}`label` (shows the number) instead of: {kind_only}"
