@@ -35,6 +35,7 @@ from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, g
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .perturbation import perturbed_documents
 from .plotting import theory_vs_practice
+from .prose import scientific
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
 from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
@@ -67,6 +68,7 @@ __all__ = [
     "beta_linear_exact",
     "gamma_linear_exact",
     "conditional_moments_linear_exact",
+    "scientific",
     "linear_tfidf_classifier",
     "linear_tfidf_model",
     "vocabulary_coefficients",
