@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_positive_finite, check_text
 from .perturbation import perturbed_documents
+from .ridge import ridge_coefficients
 
 STREAMS = ("lime", "batched")
 
@@ -110,8 +111,9 @@ class _Document:
             # lower-case form could depend on which other words were removed
             raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
         preprocess = vectorizer.build_preprocessor()
-        for piece in self.indexed.as_list:
-            if piece not in self.indexed.inverse_vocab and _WORD_CHARACTER.search(preprocess(piece)):
+        words = set(self.words)  # a set: membership in lime's list would cost O(d) per piece, O(d^2) in all
+        for piece in set(self.indexed.as_list) - words:
+            if _WORD_CHARACTER.search(preprocess(piece)):
                 raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
         analyze = vectorizer.build_analyzer()
         vocabulary = vectorizer.vocabulary_
@@ -124,11 +126,16 @@ class _Document:
                     entries[j, column] = entries.get((j, column), 0) + occurrences[j]
         self.columns = np.array(sorted({column for _, column in entries}), dtype=np.int64)
         where = {column: k for k, column in enumerate(self.columns)}
-        counts = np.zeros((self.d, len(self.columns)), dtype=np.int64)
-        for (j, column), count in entries.items():
-            counts[j, where[column]] = count
-        # float32 sums of these integers are exact while the total stays below 2^24
-        self.counts = counts.astype(np.float32 if counts.sum() < 2**24 else np.float64)
+        # sparse (d x q): a word has at most a few columns, so a dense matrix would waste O(d^2) memory at large d;
+        # integer entries keep every sum of counts exact
+        keys = list(entries)
+        self.counts = sp.csr_matrix(
+            (
+                np.array([entries[key] for key in keys], dtype=np.int64),
+                (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
+            ),
+            shape=(self.d, len(self.columns)),
+        )
         self.n_features = len(vocabulary)
         self.reference = vectorizer.transform([text])
         self.matrix_type = type(self.reference)
@@ -140,15 +147,13 @@ class _Document:
     def transform(self, masks):
         """``vectorizer.transform(self.documents(masks))``, computed from the count matrix."""
         masks = np.asarray(masks)
-        # counts are integers below 2^24 in total, hence exact in float32 (BLAS), whatever the mask
-        dense = masks.astype(self.counts.dtype) @ self.counts
-        present = dense != 0
-        rows, positions = np.nonzero(present)  # row-major: the column indices of every row come out sorted
-        indptr = np.zeros(len(masks) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=len(masks)), out=indptr[1:])
+        # sparse x sparse in integers: exact counts, memory proportional to the kept entries (never m x q dense)
+        counts = (sp.csr_matrix(masks.astype(bool, copy=False), dtype=np.int64) @ self.counts).tocsr()
+        counts.eliminate_zeros()
+        counts.sort_indices()  # positions are sorted, and self.columns is increasing: sorted column indices
         vectorizer = self.vectorizer
         matrix = self.matrix_type(
-            (dense[present].astype(vectorizer.dtype), self.columns[positions], indptr),
+            (counts.data.astype(vectorizer.dtype), self.columns[counts.indices], counts.indptr.astype(np.int64)),
             shape=(len(masks), self.n_features),
         )
         if vectorizer.binary:
@@ -188,20 +193,14 @@ class _Document:
 def _lime_stream_masks(random_state, d, num_samples):
     """One run's (num_samples, d) int8 masks, drawn from lime's RandomState exactly as lime draws them."""
     sizes = random_state.randint(1, d + 1, num_samples - 1)
-    permutations = np.tile(np.arange(d, dtype=np.int64), (num_samples - 1, 1))
+    masks = np.ones((num_samples, d), dtype=np.int8)
+    identity = np.arange(d, dtype=np.int64)
+    row = np.empty(d, dtype=np.int64)  # one buffer: memory n x d bytes for the masks, not n x d int64 permutations
     shuffle = random_state.shuffle
-    for row in permutations:  # choice(range(d), s, replace=False) is permutation(d)[:s]: shuffle(arange(d))
+    for mask, size in zip(masks[1:], sizes, strict=True):
+        row[:] = identity  # choice(range(d), s, replace=False) is permutation(d)[:s]: shuffle(arange(d))
         shuffle(row)
-    return _masks_from_permutations(permutations, sizes)
-
-
-def _masks_from_permutations(permutations, sizes):
-    """Masks with a leading all-ones row, where row i + 1 removes the words permutations[i, :sizes[i]]."""
-    m, d = permutations.shape
-    ranks = np.empty_like(permutations)
-    np.put_along_axis(ranks, permutations, np.broadcast_to(np.arange(d), (m, d)), axis=1)
-    masks = np.ones((m + 1, d), dtype=np.int8)
-    masks[1:] = ranks >= sizes[:, None]
+        mask[row[:size]] = 0
     return masks
 
 
@@ -213,35 +212,47 @@ def _batched_masks(rng, d, num_samples, runs):
     time for all rows at once.
     """
     count = num_samples - 1
-    to_remove = np.empty((runs, count))
-    uniforms = np.empty((d, runs, count))  # word-major, so that each step reads contiguous memory
-    for run in range(runs):  # run by run, so that the draws do not depend on how runs are grouped
-        to_remove[run] = rng.integers(1, d + 1, size=count)
-        uniforms[:, run] = rng.random((d, count))
-    kept = np.empty((d, runs, count), dtype=np.int8)
-    for j in range(d):
-        removed = uniforms[j] < to_remove / (d - j)  # the ratio is exactly 1 when every remaining word must go
-        np.logical_not(removed, out=kept[j], casting="unsafe")
-        to_remove -= removed
     masks = np.empty((runs, num_samples, d), dtype=np.int8)
     masks[:, 0] = 1
-    masks[:, 1:] = kept.transpose(1, 2, 0)
+    kept = np.empty((d, count), dtype=np.int8)  # word-major, so that each step writes contiguous memory
+    for run in range(runs):  # run by run, so that the draws do not depend on how runs are grouped
+        to_remove = rng.integers(1, d + 1, size=count).astype(float)
+        for j in range(d):
+            # one word's uniforms at a time: the same numbers as rng.random((d, count)), without its n x d floats
+            removed = rng.random(count) < to_remove / (d - j)  # the ratio is exactly 1 when all remaining must go
+            np.logical_not(removed, out=kept[j], casting="unsafe")
+            to_remove -= removed
+        masks[run, 1:] = kept.T
     return masks
 
 
 # ----------------------------------------------------------------------------- responses and weights
 
 
-def _distance_table(d):
+def _distance_table(d, kept=None):
     """lime's distance (cosine distance x 100 to the all-ones row) of a mask with k words kept, k = 0..d.
 
     Computed with the very call lime makes, on one canonical mask per k: every product in the sparse
-    dot product is the same number, so the value depends on k only, bit for bit.
+    dot product is the same number, so the value depends on k only, bit for bit (and sklearn normalises
+    and multiplies row by row, so the rows may be computed in any grouping).  With ``kept`` (an array of
+    numbers of kept words), only those entries are computed, in blocks of rows whose canonical masks hold
+    at most ``_MAX_CHUNK_ENTRIES`` ones (O(d^2) work and memory for every k at once would dominate at large d
+    with few samples); the others are NaN.
     """
-    canonical = np.tril(np.ones((d + 1, d)), k=-1)  # row k keeps the first k words
-    canonical = np.vstack([np.ones((1, d)), canonical])
-    distances = pairwise_distances(sp.csr_matrix(canonical), sp.csr_matrix(canonical)[0], metric="cosine")
-    return distances.ravel()[1:] * 100
+    wanted = np.arange(d + 1) if kept is None else np.unique(np.asarray(kept, dtype=np.int64))
+    table = np.full(d + 1, np.nan)
+    reference = sp.csr_matrix(np.ones((1, d)))
+    start = 0
+    while start < len(wanted):
+        sizes = np.cumsum(wanted[start:])
+        stop = start + max(1, int(np.searchsorted(sizes, _MAX_CHUNK_ENTRIES, side="right")))
+        block = wanted[start:stop]  # row i keeps the first block[i] words
+        indptr = np.concatenate([[0], np.cumsum(block)])
+        indices = np.concatenate([np.arange(k) for k in block])
+        canonical = sp.csr_matrix((np.ones(indptr[-1]), indices, indptr), shape=(len(block), d))
+        table[block] = pairwise_distances(canonical, reference, metric="cosine").ravel() * 100
+        start = stop
+    return table
 
 
 def _kernel(distances, kernel_width):
@@ -266,8 +277,11 @@ def _responses(document, masks, model_fn, label):
     """model_fn's column ``label`` on the TF-IDF of every mask (model evaluated once per distinct mask)."""
     unique, inverse = _unique_rows(masks)
     values = np.empty(len(unique))
-    for start in range(0, len(unique), _MAX_MODEL_ROWS):
-        block = unique[start : start + _MAX_MODEL_ROWS]
+    # rows per call: at most _MAX_MODEL_ROWS, and at most _MAX_CHUNK_ENTRIES mask entries, so that the sparse
+    # TF-IDF of one block stays small when documents are long
+    rows_per_call = max(1, min(_MAX_MODEL_ROWS, _MAX_CHUNK_ENTRIES // masks.shape[1]))
+    for start in range(0, len(unique), rows_per_call):
+        block = unique[start : start + rows_per_call]
         out = np.asarray(model_fn(document.transform(block)), dtype=float)
         if out.ndim != 2 or out.shape[0] != len(block):
             raise ValueError(f"model_fn must return an array of shape ({len(block)}, n_labels), got {out.shape}")
@@ -282,28 +296,10 @@ def _responses(document, masks, model_fn, label):
 def _ridge(z, y, weights):
     """lime's surrogate, sklearn ``Ridge(alpha=1, fit_intercept=True)`` with sample weights, for a stack of runs.
 
-    z : (R, n, d), y and weights : (R, n).  Centres with the weighted means, rescales by sqrt(weights)
-    and solves (X^T X + I) coef = X^T y, as sklearn's cholesky solver does; the normal equations are
-    formed run by run (BLAS) and the R systems solved in one batched call.  Returns (R, d + 1).
+    z : (R, n, d), y and weights : (R, n).  Each run is solved by :func:`limetheory.ridge.ridge_coefficients`,
+    in the primal ((d + 1) unknowns) or the dual (n unknowns), whichever system is smaller.  Returns (R, d + 1).
     """
-    runs, _, d = z.shape
-    gram = np.empty((runs, d, d))
-    rhs = np.empty((runs, d))
-    z_mean = np.empty((runs, d))
-    y_mean = np.empty(runs)
-    for run in range(runs):
-        z_run, w_run, y_run = z[run].astype(float), weights[run], y[run]
-        total = w_run.sum()
-        z_mean[run] = (w_run @ z_run) / total
-        y_mean[run] = (w_run @ y_run) / total
-        root = np.sqrt(w_run)
-        centred = (z_run - z_mean[run]) * root[:, None]
-        gram[run] = centred.T @ centred
-        rhs[run] = centred.T @ ((y_run - y_mean[run]) * root)
-    gram[:, np.arange(d), np.arange(d)] += 1.0
-    coef = np.linalg.solve(gram, rhs[:, :, None])[:, :, 0]
-    intercept = y_mean - (z_mean * coef).sum(axis=1)
-    return np.column_stack([intercept, coef])
+    return np.stack([ridge_coefficients(z[run], y[run], weights[run]) for run in range(z.shape[0])])
 
 
 # ----------------------------------------------------------------------------- public functions
@@ -363,7 +359,7 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
     )
     document = _Document(text, vectorizer)
     d = document.d
-    table = _distance_table(d)
+    table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur
     per_chunk = max(1, _MAX_CHUNK_ENTRIES // (num_samples * d))
     checked = False
     done = 0
@@ -380,7 +376,11 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
             document.self_check(flat[sorted(set(r for r in rows if r < num_samples))])
             checked = True
         y = _responses(document, flat, model_fn, label).reshape(runs, num_samples)
-        weights = _kernel(table[masks.sum(axis=2, dtype=np.int64)], kernel_width)
+        kept = masks.sum(axis=2, dtype=np.int64)
+        missing = np.unique(kept[np.isnan(table[kept])])
+        if missing.size:
+            table[missing] = _distance_table(d, missing)[missing]
+        weights = _kernel(table[kept], kernel_width)
         yield document, masks, y, weights
         done += runs
 

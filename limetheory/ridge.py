@@ -1,0 +1,147 @@
+"""lime's surrogate: scikit-learn's weighted ridge regression, solved in the primal or the dual, whichever is smaller.
+
+lime fits ``Ridge(alpha=1, fit_intercept=True)`` with sample weights.  scikit-learn centres the data with the
+weighted means, rescales the rows by sqrt(weights) (X and y below) and, with its default "cholesky" solver,
+solves
+
+* the primal (X^T X + I) coef = X^T y, a (d x d) system, when d <= n, and
+* the dual (X X^T + I) a = y, coef = X^T a (the Woodbury / kernel form), an (n x n) system, when d > n.
+
+Both give the same coefficients (in exact arithmetic), so the cheaper one is always allowed: O(n d^2 + d^3) or
+O(n^2 d + n^3).  The centred, rescaled matrix is never formed whole: it is built block by block from the 0/1
+masks (blocks of rows for X^T X, of columns for X X^T), so the memory beyond the masks is that of the
+min(n, d)-sized system plus one block.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+__all__ = ["ridge_coefficients"]
+
+#: float64 entries of one block of the centred design (4 Mi entries = 32 MiB)
+_BLOCK_ENTRIES = 1 << 22
+
+
+def _check_inputs(z, y, weights):
+    z = np.asarray(z)
+    if z.ndim != 2 or z.shape[0] < 1 or z.shape[1] < 1:
+        raise ValueError(f"z must be a non-empty 2-d array (n samples, d features), got shape {z.shape}")
+    if not (np.issubdtype(z.dtype, np.number) or z.dtype == bool) or np.iscomplexobj(z):
+        raise TypeError(f"z must hold real numbers (e.g. 0/1 masks), got dtype {z.dtype}")
+    n = z.shape[0]
+    y = np.asarray(y, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match z, got {y.shape}")
+    if weights.shape != (n,):
+        raise ValueError(f"weights must have shape ({n},) to match z, got {weights.shape}")
+    if not np.isfinite(y).all():
+        raise ValueError("y must be finite (no NaN or inf)")
+    if not (np.isfinite(weights).all() and (weights >= 0).all() and weights.sum() > 0):
+        raise ValueError("weights must be finite, >= 0 and not all 0")
+    if not np.isfinite(z).all():
+        raise ValueError("z must be finite (no NaN or inf)")
+    return z, y, weights
+
+
+def _blocks(total, size):
+    return [slice(start, min(start + size, total)) for start in range(0, total, size)]
+
+
+def _primal(z, root, z_mean, y_centred):
+    """(X^T X + I)^{-1} X^T y, with X^T X summed over blocks of rows (syrk)."""
+    n, d = z.shape
+    gram = np.zeros((d, d))
+    rhs = np.zeros(d)
+    for rows in _blocks(n, max(1, _BLOCK_ENTRIES // d)):
+        block = (z[rows] - z_mean) * root[rows, None]  # float64: z is promoted
+        gram += block.T @ block
+        rhs += block.T @ y_centred[rows]
+    gram[np.diag_indices(d)] += 1.0
+    return scipy.linalg.solve(gram, rhs, assume_a="pos", overwrite_a=True, check_finite=False)
+
+
+def _dual(z, root, z_mean, y_centred):
+    """X^T (X X^T + I)^{-1} y, with X X^T summed over blocks of columns."""
+    n, d = z.shape
+    columns = _blocks(d, max(1, _BLOCK_ENTRIES // n))
+
+    def block(cols):
+        return (z[:, cols] - z_mean[cols]) * root[:, None]
+
+    kernel = np.zeros((n, n))
+    for cols in columns:
+        part = block(cols)
+        kernel += part @ part.T
+    kernel[np.diag_indices(n)] += 1.0
+    dual = scipy.linalg.solve(kernel, y_centred, assume_a="pos", overwrite_a=True, check_finite=False)
+    coef = np.empty(d)
+    for cols in columns:
+        coef[cols] = block(cols).T @ dual
+    return coef
+
+
+def ridge_coefficients(z, y, weights, *, form="auto"):
+    """lime's surrogate fit: ``sklearn Ridge(alpha=1, fit_intercept=True).fit(z, y, sample_weight=weights)``.
+
+    Solves the (d x d) primal system when d <= n and the (n x n) dual (kernel) system when d > n, so the cost
+    is O(n d min(n, d) + min(n, d)^3) and the extra memory O(min(n, d)^2) plus one block of the design; the
+    masks are read in blocks and never converted to float64 as a whole.
+
+    Parameters
+    ----------
+    z : array_like, shape (n, d)
+        The design, e.g. lime's 0/1 masks (any real dtype; int8 masks are read block by block).
+    y : array_like, shape (n,)
+        The responses (finite).
+    weights : array_like, shape (n,)
+        Sample weights, finite, >= 0 and not all 0.
+    form : {"auto", "primal", "dual"}
+        Which system to solve; "auto" picks the smaller one (primal when d <= n), as scikit-learn's
+        cholesky solver does.  Both give the same coefficients up to round-off.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        Index 0 the intercept, index 1 + j the coefficient of column j.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, a value is not finite, the weights are negative or all 0, or ``form`` is
+        not one of the three.
+    TypeError
+        If ``z`` does not hold real numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import Ridge
+    >>> from limetheory.ridge import ridge_coefficients
+    >>> rng = np.random.default_rng(0)
+    >>> z = (rng.random((50, 8)) < 0.5).astype(np.int8)
+    >>> y, w = rng.random(50), rng.random(50)
+    >>> beta = ridge_coefficients(z, y, w)
+    >>> fit = Ridge(alpha=1.0).fit(z.astype(float), y, sample_weight=w)
+    >>> bool(np.allclose(beta, np.r_[fit.intercept_, fit.coef_], rtol=1e-12, atol=1e-14))
+    True
+    >>> bool(np.allclose(ridge_coefficients(z, y, w, form="dual"), beta, rtol=1e-12, atol=1e-14))
+    True
+    """
+    if form not in ("auto", "primal", "dual"):
+        raise ValueError(f"form must be 'auto', 'primal' or 'dual', got {form!r}")
+    z, y, weights = _check_inputs(z, y, weights)
+    n, d = z.shape
+    total = weights.sum()
+    z_mean = np.zeros(d)
+    for rows in _blocks(n, max(1, _BLOCK_ENTRIES // d)):
+        z_mean += weights[rows] @ z[rows].astype(float)
+    z_mean /= total
+    y_mean = (weights @ y) / total
+    root = np.sqrt(weights)
+    y_centred = (y - y_mean) * root
+    use_primal = d <= n if form == "auto" else form == "primal"
+    coef = (_primal if use_primal else _dual)(z, root, z_mean, y_centred)
+    return np.concatenate([[y_mean - z_mean @ coef], coef])
