@@ -187,3 +187,84 @@ def test_scope_limits_the_check_to_the_chapters_a_build_includes(tmp_path):
     assert blueprint.errata_problems(root, scope={"book/intro"}) == []
     (root / "_toc.yml").write_text("root: book/intro\nparts:\n  - chapters:\n      - file: notebooks/01-mini\n")
     assert blueprint.toc_docnames(root / "_toc.yml") == {"book/intro", "notebooks/01-mini"}
+
+
+# The paper is cited by the numbers its readers see (book/paper_numbers.yml), never by LaTeX labels.
+
+PAPER_NUMBERS = """\
+prop:mini:
+  label: prop:mini
+  kind: proposition
+  number: '1'
+  printed: Proposition 1
+  part: main
+  section: Section 1 (Mini)
+  title: Mini
+eq:mini-eq:
+  label: eq:mini-eq
+  kind: equation
+  number: '2'
+  printed: Eq. (2)
+  part: main
+  section: Section 1 (Mini)
+  title: x = y
+"""
+
+
+def test_paper_refs_must_name_an_item_of_the_paper(tmp_path):
+    registry = GOOD.replace("  paper: Proposition 1\n", "  paper: Proposition 1\n  paper_refs: [prop:mini]\n")
+    root = _mini_book(tmp_path, registry)
+    (root / "book" / "paper_numbers.yml").write_text(PAPER_NUMBERS)
+    assert blueprint.blueprint_problems(root) == []
+    assert blueprint.load_results(root)[0].paper_refs == ("prop:mini",)
+    (root / "book" / "blueprint.yml").write_text(registry.replace("[prop:mini]", "[prop:gone]"))
+    assert any("paper_refs names 'prop:gone'" in p for p in blueprint.blueprint_problems(root))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["see Eq. (mini-eq) of the supplement", 'the figure "mini-eq"', "Proposition prop:mini", "`eq:mini-eq`"],
+)
+def test_a_latex_label_citation_is_reported(tmp_path, text):
+    root = _mini_book(tmp_path, GOOD)
+    (root / "book" / "paper_numbers.yml").write_text(PAPER_NUMBERS)
+    (root / "book" / "notation.md").write_text(f"(mini-eq)=\n# Notation\n\nAs in {text}.\n")
+    problems = blueprint.page_label_citations(root)
+    assert len(problems) == 1 and "book/notation.md:4" in problems[0], problems
+    (root / "book" / "notation.md").write_text("(mini-eq)=\n# Notation\n\nAs in Eq. (2) and Proposition 1.\n")
+    assert blueprint.page_label_citations(root) == []
+
+
+def test_book_pages_cite_the_paper_by_printed_numbers():
+    assert blueprint.page_label_citations(ROOT) == []
+
+
+def test_every_blueprint_paper_ref_is_in_the_paper_numbering():
+    numbers = blueprint.paper_numbers(ROOT)
+    refs = {ref for result in blueprint.load_results(ROOT) for ref in result.paper_refs}
+    assert refs and refs <= set(numbers)
+    # the main text's numbered results all have a book statement
+    main = {key for key, entry in numbers.items() if entry["part"] == "main" and entry["kind"] != "equation"}
+    main -= {key for key, entry in numbers.items() if entry["kind"] == "figure"}
+    assert main - refs == set()
+
+
+def _glued(notebook: str, name: str) -> float:
+    import json
+
+    cells = json.loads((ROOT / notebook).read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == name:
+                return float(output["data"]["application/papermill.record/text/plain"])
+    raise LookupError(f"{notebook} glues no {name}")
+
+
+def test_errata_quotes_the_gamma_hat_thresholds_that_chapter_10_computes():
+    # the errata page prints them to two significant digits, in the form a·10^k
+    text = (ROOT / "book" / "errata.md").read_text(encoding="utf-8")
+    for name, n in (("conc-mstar-1", 1), ("conc-mstar-5000", 4999)):
+        value = _glued("notebooks/10-concentration.ipynb", name)
+        exponent = int(f"{value:.1e}".split("e")[1])
+        mantissa = f"{value / 10**exponent:.1f}"
+        assert f"$M > {mantissa}\\cdot 10^{exponent}$ for $n = {n}$" in text, (name, value)

@@ -48,6 +48,7 @@ class Result:
     verified: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
     note: str = ""
+    paper_refs: tuple[str, ...] = ()  # keys of book/paper_numbers.yml: the paper's items this result treats
 
     @property
     def is_new(self) -> bool:
@@ -98,7 +99,7 @@ def load_results(root) -> list[Result]:
     for number, entry in enumerate(raw):
         if not isinstance(entry, dict):
             raise ValueError(f"blueprint entry #{number} is not a mapping")
-        unknown = set(entry) - {"label", "kind", "paper", "chapter", "uses", "verified", "checks", "note"}
+        unknown = set(entry) - {"label", "kind", "paper", "paper_refs", "chapter", "uses", "verified", "checks", "note"}
         if unknown:
             raise ValueError(f"blueprint entry {entry.get('label', number)!r} has unknown fields {sorted(unknown)}")
         try:
@@ -111,6 +112,7 @@ def load_results(root) -> list[Result]:
                 verified=tuple(entry.get("verified") or ()),
                 checks=tuple(entry.get("checks") or ()),
                 note=str(entry.get("note", "")),
+                paper_refs=tuple(str(ref) for ref in entry.get("paper_refs") or ()),
             )
         except KeyError as missing:
             raise ValueError(f"blueprint entry {entry.get('label', number)!r} lacks the field {missing}") from None
@@ -224,10 +226,71 @@ def blueprint_problems(root, scope=None) -> list[str]:
                     problems.append(f"{result.label}: test {check} does not exist")
             elif check not in all_checks:
                 problems.append(f"{result.label}: no cell starts with '# check: {check}'")
+    numbers = paper_numbers(root)
+    for result in results:
+        for ref in result.paper_refs:
+            if ref not in numbers:
+                problems.append(f"{result.label}: paper_refs names {ref!r}, which book/paper_numbers.yml does not list")
+    problems.extend(label_citations(root, [f"book/blueprint.yml: {r.label}: {r.paper} {r.note}" for r in results]))
     cycle = find_cycle({label: result.uses for label, result in by_label.items()})
     if cycle:
         problems.append("dependency cycle: " + " -> ".join(cycle))
     return problems
+
+
+def paper_numbers(root) -> dict[str, dict]:
+    """``book/paper_numbers.yml``: the paper's printed numbering, keyed by LaTeX label (see tools/papernumbers.py)."""
+    path = Path(root) / "book" / "paper_numbers.yml"
+    if not path.is_file():
+        return {}
+    table = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(table, dict):
+        raise ValueError("book/paper_numbers.yml must map labels to entries")
+    return table
+
+
+def _label_patterns(root) -> list[tuple[str, re.Pattern]]:
+    """What a LaTeX label of the paper looks like when a text cites it instead of the printed number."""
+    patterns = []
+    for key, entry in paper_numbers(root).items():
+        label = entry.get("label")
+        if not label:
+            continue
+        printed = entry["printed"]
+        patterns.append((printed, re.compile(rf"(?<![\w-]){re.escape(label)}(?![\w-])")))
+        suffix = label.split(":", 1)[-1]
+        if "-" in suffix:
+            # "Eq. (dencst-alt-writing)", the figure "tree-bandwidth", `fig:linear-n`: a bare suffix in brackets or quotes
+            quoted = rf"[(\"'`‘“]{re.escape(suffix)}[)\"'`’”]"
+            patterns.append((printed, re.compile(quoted)))
+    return patterns
+
+
+_MYST_TARGET = re.compile(r"^\([A-Za-z0-9_-]+\)=\s*$")
+
+
+def label_citations(root, texts: list[str]) -> list[str]:
+    """Places in ``texts`` ("where: text") that cite the paper by a LaTeX label instead of its printed number."""
+    problems = []
+    patterns = _label_patterns(root)
+    for text in texts:
+        where, _, body = text.partition(": ")
+        body = _MYST_TARGET.sub("", body)  # "(name)=" declares a target of the book; it cites nothing
+        for printed, pattern in patterns:
+            match = pattern.search(body)
+            if match:
+                problems.append(f"{where}: cites the paper by its LaTeX label {match.group(0)!r}; write {printed!r}")
+    return problems
+
+
+def page_label_citations(root) -> list[str]:
+    """LaTeX-label citations of the paper in the book's own pages (``book/*.md``) and figure registry."""
+    root = Path(root)
+    texts = []
+    for path in sorted((root / "book").glob("*.md")) + [root / "book" / "figures.yml"]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            texts.append(f"{path.relative_to(root)}:{number}: {line}")
+    return label_citations(root, texts)
 
 
 @dataclass(frozen=True)
