@@ -252,7 +252,7 @@ def paper_numbers(root) -> dict[str, dict]:
 def _label_patterns(root) -> list[tuple[str, re.Pattern]]:
     """What a LaTeX label of the paper looks like when a text cites it instead of the printed number."""
     patterns = []
-    for key, entry in paper_numbers(root).items():
+    for entry in paper_numbers(root).values():
         label = entry.get("label")
         if not label:
             continue
@@ -260,7 +260,7 @@ def _label_patterns(root) -> list[tuple[str, re.Pattern]]:
         patterns.append((printed, re.compile(rf"(?<![\w-]){re.escape(label)}(?![\w-])")))
         suffix = label.split(":", 1)[-1]
         if "-" in suffix:
-            # "Eq. (dencst-alt-writing)", the figure "tree-bandwidth", `fig:linear-n`: a bare suffix in brackets or quotes
+            # "Eq. (dencst-alt-writing)", the figure "tree-bandwidth": a bare suffix in brackets or quotes
             quoted = rf"[(\"'`‘“]{re.escape(suffix)}[)\"'`’”]"
             patterns.append((printed, re.compile(quoted)))
     return patterns
