@@ -18,6 +18,7 @@ from limetheory.coefficients import (
     sigma_matrix,
 )
 
+EPS = np.finfo(float).eps
 GRID_D = [2, 3, 10, 50]
 GRID_NU = [0.1, 0.25, 1.0, np.inf]
 small_d = st.integers(min_value=2, max_value=7)
@@ -82,9 +83,10 @@ def test_alpha_and_alphas_match_mpmath(d, nu):
 @pytest.mark.parametrize("d", [1, 2, 7, 40])
 def test_alpha_large_bandwidth_limit(d):
     # Corollary: lim_{nu -> inf} alpha_p = (d - p) / ((p + 1) d)
+    # abs=0: the only vanishing value, alpha_d (no mask keeps all d words), is exactly 0.0 on both sides
     for p in range(d + 1):
-        assert alpha(p, d, np.inf) == pytest.approx((d - p) / ((p + 1) * d), rel=1e-14, abs=1e-16)
-        assert alpha(p, d, 1e8) == pytest.approx((d - p) / ((p + 1) * d), rel=1e-12, abs=1e-16)
+        assert alpha(p, d, np.inf) == pytest.approx((d - p) / ((p + 1) * d), rel=1e-14, abs=0)
+        assert alpha(p, d, 1e8) == pytest.approx((d - p) / ((p + 1) * d), rel=1e-12, abs=0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -206,7 +208,8 @@ def test_sigma_matrix_matches_enumeration(d, nu, brute):
     expected, _ = brute.sigma_gamma(lambda mask: 0.0, d, nu)
     got = sigma_matrix(d, nu)
     assert got.shape == (d + 1, d + 1)
-    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-16)
+    # atol=0: an entry vanishes only when no mask keeps its words (alpha_p, p = d), exactly 0.0 on both sides
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=0)
 
 
 def test_sigma_matrix_d_equal_one_is_singular():
@@ -245,7 +248,8 @@ def test_sigma_inverse_matches_a_high_precision_inverse(d, nu):
 def test_sigma_inverse_matches_numpy_inv(d, nu):
     sigma = sigma_matrix(d, nu)
     expected = np.linalg.inv(sigma)
-    tolerance = 1e-15 * np.linalg.cond(sigma)
+    # numpy's LU inverse is backward stable: its error is a small multiple of cond(Sigma) * eps
+    tolerance = 8 * EPS * np.linalg.cond(sigma)
     np.testing.assert_allclose(sigma_inverse(d, nu), expected, rtol=0, atol=tolerance * np.abs(expected).max())
 
 

@@ -123,7 +123,10 @@ def test_capture_masks_agree_with_the_perturbed_documents(samples):
 def test_capture_responses_are_the_classifier_outputs(samples, brute):
     z = samples.z.astype(float)
     food, good, cold = (WORDS.index(w) for w in ("food", "good", "cold"))
-    np.testing.assert_allclose(samples.y, 0.2 + 0.5 * z[:, food] + 0.3 * z[:, good] * z[:, cold], rtol=0, atol=1e-15)
+    # two additions of terms below 1, each rounded to half an ulp of a result below 1 (eps / 2): at most eps apart
+    expected = 0.2 + 0.5 * z[:, food] + 0.3 * z[:, good] * z[:, cold]
+    np.testing.assert_allclose(samples.y, expected, rtol=0, atol=2 * np.finfo(float).eps)
+    # the same classifier on the same documents: equal bit for bit
     np.testing.assert_allclose(samples.y, classifier_fn(samples.documents)[:, 1], rtol=0, atol=0)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -44,8 +46,13 @@ def test_constants_are_the_limits_of_the_paper_ingredients():
     assert sp.simplify(intercept - (3 * sp.sqrt(6) - 4 * sp.sqrt(3)) / 3) == 0
     assert other == 0  # the other words get nothing at leading order
     assert float(own) == pytest.approx(1.36, abs=0.01)  # the printed "1.36"
-    assert LINEAR_COEFFICIENT == pytest.approx(float(own.evalf(30)), rel=1e-15)
-    assert LINEAR_INTERCEPT_COEFFICIENT == pytest.approx(float(intercept.evalf(30)), rel=1e-15)
+    # each constant is (a sqrt(6) - b sqrt(3)) / c in doubles: each term carries a relative error <= eps (a correctly
+    # rounded sqrt, one product), the difference amplifies it by (a sqrt 6 + b sqrt 3) / (a sqrt 6 - b sqrt 3), then
+    # the subtraction, the division and the rounding of the 30-digit reference add 1.5 eps
+    eps = np.finfo(float).eps
+    for constant, exact, (a, b) in [(LINEAR_COEFFICIENT, own, (9, 8)), (LINEAR_INTERCEPT_COEFFICIENT, intercept, (3, 4))]:
+        amplification = (a * math.sqrt(6) + b * math.sqrt(3)) / (a * math.sqrt(6) - b * math.sqrt(3))
+        assert constant == pytest.approx(float(exact.evalf(30)), rel=(amplification + 1.5) * eps)
 
 
 def test_printed_intercept_is_not_the_limit():
@@ -74,7 +81,8 @@ def test_matches_mpmath(seed):
     got = beta_linear_approx(lam, tfidf)
     expected = np.array([float(x) for x in _mp_reference(lam.tolist(), tfidf.tolist())])
     assert got.shape == (d + 1,)
-    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-15)
+    # atol=0: a coefficient vanishes only for an invisible word (phi_j = 0), exactly 0.0 on both sides
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=0)
 
 
 def test_linear_in_lam_and_scale_free_in_tfidf():
@@ -149,7 +157,8 @@ def test_tfidf_weights_reproduce_the_vectorizer():
     np.testing.assert_array_equal(columns, expected_columns)
     counts = np.array([1, 2, 1, 1, 1, 1, 1])
     visible = columns >= 0
-    np.testing.assert_allclose(weights[visible], counts[visible] * idf[columns[visible]], rtol=1e-15)
+    # both sides make the same single product count * idf, correctly rounded: equal bit for bit
+    np.testing.assert_array_equal(weights[visible], counts[visible] * idf[columns[visible]])
     assert (weights[~visible] == 0).all()
     row = vectorizer.transform([text]).toarray()[0]
     np.testing.assert_allclose(row[columns[visible]], weights[visible] / np.linalg.norm(weights), rtol=1e-13)
