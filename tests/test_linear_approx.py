@@ -50,7 +50,8 @@ def test_constants_are_the_limits_of_the_paper_ingredients():
     # rounded sqrt, one product), the difference amplifies it by (a sqrt 6 + b sqrt 3) / (a sqrt 6 - b sqrt 3), then
     # the subtraction, the division and the rounding of the 30-digit reference add 1.5 eps
     eps = np.finfo(float).eps
-    for constant, exact, (a, b) in [(LINEAR_COEFFICIENT, own, (9, 8)), (LINEAR_INTERCEPT_COEFFICIENT, intercept, (3, 4))]:
+    cases = [(LINEAR_COEFFICIENT, own, (9, 8)), (LINEAR_INTERCEPT_COEFFICIENT, intercept, (3, 4))]
+    for constant, exact, (a, b) in cases:
         amplification = (a * math.sqrt(6) + b * math.sqrt(3)) / (a * math.sqrt(6) - b * math.sqrt(3))
         assert constant == pytest.approx(float(exact.evalf(30)), rel=(amplification + 1.5) * eps)
 
