@@ -1,10 +1,110 @@
-"""Argument checks shared by the public functions (one clear ValueError each)."""
+"""Argument checks shared by the public functions (one clear ValueError each), and the resource limits.
+
+Resource limits
+---------------
+A call whose cost grows with its arguments estimates that cost *before* any work starts and refuses, with a
+ValueError that states the estimate and the limit, when it exceeds
+
+* ``MEMORY_LIMIT_BYTES`` (2 GiB) of work arrays, or
+* ``WORK_LIMIT_FLOPS`` (2e10) floating-point operations, about ten seconds on one core of a 2-core x86-64
+  machine (a vectorised numpy pass or a LAPACK factorisation runs at 2-4e9 operations per second here).
+
+The routines that are O(d) in time and memory (alpha, c_d, the sigmas, beta_from_gamma, ...) hold about
+``LINEAR_BYTES_PER_WORD`` bytes per word at their peak (115 measured at d = 10**7, where each takes 0.2-2 s),
+so they accept d <= ``MAX_LINEAR_D`` = 2**24; dense (d + 1) x (d + 1) matrices stop at d = 16383.
+"""
 
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
+
+#: largest memory (bytes) the work arrays of one call may take; checked before the work starts
+MEMORY_LIMIT_BYTES = 2 * 1024**3
+#: largest number of floating-point operations one call may do (about ten seconds on one core here)
+WORK_LIMIT_FLOPS = 2e10
+#: peak bytes per word of the O(d) routines (115 measured at d = 10**7, rounded up)
+LINEAR_BYTES_PER_WORD = 128
+#: largest d accepted by the O(d) routines: MEMORY_LIMIT_BYTES / LINEAR_BYTES_PER_WORD
+MAX_LINEAR_D = MEMORY_LIMIT_BYTES // LINEAR_BYTES_PER_WORD
+
+
+def check_memory(nbytes, what: str, advice: str = "") -> None:
+    """Refuse a call whose work arrays would take more than ``MEMORY_LIMIT_BYTES``, stating the estimate.
+
+    Parameters
+    ----------
+    nbytes : int or float
+        Estimated peak memory of the work arrays, in bytes.
+    what : str
+        What needs it, e.g. ``"a dense Sigma at d = 1000000000"``.
+    advice : str
+        What to use instead (appended after a semicolon).
+
+    Examples
+    --------
+    >>> check_memory(8 * 1001**2, "a dense Sigma at d = 1000")
+    >>> check_memory(8e18, "a dense Sigma at d = 1000000000", "use sigma_coefficients")
+    Traceback (most recent call last):
+    ...
+    ValueError: a dense Sigma at d = 1000000000 needs about 8e+18 bytes, above the limit of 2 GiB (2147483648 bytes); use sigma_coefficients
+    """
+    if nbytes > MEMORY_LIMIT_BYTES:
+        tail = f"; {advice}" if advice else ""
+        raise ValueError(
+            f"{what} needs about {float(nbytes):.2g} bytes, above the limit of 2 GiB ({MEMORY_LIMIT_BYTES} bytes){tail}"
+        )
+
+
+def check_work(flops, what: str, advice: str = "") -> None:
+    """Refuse a call that would take more than ``WORK_LIMIT_FLOPS`` floating-point operations, stating the estimate.
+
+    Parameters
+    ----------
+    flops : int or float
+        Estimated number of floating-point operations.
+    what : str
+        What costs it, e.g. ``"alphas at d = 10000000 with p_max = 1000"``.
+    advice : str
+        What to do instead (appended after a semicolon).
+
+    Examples
+    --------
+    >>> check_work(1e9, "alphas at d = 1000000 with p_max = 24")
+    >>> check_work(4e16, "alphas at d = 10000000 with p_max = 10000000")
+    Traceback (most recent call last):
+    ...
+    ValueError: alphas at d = 10000000 with p_max = 10000000 costs about 4e+16 floating-point operations, above the limit of 2e+10 (about ten seconds)
+    """
+    if flops > WORK_LIMIT_FLOPS:
+        tail = f"; {advice}" if advice else ""
+        raise ValueError(
+            f"{what} costs about {float(flops):.2g} floating-point operations, above the limit of "
+            f"{WORK_LIMIT_FLOPS:.2g} (about ten seconds){tail}"
+        )
+
+
+def check_linear_d(d: int, name: str = "d", what: str = "this O(d) routine") -> int:
+    """Refuse a number of words beyond ``MAX_LINEAR_D`` for a routine that is O(d) in time and memory.
+
+    ``d`` must already be a Python int (from :func:`check_int`).  Returns it unchanged.
+
+    Examples
+    --------
+    >>> check_linear_d(10**7)
+    10000000
+    >>> check_linear_d(10**9, what="alphas")
+    Traceback (most recent call last):
+    ...
+    ValueError: alphas at d = 1000000000 needs about 1.3e+11 bytes, above the limit of 2 GiB (2147483648 bytes); d must be <= 16777216 (about 128 bytes per word)
+    """
+    check_memory(
+        LINEAR_BYTES_PER_WORD * d,
+        f"{what} at {name} = {d}",
+        f"{name} must be <= {MAX_LINEAR_D} (about {LINEAR_BYTES_PER_WORD} bytes per word)",
+    )
+    return d
 
 
 def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -61,7 +161,7 @@ def check_d_invertible(value, name: str = "d") -> int:
             f"{name} must be >= 2, got {value}: with one distinct word LIME always removes it, "
             "so alpha_1 = 0 and Sigma is singular (c_1 = 0)"
         )
-    return value
+    return check_linear_d(value, name, "the tilted law of s (an O(d) computation)")
 
 
 def check_bool(value, name: str) -> bool:

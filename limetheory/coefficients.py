@@ -28,6 +28,17 @@ every one a product of sums of non-negative terms, except sigma_3, which changes
 Quantities proportional to psi(1/d)^k are assembled from their logarithms: a value outside the range of
 double precision is returned as 0.0 or +-inf (with a RuntimeWarning), and every scalar function takes
 ``log=True`` to return the exact logarithm instead.
+
+Every exponent (g_s^2 - g_first^2) / (2 nu^2) is formed so that it is continuous in nu up to ``np.inf``: for
+nu > 1e154 it is below the double range and becomes 0.0 (the large-bandwidth limit, to round-off), and for
+nu < 1e-154, where nu^2 would underflow, it is formed as a product of two ratios to nu.
+
+Limits
+------
+Everything here is O(d) in time and memory except the dense matrices and ``alphas`` with many p: the O(d)
+functions accept d <= 2**24 (about 128 bytes per word; about 1 s at d = 10**7), ``alphas`` costs
+O(d (p_max + 1)) and ``sigma_matrix`` / ``sigma_inverse`` hold 8 (d + 1)^2 bytes (d <= 16383 within 2 GiB).
+Beyond a limit, a ValueError states the estimated cost before any work starts (``limetheory._validation``).
 """
 
 from __future__ import annotations
@@ -37,7 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bool, check_d_invertible, check_int, check_nu
+from ._validation import check_bool, check_d_invertible, check_int, check_linear_d, check_memory, check_nu, check_work
+from .sampling import _NU_SQUARE_MIN
 
 # beyond exp(+-708) a double is subnormal or infinite: assemble such values from logarithms
 _SAFE_LOG = 700.0
@@ -55,7 +67,12 @@ def _gap_sq(d, first, nu):
     diff = np.divide((s - first) / d, denominator, out=np.zeros_like(s), where=denominator > 0)
     if np.isinf(nu):
         return np.zeros_like(s)
-    return diff * (g + g[0]) / (2.0 * nu * nu)
+    with np.errstate(over="ignore", under="ignore"):
+        if nu >= _NU_SQUARE_MIN:
+            return diff * (g + g[0]) / (2.0 * nu * nu)  # 2 nu nu = inf for nu > 1e154: exactly 0.0, the limit
+        # nu^2 would underflow: two ratios to nu instead (inf where diff > 0, 0 where diff = 0)
+        scaled = (diff / nu) * ((g + g[0]) / nu) / 2.0
+        return np.where(diff > 0, scaled, 0.0)
 
 
 def _log_psi_first(d, nu):
@@ -63,7 +80,10 @@ def _log_psi_first(d, nu):
     if np.isinf(nu):
         return 0.0
     g1 = (1.0 / d) / (1.0 + np.sqrt((d - 1.0) / d))
-    return -(g1 * g1) / (2.0 * nu * nu)
+    with np.errstate(over="ignore", under="ignore"):
+        if nu >= _NU_SQUARE_MIN:
+            return -(g1 * g1) / (2.0 * nu * nu)
+        return -((g1 / nu) ** 2) / 2.0  # -inf when the true value is below -1.8e308
 
 
 @dataclass(frozen=True)
@@ -240,9 +260,10 @@ def alpha(p, d, nu, *, log=False):
     p : int
         Number of words required to be kept, 0 <= p <= d.
     d : int
-        Number of distinct words, >= 1.
+        Number of distinct words, 1 <= d <= 2**24 (O(d) time and memory, about 0.3 s at d = 10**7; beyond,
+        a ValueError states the memory it would need).
     nu : float
-        Bandwidth > 0, or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)).
+        Bandwidth > 0, or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)); continuous in nu up to np.inf.
     log : bool
         Return log alpha_p instead (finite for p < d at every nu > 0; -inf for p = d, where alpha_d = 0).
 
@@ -251,8 +272,15 @@ def alpha(p, d, nu, *, log=False):
     float
         alpha_p, accurate to a few units in the last place wherever it is a normal double; below
         ~1e-308 (nu below ~0.03 for small d) it is the nearest subnormal or 0.0, and ``log=True`` stays exact.
+
+    Examples
+    --------
+    >>> alpha(1, 4, np.inf)
+    0.375
+    >>> round(alpha(0, 29, 0.25), 6)
+    0.484412
     """
-    d = check_int(d, "d", minimum=1)
+    d = check_linear_d(check_int(d, "d", minimum=1), what="alpha")
     p = check_int(p, "p", minimum=0, maximum=d)
     nu = check_nu(nu)
     log = check_bool(log, "log")
@@ -264,11 +292,34 @@ def alpha(p, d, nu, *, log=False):
 
 
 def alphas(d, nu, p_max=2, *, log=False):
-    """The array (alpha_0, ..., alpha_{p_max}) (``log=True``: their logarithms); see :func:`alpha`."""
-    d = check_int(d, "d", minimum=1)
+    """The array (alpha_0, ..., alpha_{p_max}) (``log=True``: their logarithms); see :func:`alpha`.
+
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, 1 <= d <= 2**24.
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+    p_max : int
+        Largest p, 0 <= p_max <= d.  Each p is one O(d) pass: the cost, about 40 d (p_max + 1) operations, must
+        stay below 2e10 (e.g. p_max <= 49 at d = 10**7); beyond, a ValueError states the estimate.
+    log : bool
+        Return the logarithms.
+
+    Returns
+    -------
+    ndarray, shape (p_max + 1,)
+
+    Examples
+    --------
+    >>> alphas(4, np.inf, 2).tolist()
+    [1.0, 0.375, 0.16666666666666669]
+    """
+    d = check_linear_d(check_int(d, "d", minimum=1), what="alphas")
     nu = check_nu(nu)
     p_max = check_int(p_max, "p_max", minimum=0, maximum=d)
     log = check_bool(log, "log")
+    check_work(40.0 * d * (p_max + 1), f"alphas at d = {d} with p_max = {p_max}", "ask for fewer alpha_p")
     w = _relative_weights(d, nu)
     log_psi1 = _log_psi_first(d, nu)
     mantissas = np.array([_alpha_over_psi1(p, d, w) for p in range(p_max + 1)])
@@ -381,6 +432,15 @@ def sigma_inverse_opnorm(d, nu, *, log=False):
     return float(_times_exp(1.0, value, "||Sigma^{-1}||", law.d, law.nu))
 
 
+def _check_dense(d):
+    """Refuse a dense (d + 1) x (d + 1) float matrix beyond the memory limit, before any work."""
+    check_memory(
+        8.0 * (d + 1) ** 2,
+        f"a dense Sigma at d = {d}",
+        "use sigma_coefficients or beta_from_gamma, which are O(d)",
+    )
+
+
 def _patterned(d, corner, edge, diagonal, off_diagonal):
     m = np.full((d + 1, d + 1), float(off_diagonal))
     np.fill_diagonal(m, diagonal)
@@ -394,8 +454,18 @@ def sigma_matrix(d, nu):
     """Sigma = E[pi (1, z)(1, z)^T], the dense (d+1) x (d+1) population covariance.
 
     Entries are alpha_0, alpha_1, alpha_2 (see :func:`alpha` for their range).  d >= 1 (singular for d = 1).
+
+    Limits: the matrix takes 8 (d + 1)^2 bytes, so d <= 16383 (2 GiB); a larger d is refused before anything is
+    computed, with the estimate (use :func:`sigma_coefficients` or
+    :func:`~limetheory.explanation.beta_from_gamma`, which are O(d)).
+
+    Examples
+    --------
+    >>> sigma_matrix(2, np.inf).tolist()
+    [[1.0, 0.25, 0.25], [0.25, 0.25, 0.0], [0.25, 0.0, 0.25]]
     """
     d = check_int(d, "d", minimum=1)
+    _check_dense(d)
     a0, a1, a2 = alphas(d, nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
     return _patterned(d, a0, a1, a1, a2)
 
@@ -408,8 +478,15 @@ def sigma_inverse(d, nu):
     exceed the double range (very small nu with small d) they are +-inf, with a RuntimeWarning.
 
     Requires d >= 2: for d = 1 the only word is always removed, so alpha_1 = 0, the second row
-    and column of Sigma vanish and Sigma is singular.
+    and column of Sigma vanish and Sigma is singular.  Limits: 8 (d + 1)^2 bytes, d <= 16383, as
+    :func:`sigma_matrix` (refused with the estimate beyond; :func:`sigma_coefficients` is O(d)).
+
+    Examples
+    --------
+    >>> sigma_inverse(2, np.inf).round(6).tolist()
+    [[2.0, -2.0, -2.0], [-2.0, 6.0, 2.0], [-2.0, 2.0, 6.0]]
     """
+    _check_dense(check_d_invertible(d))
     law = weighted_law(d, nu)
     d = law.d
     ratio = law.var / law.q
