@@ -58,6 +58,18 @@ def toy_model(matrix):
     return np.column_stack([1.0 - p, p])
 
 
+# lime's weights are sqrt(exp(-x)), x = D^2 / w^2 (D: lime's distance of a mask, w: the kernel width), and ours apply
+# that formula to the same distances: equal to the last bit today, but not by construction across numpy's exp paths
+# and lime versions.  An algebraically equal rewrite in lime, exp(-x / 2) (x / 2 is exact), measured 1 ulp apart
+# here: each side is one exp (within ~1 ulp) and at most one sqrt (which halves the error and adds half an ulp).
+# 4 ulps bound that with margin; a real change of the kernel moves the weights by far more.
+WEIGHT_MAXULP = 4
+
+
+def assert_same_weights(ours, limes):
+    np.testing.assert_array_max_ulp(ours, limes, maxulp=WEIGHT_MAXULP)
+
+
 # ----------------------------------------------------------------------------- the facts the engine relies on
 
 
@@ -124,7 +136,9 @@ def test_tfidf_of_perturbed_documents_is_bitwise_that_of_the_vectorizer(name):
     assert ours.dtype == truth.dtype and ours.shape == truth.shape
     np.testing.assert_array_equal(ours.indptr, truth.indptr)
     np.testing.assert_array_equal(ours.indices, truth.indices)
-    np.testing.assert_array_equal(ours.data, truth.data)  # bit for bit
+    # bit for bit, by construction: exact integer counts, then the same single product by idf_ and the same
+    # sklearn normalize call on identical rows as TfidfTransformer.transform
+    np.testing.assert_array_equal(ours.data, truth.data)
 
 
 def test_words_and_documents_are_limes():
@@ -169,9 +183,31 @@ def test_exact_stream_samples_are_bitwise_limes(models, yelp, model):
     ours = lt.fast_lime_samples(text, vectorizer, model_fn, num_samples=800, kernel_width=40, random_state=11)
     assert ours.words == captured.words
     assert ours.z.shape == (1, 800, len(captured.words))
-    np.testing.assert_array_equal(ours.z[0], captured.z)
+    np.testing.assert_array_equal(ours.z[0], captured.z)  # 0/1 masks: exact
+    # the same model on bit-identical TF-IDF rows (test above), row by row: the same responses bit for bit
     np.testing.assert_array_equal(ours.y[0], captured.y)
-    np.testing.assert_array_equal(ours.weights[0], captured.weights)
+    assert_same_weights(ours.weights[0], captured.weights)
+
+
+def test_weights_survive_an_equivalent_rewrite_of_limes_kernel(monkeypatch):
+    """lime's kernel rewritten as exp(-D^2 / (2 w^2)) still passes; a 0.1% change of the width does not."""
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    arguments = dict(num_samples=2000, kernel_width=40, random_state=11)
+    ours = lt.fast_lime_samples(TOY_TEXT, vectorizer, toy_model, **arguments).weights[0]
+    make_explainer = lt.empirical._explainer
+
+    def captured_weights(kernel):
+        def explainer(kernel_width, random_state):
+            made = make_explainer(kernel_width, random_state)
+            made.base.kernel_fn = lambda distances: kernel(distances, kernel_width)
+            return made
+
+        monkeypatch.setattr(lt.empirical, "_explainer", explainer)
+        return lt.capture_lime_samples(TOY_TEXT, lime_fn(vectorizer, toy_model), **arguments).weights
+
+    assert_same_weights(ours, captured_weights(lambda distances, w: np.exp(-(distances**2) / (2 * w**2))))
+    with pytest.raises(AssertionError):
+        assert_same_weights(ours, captured_weights(lambda distances, w: fast._kernel(distances, 1.001 * w)))
 
 
 def test_random_state_instance_is_consumed_as_lime_consumes_it(models, yelp):
@@ -194,6 +230,7 @@ def test_chunking_does_not_change_the_result(monkeypatch, stream):
     arguments = dict(n_exp=5, num_samples=200, random_state=4, stream=stream)
     whole = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments)
     monkeypatch.setattr(fast, "_MAX_CHUNK_ENTRIES", 1)  # one run per chunk
+    # the same code on the same runs, only grouped differently: equal bit for bit
     np.testing.assert_array_equal(lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments), whole)
 
 
@@ -202,7 +239,7 @@ def test_same_seed_same_numbers_and_lime_stream_differs_from_batched():
     a = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100, stream="batched")
     b = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100, stream="batched")
     c = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100)
-    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, b)  # the same call twice: bit for bit
     assert not np.allclose(a, c)
 
 
@@ -284,7 +321,7 @@ def test_batched_stream_accepts_a_generator():
                                   random_state=np.random.default_rng(3))  # fmt: skip
     b = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=50, stream="batched",
                                   random_state=3)  # fmt: skip
-    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, b)  # the same draws through the same code
 
 
 # ----------------------------------------------------------------------------- refusals
