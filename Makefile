@@ -1,5 +1,6 @@
 # make book | make test | make outputs | make bench   (each creates or updates .venv first)
 # make browser: opens the built book in headless Chromium (installs Debian's chromium and chromium-driver if missing)
+# make lab: JupyterLab in notebooks/, where a chapter's .md opens as a notebook on this venv's kernel
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
@@ -18,7 +19,7 @@ LINTED   := limetheory tests benchmarks tools browser_tests
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CHROMEDRIVER := /usr/bin/chromedriver
 
-.PHONY: venv book test lint pytest browser outputs bench clean
+.PHONY: venv book test lint pytest browser outputs costs lab bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -44,16 +45,32 @@ $(CHROMEDRIVER):
 	$(SUDO) apt-get update
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium chromium-driver
 
-# needs the built book (make book)
-browser: venv $(CHROMEDRIVER)
+# JupyterLab's default viewer for Markdown becomes jupytext's notebook, so that notebooks/*.md open as notebooks
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/limetheory.json
+$(LAB_SETTINGS): tools/lab_settings.json $(STAMP)
+	mkdir -p $(dir $@)
+	cp tools/lab_settings.json $@
+
+# the kernel is this venv's python (the Jupyter server runs from it); JupyterLab prints its address with a token
+lab: venv $(LAB_SETTINGS)
+	@echo "Starting JupyterLab in notebooks/: open the http://127.0.0.1:... address it prints below (Ctrl-C stops it)"
+	cd notebooks && ../$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 $(if $(SUDO),,--allow-root)
+
+# needs the built book (make book); browser_tests/test_lab.py also runs one chapter in JupyterLab, as `make lab` serves it
+browser: venv $(CHROMEDRIVER) $(LAB_SETTINGS)
 	$(PYTHON) -m pytest browser_tests -p no:cacheprovider
 
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
 # the book built with warnings as errors from the checked notebooks, and every page opened in a browser
 test: lint pytest book browser
 
+# every execution also records its time and the kernel's peak memory in book/chapter_costs.json (the book's table)
 outputs: venv
-	$(PYTHON) -m limetheory.chapters $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
+	$(PYTHON) -m limetheory.chapters --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
+
+# the same measurement without rewriting any .ipynb
+costs: venv
+	$(PYTHON) -m limetheory.chapters --measure-only --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
 
 bench: venv
 	@set -e; for script in benchmarks/*.py; do if [ -f "$$script" ]; then $(PYTHON) "$$script"; fi; done
