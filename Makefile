@@ -19,7 +19,7 @@ LINTED   := limetheory tests benchmarks tools browser_tests
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CHROMEDRIVER := /usr/bin/chromedriver
 
-.PHONY: venv book test lint pytest browser outputs costs lab bench clean
+.PHONY: venv book test lint pytest browser outputs costs lab bench mutants clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -74,6 +74,12 @@ costs: venv
 
 bench: venv
 	@set -e; for script in benchmarks/*.py; do if [ -f "$$script" ]; then $(PYTHON) "$$script"; fi; done
+
+# the suite as an upstream-change detector (not part of make test; a scheduled CI job runs it): each change of
+# tools/mutants_catalogue.py applied to a copy of lime or scikit-learn, the guarding tests and chapters run
+# against it; the report feeds the page "What the suite guards"
+mutants: venv
+	$(PYTHON) tools/mutants.py --report book/_data/mutants.json
 
 clean:
 	rm -rf _build

@@ -1,0 +1,115 @@
+"""Sphinx extension: the page "What the suite guards", rendered from the mutation harness's stored report.
+
+Directive ``mutation-report`` (option ``:report:``, the JSON written by ``tools/mutants.py``, relative to the
+book's root): a summary of the last run (date, versions, verdicts), then one table per upstream behaviour the
+book relies on, with the tests and chapters that guard it and, for each upstream change of the catalogue, the
+last result and the tests that caught it.  A missing or malformed report is a Sphinx warning (an error under
+``-W``), so the page never shows stale or invented results.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+VERDICT_MARKS = {
+    "caught": "✅ caught",
+    "passes": "✅ passes",
+    "caught, unnamed": "⚠️ caught, by tests not named after it",
+    "missed": "❌ missed",
+    "false alarm": "❌ false alarm",
+    "no longer applies": "⚠️ no longer applies",
+}
+KIND_NAMES = {"behaviour": "behaviour change", "equivalent": "equivalent rewrite"}
+SHOWN_FAILURES = 3
+
+
+def _test_name(node_id):
+    return node_id.split("::")[-1]
+
+
+def _failures_cell(entry):
+    named = entry.get("named", [])
+    others = [name for name in entry.get("failures", []) if name not in named]
+    shown = [f"`{_test_name(name)}`" for name in (named or others)[:SHOWN_FAILURES]]
+    rest = len(named or others) - len(shown) + (len(others) if named else 0)
+    if not shown:
+        return "—"
+    return ", ".join(shown) + (f" (+{rest} more)" if rest > 0 else "")
+
+
+def _chapter_links(chapters):
+    return ", ".join(f"{{doc}}`{Path(c).name} <../{c}>`" for c in chapters) or "—"
+
+
+def report_markdown(report):
+    """The page's MyST text for a harness report (a dictionary as written by ``tools/mutants.py``)."""
+    summary = report["summary"]
+    versions = ", ".join(f"{name} {version}" for name, version in report["versions"].items())
+    counts = "; ".join(f"{VERDICT_MARKS.get(v, v)}: {n}" for v, n in sorted(summary["counts"].items()))
+    target = "every behaviour change was caught by a test named after it and every equivalent rewrite passed"
+    lines = [
+        f"Last run: {report['generated']} ({versions}); {summary['mutants']} upstream changes: {counts}.",
+        "",
+        f"**{'On target' if summary['on_target'] else 'Not on target'}**: "
+        + (target if summary["on_target"] else f"not all of the following held: {target}."),
+        "",
+    ]
+    if report["control"]["failures"]:
+        lines += [
+            f"The control run (unmodified packages) had {len(report['control']['failures'])} failing tests; "
+            "they are not counted against any change.",
+            "",
+        ]
+    for behaviour in report["behaviours"]:
+        entries = [e for e in report["mutants"] if e["behaviour"] == behaviour["key"]]
+        guards = sorted({_test_name(name) for e in entries for name in e.get("named", [])})
+        lines += [
+            "```{rubric} " + behaviour["title"],
+            "```",
+            "",
+            f"Package: `{behaviour['package']}`. Run against each change: "
+            + ", ".join(f"`{t}`" for t in behaviour["tests"])
+            + f"; chapters: {_chapter_links(behaviour['chapters'])}.",
+            "",
+            "Tests named after this behaviour that caught a change: "
+            + (", ".join(f"`{g}`" for g in guards) or "none in the last run")
+            + ".",
+            "",
+            "| Upstream change | Kind | Last result | Failing tests (first named after the behaviour) |",
+            "|---|---|---|---|",
+        ]
+        for e in entries:
+            change = e["change"].replace("|", "\\|")
+            result = VERDICT_MARKS.get(e["verdict"], e["verdict"])
+            lines.append(f"| {change} (`{e['name']}`) | {KIND_NAMES[e['kind']]} | {result} | {_failures_cell(e)} |")
+        lines.append("")
+    return lines
+
+
+class MutationReport(SphinxDirective):
+    option_spec = {"report": str}
+
+    def run(self):
+        path = Path(self.env.srcdir) / self.options.get("report", "book/_data/mutants.json")
+        self.env.note_dependency(str(path))
+        try:
+            markdown = report_markdown(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError) as error:
+            logger.warning(f"mutation-report: cannot render {path}: {error!r}", location=self.get_location())
+            return []
+        container = nodes.container()
+        self.state.nested_parse(StringList(markdown, source=self.env.docname), self.content_offset, container)
+        return container.children
+
+
+def setup(app):
+    app.add_directive("mutation-report", MutationReport)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
