@@ -93,6 +93,19 @@ def test_failures_are_read_from_junit(tmp_path):
     ]
 
 
+def test_failed_chapter_summaries_are_the_nbval_checked_cells(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    cells = [
+        {"cell_type": "markdown", "source": ["# title"]},
+        {"cell_type": "code", "source": ["x = 1"]},
+        {"cell_type": "code", "source": ["# NBVAL_CHECK_OUTPUT\n", "print(x)"]},
+    ]
+    (tmp_path / "notebooks" / "09-x.ipynb").write_text(json.dumps({"cells": cells}))
+    assert mutants.failed_chapter_summaries(["notebooks.09-x.ipynb::Cell 0"], root=tmp_path) == []
+    failures = ["notebooks.09-x.ipynb::Cell 1", "tests/test_fast.py::test_a"]
+    assert mutants.failed_chapter_summaries(failures, root=tmp_path) == ["notebooks/09-x"]
+
+
 def test_verdicts():
     change = catalogue.mutant("kernel-without-square-root")
     rewrite = catalogue.mutant("kernel-as-one-exponential")
@@ -202,6 +215,7 @@ def small_report(verdict="caught"):
                 "verdict": verdict,
                 "failures": ["tests/a.py::test_kernel_a", "tests/a.py::test_b"],
                 "named": ["tests/a.py::test_kernel_a"],
+                "chapter_summaries": ["notebooks/03-weights"],
             },
         ],
         "summary": {"counts": {verdict: 1}, "on_target": verdict == "caught", "mutants": 1},
@@ -213,7 +227,8 @@ def test_page_text_from_a_report():
     assert "**On target**" in text
     assert "lime 0.2.0.1, scikit-learn 1.9.1" in text
     assert "{doc}`03-weights <../notebooks/03-weights>`" in text
-    assert "| no \\| sqrt (`kernel-x`) | behaviour change | ✅ caught | `test_kernel_a` (+1 more) |" in text
+    summary = "checked summary of {doc}`03-weights <../notebooks/03-weights>` failed"
+    assert f"| no \\| sqrt (`kernel-x`) | behaviour change | ✅ caught; {summary} | `test_kernel_a` (+1 more) |" in text
     missed = "\n".join(guards.report_markdown(small_report("missed")))
     assert "**Not on target**" in missed and "❌ missed" in missed
 

@@ -83,12 +83,14 @@ def report_markdown(report):
             + (", ".join(f"`{g}`" for g in guards) or "none in the last run")
             + ".",
             "",
-            "| Upstream change | Kind | Last result | Failing tests (first named after the behaviour) |",
+            "| Upstream change | Kind | Last result | Failing tests (first those named after the behaviour) |",
             "|---|---|---|---|",
         ]
         for e in entries:
             change = e["change"].replace("|", "\\|")
             result = VERDICT_MARKS.get(e["verdict"], e["verdict"])
+            if e.get("chapter_summaries"):
+                result += f"; checked summary of {_chapter_links(e['chapter_summaries'])} failed"
             lines.append(f"| {change} (`{e['name']}`) | {KIND_NAMES[e['kind']]} | {result} | {_failures_cell(e)} |")
         lines.append("")
     return lines

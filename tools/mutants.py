@@ -146,6 +146,24 @@ def run_selection(tests, chapters, pythonpath=None, log=None):
         return failures_in_junit(junit), seconds
 
 
+def failed_chapter_summaries(failures, root=ROOT):
+    """The chapters whose nbval-checked summary cell (``# NBVAL_CHECK_OUTPUT``) is among ``failures``.
+
+    nbval names a chapter's cells "Cell k", k counting code cells only, under the class "notebooks.<file>".
+    """
+    chapters = []
+    for name in failures:
+        classname, _, cell = name.partition("::")
+        if not (classname.startswith("notebooks.") and cell.startswith("Cell ")):
+            continue
+        notebook = json.loads((Path(root) / "notebooks" / classname.removeprefix("notebooks.")).read_text("utf-8"))
+        code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+        source = "".join(code[int(cell.removeprefix("Cell "))]["source"])
+        if "NBVAL_CHECK_OUTPUT" in source:
+            chapters.append("notebooks/" + classname.removeprefix("notebooks.").removesuffix(".ipynb"))
+    return sorted(set(chapters))
+
+
 def verdict(mutant, failures):
     """The verdict of ``mutant`` given the failures that the control run does not have."""
     if mutant.kind == catalogue.EQUIVALENT_REWRITE:
@@ -177,7 +195,15 @@ def run_mutant(mutant, control_failures, log=None):
         try:
             pythonpath = mutated_copy(mutant, workdir)
         except MutantDoesNotApply as error:
-            return {**entry, "verdict": DOES_NOT_APPLY, "reason": str(error), "failures": [], "named": [], "seconds": 0}
+            return {
+                **entry,
+                "verdict": DOES_NOT_APPLY,
+                "reason": str(error),
+                "failures": [],
+                "named": [],
+                "chapter_summaries": [],
+                "seconds": 0,
+            }
         failures, seconds = run_selection(behaviour.tests, behaviour.chapters, pythonpath, log)
     new = [name for name in failures if name not in control_failures]
     return {
@@ -185,6 +211,7 @@ def run_mutant(mutant, control_failures, log=None):
         "verdict": verdict(mutant, new),
         "failures": new,
         "named": named_failures(mutant, new),
+        "chapter_summaries": failed_chapter_summaries(new),
         "seconds": round(seconds, 1),
     }
 
