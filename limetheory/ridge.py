@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.lapack
 
 __all__ = ["ridge_coefficients"]
 
@@ -50,6 +51,18 @@ def _blocks(total, size):
     return [slice(start, min(start + size, total)) for start in range(0, total, size)]
 
 
+def _solve_positive_definite(matrix, rhs):
+    """Solve matrix x = rhs for a symmetric positive definite matrix (overwritten) by Cholesky, as sklearn does.
+
+    LAPACK's dposv directly: scipy.linalg.solve(assume_a="pos") ends in the same factorisation, but its checks
+    cost as much as the whole solve for the small systems of short documents.
+    """
+    _, solution, info = scipy.linalg.lapack.dposv(matrix, rhs, lower=0, overwrite_a=1, overwrite_b=0)
+    if info != 0:  # cannot happen for X^T X + I or X X^T + I unless the input overflowed
+        raise np.linalg.LinAlgError(f"the ridge system is not positive definite (LAPACK dposv info = {info})")
+    return solution
+
+
 def _primal(z, root, z_mean, y_centred):
     """(X^T X + I)^{-1} X^T y, with X^T X summed over blocks of rows (syrk)."""
     n, d = z.shape
@@ -60,7 +73,7 @@ def _primal(z, root, z_mean, y_centred):
         gram += block.T @ block
         rhs += block.T @ y_centred[rows]
     gram[np.diag_indices(d)] += 1.0
-    return scipy.linalg.solve(gram, rhs, assume_a="pos", overwrite_a=True, check_finite=False)
+    return _solve_positive_definite(gram, rhs)
 
 
 def _dual(z, root, z_mean, y_centred):
@@ -76,7 +89,7 @@ def _dual(z, root, z_mean, y_centred):
         part = block(cols)
         kernel += part @ part.T
     kernel[np.diag_indices(n)] += 1.0
-    dual = scipy.linalg.solve(kernel, y_centred, assume_a="pos", overwrite_a=True, check_finite=False)
+    dual = _solve_positive_definite(kernel, y_centred)
     coef = np.empty(d)
     for cols in columns:
         coef[cols] = block(cols).T @ dual
