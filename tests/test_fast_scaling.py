@@ -1,0 +1,240 @@
+"""The fast engine as the work grows: lime's ridge in the primal or the dual, sparse counts, memory, the cost page.
+
+Tolerances: two backward-stable solutions of the ridge system A c = b (A = X^T X + I or X X^T + I, which have
+the same condition number kappa, since the nonzero eigenvalues of X^T X and X X^T coincide) differ by at most
+about kappa times the relative backward errors, each a small multiple of m * eps for sums of m terms
+(forming the Gram matrix) -- we allow 8 m eps kappa relative to the size of the solution, and check that the
+bound stays far below the size of the coefficients, so that the comparison is not vacuous.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression, Ridge
+
+import limetheory as lt
+from limetheory import fast
+from limetheory.ridge import ridge_coefficients
+
+ROOT = Path(__file__).resolve().parent.parent
+EPS = np.finfo(float).eps
+
+
+def ridge_tolerance(z, weights, beta):
+    """8 m eps kappa (|beta| + 1): the round-off allowed between two solutions of lime's ridge system (see top)."""
+    z = np.asarray(z, float)
+    n, d = z.shape
+    mean = weights @ z / weights.sum()
+    x = (z - mean) * np.sqrt(weights)[:, None]
+    small = x @ x.T if n < d else x.T @ x
+    kappa = np.linalg.cond(small + np.eye(len(small)))
+    return 8 * max(n, d) * EPS * kappa * (np.abs(beta).max() + 1.0)
+
+
+def sklearn_ridge(z, y, weights):
+    fit = Ridge(alpha=1.0, fit_intercept=True).fit(np.asarray(z, float), y, sample_weight=weights)
+    return np.concatenate([[fit.intercept_], fit.coef_])
+
+
+# ----------------------------------------------------------------------------- the ridge, primal and dual
+
+
+@pytest.mark.parametrize(("n", "d"), [(40, 120), (300, 25), (64, 64), (7, 500)])
+@pytest.mark.parametrize("form", ["auto", "primal", "dual"])
+def test_ridge_coefficients_equal_sklearn_ridge(n, d, form):
+    rng = np.random.default_rng(n * d)
+    z = (rng.random((n, d)) < rng.random((n, 1))).astype(np.int8)
+    z[0] = 1
+    y = rng.random(n) + z[:, :3].sum(axis=1)
+    weights = np.exp(-rng.exponential(2.0, n))  # spans orders of magnitude, as lime's kernel does
+    expected = sklearn_ridge(z, y, weights)
+    ours = ridge_coefficients(z, y, weights, form=form)
+    tolerance = ridge_tolerance(z, weights, expected)
+    assert tolerance < 1e-6 * np.abs(expected).max()  # the bound is far from vacuous
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=tolerance)
+
+
+def test_ridge_blocks_do_not_change_the_solution(monkeypatch):
+    """Blocks of one row / one column give the same coefficients as one block (sums regrouped: round-off)."""
+    rng = np.random.default_rng(5)
+    for n, d in [(50, 9), (9, 50)]:
+        z = (rng.random((n, d)) < 0.5).astype(np.int8)
+        y, weights = rng.random(n), rng.random(n) + 0.1
+        whole = ridge_coefficients(z, y, weights)
+        with monkeypatch.context() as patch:
+            patch.setattr("limetheory.ridge._BLOCK_ENTRIES", 1)
+            blocked = ridge_coefficients(z, y, weights)
+        np.testing.assert_allclose(blocked, whole, rtol=0, atol=ridge_tolerance(z, weights, whole))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        (dict(z=np.ones(5)), ValueError, "z must be a non-empty 2-d"),
+        (dict(z=np.array([["a", "b"]] * 5)), TypeError, "z must hold real numbers"),
+        (dict(y=np.ones(4)), ValueError, "y must have shape"),
+        (dict(weights=np.ones(6)), ValueError, "weights must have shape"),
+        (dict(y=np.full(5, np.nan)), ValueError, "y must be finite"),
+        (dict(weights=-np.ones(5)), ValueError, "weights must be finite, >= 0"),
+        (dict(weights=np.zeros(5)), ValueError, "not all 0"),
+        (dict(form="qr"), ValueError, "form must be"),
+    ],
+)
+def test_ridge_coefficients_refuses_bad_input(arguments, error, message):
+    base = dict(z=np.eye(5, 3), y=np.arange(5.0), weights=np.ones(5))
+    with pytest.raises(error, match=message):
+        ridge_coefficients(**{**base, **arguments})
+
+
+# ----------------------------------------------------------------------------- against real lime, n < d and n > d
+
+
+@pytest.fixture(scope="module")
+def long_setting(data_dir):
+    """A document of the lower-cased Yelp reviews joined, with d = 180 distinct words, and a logistic regression."""
+    reviews = lt.load_yelp_reviews()
+    texts = [text.lower() for text in reviews.text]
+    vectorizer = lt.fit_yelp_vectorizer(texts)
+    model = LogisticRegression(C=10.0, max_iter=1000).fit(vectorizer.transform(texts), reviews.stars.to_numpy())
+    joined, seen = " ".join(texts), set()
+    for match in re.finditer(r"\w+", joined):
+        seen.add(match.group())
+        if len(seen) == 180:
+            return joined[: match.end()], vectorizer, model.predict_proba
+
+
+@pytest.mark.parametrize("num_samples", [60, 400])  # the dual (n < d = 180) and the primal (n > d)
+def test_exact_stream_equals_real_lime_on_both_sides_of_d(long_setting, num_samples):
+    text, vectorizer, model_fn = long_setting
+    arguments = dict(n_exp=2, num_samples=num_samples, kernel_width=25, label=1, random_state=3)
+    reference = lt.lime_explanations(text, lambda docs: model_fn(vectorizer.transform(docs)), **arguments)
+    ours = lt.fast_lime_explanations(text, vectorizer, model_fn, **arguments)
+    samples = lt.fast_lime_samples(text, vectorizer, model_fn, **arguments)
+    assert ours.shape == reference.shape == (2, 181)
+    for run in range(2):
+        tolerance = ridge_tolerance(samples.z[run], samples.weights[run], reference[run])
+        assert tolerance < 1e-6 * np.abs(reference[run]).max()
+        np.testing.assert_allclose(ours[run], reference[run], rtol=0, atol=tolerance)
+
+
+def test_long_document_tfidf_is_bitwise_the_vectorizers(long_setting):
+    text, vectorizer, _ = long_setting
+    document = fast._Document(text, vectorizer)
+    rng = np.random.default_rng(8)
+    masks = (rng.random((40, document.d)) < rng.random((40, 1))).astype(np.int8)
+    ours = document.transform(masks)
+    truth = vectorizer.transform(document.documents(masks))
+    np.testing.assert_array_equal(ours.indptr, truth.indptr)
+    np.testing.assert_array_equal(ours.indices, truth.indices)
+    np.testing.assert_array_equal(ours.data, truth.data)
+
+
+# ----------------------------------------------------------------------------- memory and the pieces behind it
+
+
+def test_memory_stays_linear_in_n_times_d_when_n_is_small():
+    """With n << d the engine allocates O(n d + n^2), never a (d x d) matrix (the old normal equations did)."""
+    d, n = 3000, 60
+    words = [f"w{k}" for k in range(d)]
+    text = " ".join(words)
+    vectorizer = TfidfVectorizer().fit([text, " ".join(words[::2])])
+
+    def model_fn(matrix):
+        score = np.asarray(matrix.sum(axis=1)).ravel()
+        return np.column_stack([1 - score / 2, score / 2])
+
+    lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=1, num_samples=n)  # imports and caches first
+    tracemalloc.start()
+    try:
+        lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=1, num_samples=n)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # one dense (d x d) float64 matrix would take 72 MB; we allow a quarter of it
+    assert peak < d * d * 8 / 4, f"peak {peak / 1e6:.1f} MB"
+
+
+def test_distance_table_for_some_kept_counts_is_the_full_tables():
+    for d in [2, 9, 64, 300]:
+        full = fast._distance_table(d)
+        kept = np.random.default_rng(d).integers(0, d + 1, size=7)
+        part = fast._distance_table(d, kept)
+        np.testing.assert_array_equal(part[kept], full[kept])  # bit for bit
+        assert np.isnan(np.delete(part, kept)).all()
+
+
+def test_distance_table_in_blocks_is_the_same(monkeypatch):
+    full = fast._distance_table(50)
+    monkeypatch.setattr(fast, "_MAX_CHUNK_ENTRIES", 30)
+    np.testing.assert_array_equal(fast._distance_table(50), full)
+
+
+def test_batched_masks_are_selection_sampling_of_the_documented_draws():
+    """Independent computation: s_i, then an (d, n - 1) block of uniforms per run, word j removed when
+    u_j < (words still to remove) / (d - j)."""
+    d, n, runs = 7, 50, 3
+    masks = fast._batched_masks(np.random.default_rng(4), d, n, runs)
+    rng = np.random.default_rng(4)
+    for run in range(runs):
+        sizes = rng.integers(1, d + 1, size=n - 1)
+        uniforms = rng.random((d, n - 1))
+        assert (masks[run, 0] == 1).all()
+        for i in range(n - 1):
+            left = sizes[i]
+            for j in range(d):
+                removed = uniforms[j, i] < left / (d - j)
+                assert masks[run, i + 1, j] == (not removed)
+                left -= removed
+            assert masks[run, i + 1].sum() == d - sizes[i]
+
+
+def test_lime_stream_masks_are_limes_choice_draws():
+    """Independent computation: lime's own calls, randint then choice(range(d), s, replace=False) per sample."""
+    d, n = 12, 40
+    masks = fast._lime_stream_masks(np.random.RandomState(6), d, n)
+    state = np.random.RandomState(6)
+    sizes = state.randint(1, d + 1, n - 1)
+    expected = np.ones((n, d), dtype=np.int8)
+    for i, size in enumerate(sizes, 1):
+        expected[i, state.choice(range(d), size, replace=False)] = 0
+    np.testing.assert_array_equal(masks, expected)
+
+
+# ----------------------------------------------------------------------------- the book page's generated results
+
+
+def _scaling_module():
+    spec = importlib.util.spec_from_file_location("scaling_benchmark", ROOT / "benchmarks" / "scaling.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("scaling_benchmark", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cost_page_table_is_rendered_from_the_stored_results():
+    """book/_generated/costs-results.md is what benchmarks/scaling.py renders from benchmarks/results/scaling.json."""
+    scaling = _scaling_module()
+    results = json.loads(scaling.RESULTS.read_text())
+    assert scaling.TABLE.read_text() == scaling.table_markdown(results)
+    for path in scaling.FIGURES.values():
+        assert path.is_file() and path.read_text().lstrip().startswith("<?xml")
+
+
+def test_growth_exponents_recover_a_known_power_law():
+    scaling = _scaling_module()
+    points = [
+        {"method": "lime", "d": d, "n": n, "cpu": 1e-9 * d**1.5 * n**0.75}
+        for d in (1000, 3000, 10000)
+        for n in (300, 1000, 5000)
+    ]
+    a, b = scaling.growth_exponents({"points": points}, "lime")
+    assert a == pytest.approx(1.5, rel=1e-9) and b == pytest.approx(0.75, rel=1e-9)
