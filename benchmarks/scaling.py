@@ -43,7 +43,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "scaling.json"
-FIGURES = {"time": ROOT / "book" / "_static" / "costs-time.svg", "memory": ROOT / "book" / "_static" / "costs-memory.svg"}
+FIGURES = {quantity: ROOT / "book" / "_static" / f"costs-{quantity}.svg" for quantity in ("time", "memory")}
 TABLE = ROOT / "book" / "_generated" / "costs-results.md"
 
 D_GRID = (10, 100, 1000, 3000, 9938)
@@ -162,7 +162,7 @@ def child(method, d, n_values, lime_limit):
         else:
             stream = "lime" if method == "exact stream" else "batched"
             _, wall, cpu, peak, calls = measure_repeated(
-                lambda n=n: lt.fast_lime_explanations(
+                lambda n=n, stream=stream: lt.fast_lime_explanations(
                     text, vectorizer, model.predict_proba, num_samples=n, stream=stream, **arguments
                 )
             )
@@ -224,9 +224,16 @@ def run_all(d_grid, n_grid, lime_limit):
         "machine": machine(),
         "load_average_1min": [round(load[0], 2) for load in loads],
         "wall_seconds_total": round(elapsed, 1),
-        "settings": {"d": list(d_grid), "n": list(n_grid), "kernel_width": KERNEL_WIDTH, "seed": SEED,
-                     "lime_limit_seconds": lime_limit, "model": "LogisticRegression(max_iter=1000) on the default "
-                     "TfidfVectorizer of the 1000 lower-cased Yelp reviews", "explanations": 1},  # fmt: skip
+        "settings": {
+            "d": list(d_grid),
+            "n": list(n_grid),
+            "kernel_width": KERNEL_WIDTH,
+            "seed": SEED,
+            "lime_limit_seconds": lime_limit,
+            "model": "LogisticRegression(max_iter=1000) on the default "
+            "TfidfVectorizer of the 1000 lower-cased Yelp reviews",
+            "explanations": 1,
+        },  # fmt: skip
         "points": points,
     }
 
@@ -299,7 +306,8 @@ def machine_line(results):
     loads = results["load_average_1min"]
     return (f"{m['nproc']} cores ({m['cpu_model']}), {m['system']}, Python {m['python']}, numpy {m['numpy']}, "
             f"scikit-learn {m['scikit-learn']}, lime {m['lime']}, one BLAS thread; load average "
-            f"{min(loads):.1f} to {max(loads):.1f} during the run (the machine was shared with other jobs)")  # fmt: skip
+            f"{min(loads):.1f} to {max(loads):.1f} during the run (the machine was shared with other jobs)"
+            )  # fmt: skip
 
 
 def render_figure(results, quantity, path):
@@ -308,7 +316,10 @@ def render_figure(results, quantity, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    key, label = ("cpu", "CPU seconds per explanation") if quantity == "time" else ("peak_mib", "peak extra memory (MiB)")
+    if quantity == "time":
+        key, label = "cpu", "CPU seconds per explanation"
+    else:
+        key, label = "peak_mib", "peak extra memory (MiB)"
     n_grid = results["settings"]["n"]
     style = {"axes.edgecolor": GREY, "axes.labelcolor": GREY, "xtick.color": GREY, "ytick.color": GREY,
              "text.color": GREY, "svg.hashsalt": "limetheory", "font.size": 9}  # fmt: skip
@@ -360,10 +371,11 @@ def table_markdown(results):
 
     for d in results["settings"]["d"]:
         for n in results["settings"]["n"]:
-            r_exact, r_batched = ratio.get(("exact stream", d, n)), ratio.get(("batched stream", d, n))
+            shown = [ratio.get((method, d, n)) for method in ("exact stream", "batched stream")]
+            shown = ["–" if value is None else f"{value:.1f}×" for value in shown]
             lines.append(
                 f"| {d} | {n} | {cell('lime', d, n)} | {cell('exact stream', d, n)} | {cell('batched stream', d, n)} "
-                f"| {'–' if r_exact is None else f'{r_exact:.1f}×'} | {'–' if r_batched is None else f'{r_batched:.1f}×'} |"
+                f"| {shown[0]} | {shown[1]} |"
             )
     lines += ["", "| d | beta_linear_exact |", "|---:|---:|"]
     for d in results["settings"]["d"]:
