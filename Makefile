@@ -3,7 +3,11 @@
 # make lab: JupyterLab in notebooks/, where a chapter's .md opens as a notebook on this venv's kernel
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
-STAMP   := $(VENV)/.installed
+# requirements.lock pins every package (`make lock` writes it); `make test LOCK=` installs instead the latest versions
+# that requirements.txt allows (CI's scheduled job), under a stamp of its own so that switching reinstalls
+LOCK_FILE := requirements.lock
+LOCK    := $(LOCK_FILE)
+STAMP   := $(VENV)/.installed$(if $(LOCK),,-latest)
 BOOTSTRAP_PYTHON ?= python3
 
 # the venv's tools first, so that notebook kernels run inside it
@@ -17,14 +21,18 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 CHAPTERS := $(sort $(wildcard notebooks/*.md))
 LINTED   := limetheory tests benchmarks tools browser_tests
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-CHROMEDRIVER := /usr/bin/chromedriver
+# Debian's chromium and chromium-driver unless set (CI sets them to the runner's Chrome); the browser tests read both
+CHROMEDRIVER  ?= /usr/bin/chromedriver
+CHROME_BINARY ?= /usr/bin/chromium
+export CHROMEDRIVER CHROME_BINARY
 
 .PHONY: venv book test lint pytest browser outputs costs lab bench mutants clean
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml $(LOCK)
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
 	$(PYTHON) -m pip install --upgrade pip
-	$(PYTHON) -m pip install -r requirements.txt
+	$(PYTHON) -m pip install $(if $(LOCK),--constraint $(LOCK),--upgrade --upgrade-strategy eager) -r requirements.txt
+	rm -f $(VENV)/.installed $(VENV)/.installed-latest
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -80,6 +88,41 @@ bench: venv
 # against it; the report feeds the page "What the suite guards"
 mutants: venv
 	$(PYTHON) tools/mutants.py --report book/_data/mutants.json
+
+# a fresh resolve of requirements.txt in a throw-away venv, frozen to exact versions; run it after changing
+# requirements.txt (pip's cache makes a rerun take about a minute)
+lock:
+	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(BOOTSTRAP_PYTHON) -m venv "$$tmp/venv"; \
+	"$$tmp/venv/bin/python" -m pip install --quiet --upgrade pip; \
+	"$$tmp/venv/bin/python" -m pip install --quiet -r requirements.txt; \
+	where="$$("$$tmp/venv/bin/python" -c 'import platform as p; print(p.python_version(), "on", p.system(), p.machine())')"; \
+	{ echo "# Exact versions of everything requirements.txt installs, from a fresh resolve (make lock), used by make"; \
+	  echo "# and CI as pip constraints. Resolved with Python $$where; make test LOCK= ignores it."; \
+	  "$$tmp/venv/bin/python" -m pip freeze --exclude-editable; } > "$$tmp/lock"; \
+	mv "$$tmp/lock" $(LOCK_FILE); echo "wrote $(LOCK_FILE): $$(grep -c '==' $(LOCK_FILE)) packages, Python $$where"
+
+# the pytest + nbval suite again under other numeric conditions (two full runs: about twice `make pytest`):
+# 1. two BLAS / OpenMP threads;  2. numpy's SIMD dispatch cut down to its baseline (NPY_DISABLE_CPU_FEATURES = every
+# dispatch target numpy would use on this CPU, checked to be off) and OpenBLAS's kernels for an older x86-64 core
+NUMPY_DISPATCH_ON := import numpy._core._multiarray_umath as m; print(" ".join(k for k in m.__cpu_dispatch__ if m.__cpu_features__.get(k)))
+BLAS_CORES := import numpy, scipy.linalg, threadpoolctl; print(sorted({(i["prefix"], i.get("architecture")) for i in threadpoolctl.threadpool_info()}))
+OLD_BLAS_CORE := Nehalem
+portability: venv
+	@status=0; \
+	echo "== portability 1/2: OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2"; \
+	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 $(MAKE) --no-print-directory pytest || status=1; \
+	off="$$($(PYTHON) -c '$(NUMPY_DISPATCH_ON)')"; \
+	echo "== portability 2/2: NPY_DISABLE_CPU_FEATURES='$$off' OPENBLAS_CORETYPE=$(OLD_BLAS_CORE)"; \
+	if [ -z "$$off" ]; then echo "numpy dispatches nothing above its baseline on this CPU: run 2 only changes BLAS"; fi; \
+	export NPY_DISABLE_CPU_FEATURES="$$off" OPENBLAS_CORETYPE=$(OLD_BLAS_CORE); \
+	still="$$($(PYTHON) -c '$(NUMPY_DISPATCH_ON)')"; \
+	if [ -n "$$still" ]; then echo "numpy ignored NPY_DISABLE_CPU_FEATURES: still on: $$still"; exit 1; fi; \
+	echo "BLAS libraries and their kernels: $$($(PYTHON) -c '$(BLAS_CORES)')"; \
+	$(MAKE) --no-print-directory pytest || status=1; \
+	exit $$status
+
+.PHONY: lock portability
 
 clean:
 	rm -rf _build

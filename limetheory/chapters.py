@@ -276,9 +276,9 @@ def record_costs(costs_path, measured, machine=None):
             "cpu_seconds": None if cost.cpu_seconds is None else round(cost.cpu_seconds, 1),
             "peak_rss_mib": None if cost.peak_rss_bytes is None else round(cost.peak_rss_bytes / 2**20, 1),
         }
-    content = {"machine": machine, "chapters": dict(sorted(chapters.items()))}
-    costs_path.write_text(json.dumps(content, indent=2, sort_keys=True) + "\n")
-    return content
+    text = json.dumps({"machine": machine, "chapters": chapters}, indent=2, sort_keys=True) + "\n"
+    costs_path.write_text(text)
+    return json.loads(text)
 
 
 USAGE = "usage: python -m limetheory.chapters [--check | --measure-only] [--costs FILE.json] notebooks/NN-slug.md ..."
