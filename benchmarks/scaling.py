@@ -14,16 +14,18 @@ the default TfidfVectorizer of the reviews.  Methods:
 * ``beta_linear_exact``: the exact limit explanation of the model's linear score (no sampling: it does not
   depend on n), from ``tfidf_weights``.
 
-Each (method, d) runs in a fresh subprocess that measures, per n: wall and CPU time (median of up to three
-calls while they are short) and the peak resident memory above the resident memory just before the call
-(Linux: the high-water mark VmHWM reset through /proc/self/clear_refs; large arrays are mmapped, so freed
-memory leaves the process).  lime is skipped at a point when its time extrapolated linearly in n from the
-previous n (a lower bound: lime's work grows at least linearly in n) exceeds LIME_LIMIT_SECONDS.  The machine
-(nproc, CPU model, versions) and the load average before and after the run are stored with the results in
-benchmarks/results/scaling.json; the machine may be shared with other jobs, which inflates wall times (the
-CPU times are the process's own).  Then the figures of the book page "What it costs" (book/_static/costs-*.svg)
-and its generated table (book/_generated/costs-results.md) are drawn from that file: ``--render`` redraws them
-from the stored JSON without timing anything.  Run with ``make bench`` (about 15-20 minutes on 2 cores).
+Each (method, d) runs in a fresh subprocess that measures, per n: wall and CPU time (median of up to three calls
+while they are short) and the peak resident memory above the resident memory just before the call (Linux: the high-
+water mark VmHWM reset through /proc/self/clear_refs; n grows within a process, and memory freed by a smaller point
+may be reused without raising the mark, so small values understate). lime is skipped at a point when its CPU time
+extrapolated linearly in n from the previous n (a lower bound: lime's work grows at least linearly in n) exceeds
+LIME_LIMIT_SECONDS (CPU time, so that which points run does not depend on the load of a shared machine). The machine
+(nproc, CPU model, versions) and the load average before the run and after each (method, d) are stored with the
+results in benchmarks/results/scaling.json; the machine may be shared with other jobs, which inflates wall times
+(the CPU times are the process's own). Then the figures of the book page "What it costs" (book/_static/costs-*.svg)
+and its generated table (book/_generated/costs-results.md) are drawn from that file: ``--render`` redraws them from
+the stored JSON without timing anything.
+Run with ``make bench`` (about 15-20 minutes on 2 cores).
 """
 
 from __future__ import annotations
@@ -142,18 +144,18 @@ def child(method, d, n_values, lime_limit):
     def classifier_fn(documents):
         return model.predict_proba(vectorizer.transform(documents))
 
-    previous = None  # (n, wall) of lime's last measured point
+    previous = None  # (n, CPU seconds) of lime's last measured point: the rule does not depend on the load
     for n in n_values:
         if method == "lime":
             if previous is not None and previous[1] * n / previous[0] > lime_limit:
                 estimate = previous[1] * n / previous[0]
-                emit(n=n, skipped=f"lime's time extrapolated linearly from n = {previous[0]} is {estimate:.0f} s "
+                emit(n=n, skipped=f"lime's CPU time extrapolated linearly from n = {previous[0]} is {estimate:.0f} s "
                                   f"(a lower bound), above the limit of {lime_limit:.0f} s")  # fmt: skip
                 continue
             coefficients, wall, cpu, peak, calls = measure_repeated(
                 lambda n=n: lt.lime_explanations(text, classifier_fn, num_samples=n, **arguments)
             )
-            previous = (n, wall)
+            previous = (n, cpu)
             # the exact stream must give lime's coefficients (same seed, same stream): checked here, untimed
             ours = lt.fast_lime_explanations(text, vectorizer, model.predict_proba, num_samples=n, **arguments)
             difference = float(np.abs(ours - coefficients).max())
