@@ -15,13 +15,13 @@ the default TfidfVectorizer of the reviews.  Methods:
   depend on n), from ``tfidf_weights``.
 
 Each (method, d) runs in a fresh subprocess that measures, per n: wall and CPU time (median of up to three calls
-while they are short) and the peak resident memory above the resident memory just before the call (Linux: the high-
-water mark VmHWM reset through /proc/self/clear_refs; n grows within a process, and memory freed by a smaller point
-may be reused without raising the mark, so small values understate). lime is skipped at a point when its CPU time
-extrapolated linearly in n from the previous n (a lower bound: lime's work grows at least linearly in n) exceeds
-LIME_LIMIT_SECONDS (CPU time, so that which points run does not depend on the load of a shared machine). The machine
-(nproc, CPU model, versions) and the load average before the run and after each (method, d) are stored with the
-results in benchmarks/results/scaling.json; the machine may be shared with other jobs, which inflates wall times
+while they are short) and the peak resident memory above the resident memory just before the call (Linux: the
+high-water mark VmHWM reset through /proc/self/clear_refs; n grows within a process, and memory freed by a smaller
+point may be reused without raising the mark, so small values understate). lime is skipped at a point when its CPU
+time extrapolated linearly in n from the previous n (a lower bound: lime's work grows at least linearly in n)
+exceeds LIME_LIMIT_SECONDS (CPU time, so that which points run does not depend on the load of a shared machine). The
+machine (nproc, CPU model, versions) and the load average before the run and after each (method, d) are stored with
+the results in benchmarks/results/scaling.json; the machine may be shared with other jobs, which inflates wall times
 (the CPU times are the process's own). Then the figures of the book page "What it costs" (book/_static/costs-*.svg)
 and its generated table (book/_generated/costs-results.md) are drawn from that file: ``--render`` redraws them from
 the stored JSON without timing anything.
