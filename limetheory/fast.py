@@ -20,9 +20,11 @@ Two streams:
     of words removed) with vectorised ``numpy.random.Generator`` calls; not lime's stream.
     For large sweeps.
 
-In both, the weighted ridge regressions of all runs are solved together (batched normal
-equations centred as scikit-learn's ``Ridge`` centres them), and the model is evaluated once
-per distinct mask.
+In both, each run's weighted ridge regression is lime's (:func:`limetheory.ridge.ridge_coefficients`:
+centred as scikit-learn's ``Ridge`` centres, solved in the primal or the dual, whichever system is
+smaller), and the model is evaluated once per distinct mask.  The word counts and the perturbed
+TF-IDF rows are sparse and lime's kernel distances are computed only for the numbers of kept words
+that occur, so long documents cost memory in proportion to n x d (the int8 masks), not d^2.
 """
 
 from __future__ import annotations
