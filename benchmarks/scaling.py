@@ -330,11 +330,11 @@ def render_figure(results, quantity, path):
         for ax, n in zip(np.atleast_1d(axes), n_grid, strict=True):
             for method in METHODS:
                 points = sorted(
-                    (p for p in measured(results, method) if p["n"] in (n, None) and p.get(key) is not None),
+                    (p for p in measured(results, method) if p["n"] in (n, None) and (p.get(key) or 0) > 0),
                     key=lambda p: p["d"],
                 )
                 if points:
-                    ax.plot([p["d"] for p in points], [max(p[key], 1e-3) for p in points], marker=MARKERS[method],
+                    ax.plot([p["d"] for p in points], [p[key] for p in points], marker=MARKERS[method],
                             color=COLOURS[method], label=method, markersize=4, linewidth=1.5)  # fmt: skip
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -349,7 +349,9 @@ def render_figure(results, quantity, path):
         figure.tight_layout(rect=(0, 0.08, 1, 1))
         figure.patch.set_alpha(0)
         path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+        figure.savefig(
+            path, format="svg", metadata={"Date": None, "Creator": None}, transparent=True, bbox_inches="tight"
+        )
         plt.close(figure)
 
 
