@@ -1,11 +1,15 @@
-"""Sphinx extension: pages rendered from the book's registries, and the chapters' MyST download button.
+"""Sphinx extension: pages rendered from the book's registries, and the reading surface around them.
 
 Directives (each usable once per page):
-- ``blueprint-table``: every result with its status, what it uses and the checks that verify it;
-- ``blueprint-graph``: the dependency graph as an inline SVG, coloured by status (Lean-blueprint style);
-- ``errata-summary``: errata counted by chapter section and severity;
-- ``figure-index``: the paper's figures with a thumbnail of the book figure that reproduces each;
-- ``book-summary``: the one-screen overview on the introduction.
+- ``blueprint-graph``: the dependency graph, drawn by Graphviz after a transitive reduction (``blueprint_graph``),
+  each node labelled with its book number and linked to its statement; the legend comes first;
+- ``blueprint-table``: every result, its chapter, and the checks that verify it, each check linked to its cell
+  (``#check-<id>`` anchors added to the chapters' cells) or to its test on the repository;
+- ``errata-table``: one row per erratum (number, where in the paper, severity, summary, proof), filterable by
+  severity; the entries below it are numbered E1, E2, ... with matching anchors;
+- ``paper-concordance``: the paper's numbered items (``book/paper_numbers.yml``) mapped to the book;
+- ``figure-index``: the paper's figures beside thumbnails of the book figures that reproduce them;
+- ``book-summary``: the landing page's overview and the paper's false statements.
 
 At ``builder-inited`` the registries are checked against the chapters (``tools/blueprint.py``); every
 disagreement is a Sphinx warning, so the ``-W`` build fails on an inconsistent blueprint.
@@ -17,37 +21,43 @@ import base64
 import html
 import io
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
 
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import blueprint
+import blueprint_graph
+import concordance
 
 logger = logging.getLogger(__name__)
 
-STATUS_COLOURS = {
-    "symbolic": "#1a7f37",
-    "exact": "#4ac26b",
-    "lime": "#218bff",
-    "approximate": "#d4a72c",
-    "cited": "#8250df",
-    "unverified": "#cf222e",
-}
-DEFINITION_COLOUR = "#8c959f"
+STATIC = Path(__file__).resolve().parent / "static"
+GRAPH_DOC_ATTRIBUTE = "limetheory_blueprint_graph"
+CHECK_ANCHOR = "check-{}"
+ERRATUM_ANCHOR = "e{}"
+THUMBNAIL_WIDTH = 240  # CSS pixels; PNG thumbnails are stored at twice this width, to stay crisp at 2x
 
 
 def _root(env) -> Path:
     return Path(env.srcdir)
 
 
-def _link(env, docname: str, target: str = "") -> str:
-    uri = env.app.builder.get_relative_uri(env.docname, docname)
-    return html.escape(uri + (f"#{target}" if target else ""), quote=True)
+def _chapter_number(docname: str) -> str:
+    """The book numbers chapters in file order (notebooks/19-... is chapter 19)."""
+    match = re.match(r"notebooks/(\d+)-", docname)
+    return str(int(match.group(1))) if match else ""
+
+
+def _table_cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 class _MarkdownDirective(SphinxDirective):
@@ -64,214 +74,391 @@ class _MarkdownDirective(SphinxDirective):
         return container.children
 
     def _depends_on(self) -> list[str]:
-        return ["book/blueprint.yml", "book/figures.yml", "book/errata.md"]
+        return ["book/blueprint.yml", "book/figures.yml", "book/errata.md", "book/paper_numbers.yml"]
 
 
-def _result_ref(result: blueprint.Result) -> str:
-    name = result.paper if not result.is_new else result.label
-    return f"{{prf:ref}}`{name} <{result.label}>`"
+# -- the blueprint -------------------------------------------------------------------------------------------
+
+
+def _legend_html() -> str:
+    items = []
+    for status, (fill, border) in blueprint_graph.STATUS_STYLE.items():
+        meaning = blueprint.VERIFICATION_MEANING.get(status, "no check names it")
+        items.append(
+            f'<li><span class="bp-swatch" style="background:{fill};border-color:{border}"></span>'
+            f"<strong>{status}</strong>: {html.escape(meaning)}</li>"
+        )
+    fill, border = blueprint_graph.DEFINITION_STYLE
+    items.append(
+        f'<li><span class="bp-swatch" style="background:{fill};border-color:{border}"></span>'
+        "<strong>definition</strong></li>"
+    )
+    shapes = ", ".join(
+        f"{kind}: {shape.replace('doubleoctagon', 'double octagon').replace('box', 'rounded box')}"
+        for kind, (shape, _) in blueprint_graph.KIND_SHAPE.items()
+        if kind != "conjecture"
+    )
+    return (
+        '<div class="bp-legend"><p><strong>Legend.</strong> Fill: how the result is verified (its strongest check). '
+        f"Shape: the kind of statement ({html.escape(shapes)}). A dashed border marks a result new in this book. "
+        "An arrow goes from a result to a result that uses it directly (indirect uses are implied by the "
+        "arrows). Each box is a link to the statement; hovering shows its name.</p>"
+        f'<ul class="bp-legend-list">{"".join(items)}</ul></div>'
+    )
+
+
+class BlueprintGraph(SphinxDirective):
+    """One graph per part of the book (so each fits the column), with the legend first."""
+
+    def run(self):
+        root = _root(self.env)
+        self.env.note_dependency(str(root / "book/blueprint.yml"))
+        self.env.note_dependency(str(root / "_toc.yml"))
+        results = blueprint.load_results(root)  # fail early on a malformed registry
+        output: list[nodes.Node] = [nodes.raw("", _legend_html(), format="html")]
+        for caption, chapters in _toc_parts(root):
+            if not any(result.chapter in chapters for result in results):
+                continue
+            node = graphviz()
+            node["code"] = "digraph blueprint {}\n"  # filled in at doctree-resolved, when the numbers are known
+            node["options"] = {"docname": self.env.docname}
+            node["alt"] = f"Dependency graph of {caption}"
+            node["classes"] = ["blueprint-graph"]
+            node[GRAPH_DOC_ATTRIBUTE] = list(chapters)
+            heading = nodes.rubric("", caption)
+            output += [heading, nodes.container("", node, classes=["bp-graph-card"])]
+        return output
+
+
+def _toc_parts(root: Path) -> list[tuple[str, list[str]]]:
+    """(caption, chapter docnames) of each part of ``_toc.yml``."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    return [
+        (str(part.get("caption", "")), [str(c["file"]) for c in part.get("chapters", []) if "file" in c])
+        for part in toc.get("parts", [])
+    ]
+
+
+def _statement_number(env, label: str) -> str:
+    """The number Sphinx gave a ``{prf:...}`` statement ("19.2"), or "" when it has none."""
+    entry = getattr(env, "proof_list", {}).get(label)
+    if not entry or entry.get("nonumber"):
+        return ""
+    numbers = env.toc_fignumbers.get(entry["docname"], {}).get(entry["countertype"], {}).get(label)
+    return ".".join(str(n) for n in numbers) if numbers else ""
+
+
+def _fill_blueprint_graph(app, doctree, docname):
+    graphs = [node for node in doctree.findall(graphviz) if node.get(GRAPH_DOC_ATTRIBUTE)]
+    if not graphs:
+        return
+    env = app.env
+    results = blueprint.load_results(_root(env))
+
+    def url(result):
+        return app.builder.get_relative_uri(docname, result.chapter) + "#" + result.label
+
+    for node in graphs:
+        chapters = set(node[GRAPH_DOC_ATTRIBUTE])
+        node["code"] = blueprint_graph.dot_source(
+            results,
+            number=lambda result: _statement_number(env, result.label),
+            url=url,
+            chapter_title=lambda chapter: f"Chapter {_chapter_number(chapter)}",
+            only={result.label for result in results if result.chapter in chapters},
+        )
+
+
+def _repository_file_url(app, path: str, line: int | None = None) -> str:
+    base = (app.config.html_theme_options or {}).get("repository_url", "").rstrip("/")
+    branch = (app.config.html_theme_options or {}).get("repository_branch", "main") or "main"
+    anchor = f"#L{line}" if line else ""
+    return f"{base}/blob/{branch}/{path}{anchor}" if base else path
+
+
+def _check_link(env, result: blueprint.Result, check: str, cells: dict[str, str]) -> str:
+    if "::" in check:
+        file, _, name = check.partition("::")
+        source = (_root(env) / file).read_text(encoding="utf-8").splitlines()
+        line = next((k for k, text in enumerate(source, 1) if text.startswith(f"def {name}(")), None)
+        href = _repository_file_url(env.app, file, line)
+        return f'<a href="{html.escape(href, quote=True)}" class="bp-check">{html.escape(name)}</a>'
+    docname = cells.get(check, result.chapter)
+    href = env.app.builder.get_relative_uri(env.docname, docname) + "#" + CHECK_ANCHOR.format(check)
+    return f'<a href="{html.escape(href, quote=True)}" class="bp-check">{html.escape(check)}</a>'
 
 
 class BlueprintTable(_MarkdownDirective):
     def markdown(self):
         results = blueprint.load_results(_root(self.env))
-        lines = ["| Result | Kind | Chapter | Uses | Verified | Checks |", "|---|---|---|---|---|---|"]
+        cells = {check: doc for doc, chapter in blueprint.chapters(_root(self.env)).items() for check in chapter.checks}
+        lines = [
+            '<div class="bp-table">',
+            "",
+            "| Result | Ch. | Verified by |",
+            "|---|---|---|",
+        ]
         for result in results:
-            uses = ", ".join(f"{{prf:ref}}`{u} <{u}>`" for u in result.uses) or "—"
-            verified = ", ".join(result.verified) or "—"
-            if result.is_new:
-                verified += " (new)"
-            checks = ", ".join(f"`{c}`" for c in result.checks) or "—"
-            chapter = f"{{doc}}`{result.chapter.split('/')[-1]} <../{result.chapter}>`"
-            lines.append(f"| {_result_ref(result)} | {result.kind} | {chapter} | {uses} | {verified} | {checks} |")
+            name = "new in this book" if result.is_new else result.paper
+            note = f" ({result.note})" if result.note else ""
+            verified = ", ".join(result.verified) or ("stated" if result.kind == "definition" else "unverified")
+            checks = " ".join(_check_link(self.env, result, check, cells) for check in result.checks)
+            chapter = f"{{doc}}`{_chapter_number(result.chapter)} <../{result.chapter}>`"
+            lines.append(
+                f"| {{prf:ref}}`{result.label}` <br> <small>{_table_cell(name + note)}</small> | {chapter} "
+                f"| **{verified}** <br> {checks} |"
+            )
+        lines += ["", "</div>"]
         return lines
 
 
-def _layers(results: list[blueprint.Result]) -> list[list[blueprint.Result]]:
-    """Depth = 1 + the largest depth of the results used; each layer ordered by its parents' mean position."""
-    by_label = {r.label: r for r in results}
-    depth: dict[str, int] = {}
-
-    def depth_of(label: str) -> int:
-        if label not in depth:
-            uses = [u for u in by_label[label].uses if u in by_label]
-            depth[label] = 1 + max((depth_of(u) for u in uses), default=-1)
-        return depth[label]
-
-    for result in results:
-        depth_of(result.label)
-    layers: list[list[blueprint.Result]] = [[] for _ in range(max(depth.values(), default=-1) + 1)]
-    for result in results:
-        layers[depth[result.label]].append(result)
-    position: dict[str, float] = {}
-    for layer in layers:
-
-        def key(result):
-            parents = [position[u] for u in result.uses if u in position]
-            return (sum(parents) / len(parents) if parents else -1.0, result.chapter, result.label)
-
-        layer.sort(key=key)
-        for index, result in enumerate(layer):
-            position[result.label] = index - (len(layer) - 1) / 2
-    return layers
+# -- errata ----------------------------------------------------------------------------------------------------
 
 
-class BlueprintGraph(SphinxDirective):
-    node_width, node_height, gap_x, gap_y, per_row = 160, 34, 12, 56, 4
-
-    def run(self):
-        self.env.note_dependency(str(_root(self.env) / "book/blueprint.yml"))
-        results = blueprint.load_results(_root(self.env))
-        # a wide layer is wrapped over several rows, so the graph fits the text column
-        rows = [layer[k : k + self.per_row] for layer in _layers(results) for k in range(0, len(layer), self.per_row)]
-        step_x = self.node_width + self.gap_x
-        width = self.per_row * step_x + self.gap_x
-        height = len(rows) * (self.node_height + self.gap_y) + self.gap_y
-        centre: dict[str, tuple[float, float]] = {}
-        for row, members in enumerate(rows):
-            offset = (width - len(members) * step_x + self.gap_x) / 2
-            for column, result in enumerate(members):
-                x = offset + column * step_x + self.node_width / 2
-                y = self.gap_y / 2 + row * (self.node_height + self.gap_y) + self.node_height / 2
-                centre[result.label] = (x, y)
-        parts = [
-            f'<div class="blueprint-graph" style="overflow-x:auto"><svg xmlns="http://www.w3.org/2000/svg" '
-            f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
-            'role="img" aria-label="Dependency graph of the results">',
-            '<defs><marker id="bp-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
-            'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#57606a"/></marker></defs>',
-        ]
-        half = self.node_height / 2
-        for result in results:
-            x1, y1 = centre[result.label]
-            for used in result.uses:
-                if used in centre:
-                    x0, y0 = centre[used]
-                    parts.append(
-                        f'<path d="M {x0:.1f} {y0 + half:.1f} C {x0:.1f} {y0 + half + 30:.1f}, {x1:.1f} '
-                        f'{y1 - half - 30:.1f}, {x1:.1f} {y1 - half:.1f}" fill="none" stroke="#8c959f" '
-                        'stroke-width="1" marker-end="url(#bp-arrow)"/>'
-                    )
-        for result in results:
-            x, y = centre[result.label]
-            colour = DEFINITION_COLOUR if result.kind == "definition" else STATUS_COLOURS[result.status]
-            dash = ' stroke-dasharray="5 3"' if result.is_new else ""
-            title = html.escape(f"{result.paper} ({result.kind}), {result.chapter}: {result.status}")
-            parts.append(
-                f'<a href="{_link(self.env, result.chapter, result.label)}"><title>{title}</title>'
-                f'<rect x="{x - self.node_width / 2:.1f}" y="{y - half:.1f}" width="{self.node_width}" '
-                f'height="{self.node_height}" rx="6" fill="{colour}" fill-opacity="0.18" stroke="{colour}" '
-                f'stroke-width="2"{dash}/>'
-                f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="10" '
-                f'font-family="sans-serif" fill="#1f2328">{html.escape(result.label)}</text></a>'
-            )
-        parts.append("</svg></div>")
-        legend = ["<p class='blueprint-legend'>"]
-        for status, colour in [*STATUS_COLOURS.items(), ("definition", DEFINITION_COLOUR)]:
-            meaning = blueprint.VERIFICATION_MEANING.get(status, status)
-            legend.append(
-                '<span style="display:inline-block;margin-right:1em"><span style="display:inline-block;width:1em;'
-                f'height:1em;background:{colour};opacity:.6;vertical-align:middle"></span> '
-                f"{html.escape(meaning)}</span>"
-            )
-        legend.append("<span>dashed border: new in this book; arrows point from a result to those that use it.</span>")
-        legend.append("</p>")
-        return [nodes.raw("", "".join(parts + legend), format="html")]
+def _where_short(where: str) -> str:
+    parts = [part for part in ("main text", "supplement") if part in where]
+    refs = concordance.printed_refs(where) or list(dict.fromkeys(re.findall(r"Section \d+(?:\.\d+)?", where)))
+    return (" and ".join(parts) or "paper") + (": " + ", ".join(refs[:4]) if refs else "")
 
 
-class ErrataSummary(_MarkdownDirective):
+def _severity_class(severity: str) -> str:
+    return re.sub(r"[^a-z]+", "-", severity.lower()).strip("-")
+
+
+class ErrataTable(_MarkdownDirective):
     def markdown(self):
         entries = blueprint.errata(_root(self.env))
-        sections = list(dict.fromkeys(entry.section for entry in entries))
-        counts = Counter((entry.section, entry.fields.get("severity", "")) for entry in entries)
-        header = "| Section | " + " | ".join(blueprint.SEVERITIES) + " | total |"
-        lines = [header, "|---" * (len(blueprint.SEVERITIES) + 2) + "|"]
-        for section in sections:
-            row = [counts[(section, severity)] for severity in blueprint.SEVERITIES]
-            lines.append(f"| {section} | " + " | ".join(str(c) for c in row) + f" | {sum(row)} |")
-        totals = [sum(counts[(s, severity)] for s in sections) for severity in blueprint.SEVERITIES]
-        lines.append("| **all** | " + " | ".join(f"**{t}**" for t in totals) + f" | **{sum(totals)}** |")
+        counts = Counter(entry.fields.get("severity", "") for entry in entries)
+        buttons = [f'<button type="button" data-severity="all" aria-pressed="true">all ({len(entries)})</button>']
+        for severity in blueprint.SEVERITIES:
+            buttons.append(
+                f'<button type="button" data-severity="{_severity_class(severity)}" aria-pressed="false">'
+                f"{html.escape(severity)} ({counts[severity]})</button>"
+            )
+        lines = [
+            '<div class="errata-filter" role="group" aria-label="Show the errata of one severity">'
+            + "<span>Show:</span> "
+            + " ".join(buttons)
+            + "</div>",
+            "",
+            '<div class="errata-table">',
+            "",
+            "| No. | Where in the paper | Severity | What is wrong | Proof |",
+            "|---|---|---|---|---|",
+        ]
+        for position, entry in enumerate(entries, start=1):
+            severity = entry.fields.get("severity", "")
+            proofs = blueprint.ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
+            chapter = re.search(r"\{doc\}`[^`]*?(notebooks/[0-9a-z-]+)>?`", entry.fields.get("proof", ""))
+            number = _chapter_number(chapter.group(1)) if chapter else ""
+            proof = f"{{ref}}`chapter {number} <{proofs[0]}>`" if proofs else "—"
+            lines.append(
+                f'| <a href="#{ERRATUM_ANCHOR.format(position)}">E{position}</a> '
+                f"| {_table_cell(_where_short(entry.fields.get('where', '')))} "
+                f'| <span class="erratum-severity" data-severity="{_severity_class(severity)}">'
+                f"{html.escape(severity)}</span> "
+                f"| {_table_cell(entry.title)} | {proof} |"
+            )
+        lines += ["", "</div>"]
         return lines
 
 
-def _thumbnail(root: Path, chapter: str, name: str, width: int = 220) -> str:
-    from PIL import Image
+def _number_errata(app, doctree):
+    """Number the errata entries E1, E2, ... (the ``###`` sections, in order) and give each an anchor."""
+    if app.env.docname != "book/errata":
+        return
+    position = 0
+    for section in doctree.findall(nodes.section):
+        depth = sum(1 for ancestor in _ancestors(section) if isinstance(ancestor, nodes.section))
+        if depth != 2:
+            continue
+        position += 1
+        section["ids"].insert(0, ERRATUM_ANCHOR.format(position))
+        title = section[0]
+        if isinstance(title, nodes.title):
+            title.insert(0, nodes.Text(f"E{position}. "))
+    expected = len(blueprint.errata(_root(app.env)))
+    if position != expected:
+        logger.warning(f"errata page: {position} entry sections but {expected} entries", type="limetheory")
 
+
+def _ancestors(node):
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+# -- the chapters' check cells ---------------------------------------------------------------------------------
+
+
+def _anchor_check_cells(app, doctree):
+    """Give each ``# check: <id>`` cell the anchor ``check-<id>``, so the blueprint can link to it."""
+    if not app.env.docname.startswith("notebooks/"):
+        return
+    seen = set()
+    for cell in doctree.findall(nodes.container):
+        if "cell" not in cell.get("classes", []):
+            continue
+        code = next(iter(cell.findall(nodes.literal_block)), None)
+        if code is None:
+            continue
+        match = re.match(r"# check: ([a-z0-9][a-z0-9-]*)\s*(?:\n|$)", code.astext())
+        if match and match.group(1) not in seen:
+            seen.add(match.group(1))
+            cell["ids"].append(CHECK_ANCHOR.format(match.group(1)))
+
+
+# -- the concordance -------------------------------------------------------------------------------------------
+
+
+def _treated(row: concordance.Row) -> str:
+    if row.kind == "figure":
+        figure = row.figure
+        if figure is None:
+            return "—"
+        if not figure.figure:
+            return f"not reproduced: {_table_cell(figure.reason)}"
+        return f"{{numref}}`{figure.figure}`, {{doc}}`chapter {_chapter_number(figure.chapter)} <../{figure.chapter}>`"
+    if not row.results:
+        return "—"
+    return "; ".join(
+        f"{{prf:ref}}`{r.label}` ({{doc}}`chapter {_chapter_number(r.chapter)} <../{r.chapter}>`)" for r in row.results
+    )
+
+
+class PaperConcordance(_MarkdownDirective):
+    def markdown(self):
+        rows = concordance.rows(_root(self.env))
+        lines: list[str] = []
+        for part, heading in (("main", "Main text"), ("supplement", "Supplement")):
+            members = [row for row in rows if row.part == part]
+            if not members:
+                continue
+            lines += [f"## {heading}", "", "| In the paper | In this book | Status | Errata |", "|---|---|---|---|"]
+            for row in members:
+                title = "" if row.kind == "equation" else f" {_table_cell(row.title)}"
+                section = re.sub(r"^Supplement, ", "", row.section)
+                errata = ", ".join(f'<a href="errata.html#{ERRATUM_ANCHOR.format(n)}">E{n}</a>' for n in row.errata)
+                lines.append(
+                    f"| **{row.printed}**{title} <br> <small>{_table_cell(section)}</small> | {_treated(row)} "
+                    f"| {row.status} | {errata or '—'} |"
+                )
+            lines.append("")
+        return lines
+
+
+# -- figures -----------------------------------------------------------------------------------------------------
+
+
+def _figure_output(root: Path, chapter: str, name: str) -> tuple[str, str]:
+    """The executed output of the cell that makes figure ``name``: (mime type, data)."""
     notebook = json.loads((root / f"{chapter}.ipynb").read_text(encoding="utf-8"))
     for cell in notebook["cells"]:
         if cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("name") == name:
             for output in cell.get("outputs", []):
-                png = output.get("data", {}).get("image/png")
-                if png:
-                    image = Image.open(io.BytesIO(base64.b64decode(png)))
-                    image.thumbnail((width, width))
-                    buffer = io.BytesIO()
-                    image.save(buffer, format="PNG", optimize=True)
-                    return base64.b64encode(buffer.getvalue()).decode()
+                data = output.get("data", {})
+                for mime in ("image/svg+xml", "image/png"):
+                    if mime in data:
+                        value = data[mime]
+                        return mime, "".join(value) if isinstance(value, list) else value
     raise ValueError(f"{chapter}.ipynb has no executed figure named {name}")
 
 
-class FigureIndex(SphinxDirective):
-    def run(self):
+def _thumbnail(root: Path, chapter: str, name: str, width: int = THUMBNAIL_WIDTH) -> str:
+    """An ``<img>`` of the figure, ``width`` CSS pixels wide: the SVG itself, or a PNG at twice the width."""
+    mime, data = _figure_output(root, chapter, name)
+    if mime == "image/svg+xml":
+        encoded = base64.b64encode(data.encode("utf-8")).decode()
+        return f'<img src="data:image/svg+xml;base64,{encoded}" width="{width}" class="fig-thumb" alt="{{alt}}"/>'
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(base64.b64decode(data)))
+    if image.width > 2 * width:
+        image = image.resize((2 * width, round(image.height * 2 * width / image.width)), Image.LANCZOS)
+    shown = min(width, image.width // 2)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=True)
+    encoded = base64.b64encode(buffer.getvalue()).decode()
+    return f'<img src="data:image/png;base64,{encoded}" width="{shown}" class="fig-thumb" alt="{{alt}}"/>'
+
+
+class FigureIndex(_MarkdownDirective):
+    def markdown(self):
         root = _root(self.env)
-        self.env.note_dependency(str(root / "book/figures.yml"))
-        rows = []
+        numbers = {entry["printed"]: entry for entry in blueprint.paper_numbers(root).values()}
+        lines = ["| The paper's figure | The book's figure |", "|---|---|"]
         for figure in blueprint.paper_figures(root):
+            caption = numbers.get(figure.number, {}).get("title", "")
+            paper = f"**{figure.number}** ({figure.part}): {_table_cell(figure.subject)}"
+            if caption:
+                paper += f" <br> <small>Caption: {_table_cell(caption)}</small>"
             if figure.figure:
                 self.env.note_dependency(str(root / f"{figure.chapter}.ipynb"))
-                href = _link(self.env, figure.chapter, figure.figure)
-                thumb = _thumbnail(root, figure.chapter, figure.figure)
-                shown = (
-                    f'<a href="{href}"><img src="data:image/png;base64,{thumb}" alt="{html.escape(figure.subject)}" '
-                    f'style="max-width:220px"/></a>'
+                href = self.env.app.builder.get_relative_uri(self.env.docname, figure.chapter) + "#" + figure.figure
+                image = _thumbnail(root, figure.chapter, figure.figure).replace(
+                    "{alt}", html.escape(f"{figure.number} as reproduced", quote=True)
                 )
-                where = f'<a href="{href}">{html.escape(figure.chapter.split("/")[-1])}</a>'
+                book = (
+                    f'<a href="{html.escape(href, quote=True)}">{image}</a> <br> {{numref}}`{figure.figure}` in '
+                    f"{{doc}}`../{figure.chapter}`"
+                )
             else:
-                shown, where = f"<em>not reproduced:</em> {html.escape(figure.reason)}", "—"
-            rows.append(
-                f"<tr><td>{html.escape(figure.number)}<br/><small>{html.escape(figure.part)}</small></td>"
-                f"<td>{html.escape(figure.subject)}</td><td>{where}</td><td>{shown}</td></tr>"
-            )
-        table = (
-            '<table class="table figure-index"><thead><tr><th>Paper figure</th><th>Shows</th><th>Chapter</th>'
-            "<th>Book figure</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-        )
-        return [nodes.raw("", table, format="html")]
+                book = f"*not reproduced:* {_table_cell(figure.reason)}"
+            lines.append(f"| {paper} | {book} |")
+        return lines
+
+
+# -- the landing page ------------------------------------------------------------------------------------------
 
 
 class BookSummary(_MarkdownDirective):
-    """Two compact tables: what is verified, and the paper's false statements with the cells that prove them."""
+    """The overview table, and the paper's false statements with links to the entry and to its proof."""
 
     def markdown(self):
         root = _root(self.env)
+        option = self.arguments[0] if self.arguments else "overview"
+        entries = blueprint.errata(root)
+        if option == "false-statements":
+            lines = []
+            for position, entry in enumerate(entries, start=1):
+                if entry.fields.get("severity") != "wrong statement":
+                    continue
+                proofs = blueprint.ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
+                where = _where_short(entry.fields.get("where", ""))
+                proof = f"; {{ref}}`the cell that shows it <{proofs[0]}>`" if proofs else ""
+                lines.append(
+                    f'- <a href="errata.html#{ERRATUM_ANCHOR.format(position)}">E{position}</a> '
+                    f"{entry.title} ({where}{proof})"
+                )
+            return lines
         results = [r for r in blueprint.load_results(root) if r.kind != "definition"]
         status = Counter(r.status for r in results)
         new = sum(r.is_new for r in results)
         against_lime = sum("lime" in r.verified for r in results)
-        entries = blueprint.errata(root)
         severity = Counter(e.fields.get("severity", "") for e in entries)
         figures = blueprint.paper_figures(root)
         reproduced = sum(bool(f.figure) for f in figures)
-        lines = [
-            "| Verified | | Corrected | |",
-            "|---|---|---|---|",
-            f"| results stated, {new} new | **{len(results)}** | errata in the paper | **{len(entries)}** |",
-            f"| … proved or checked with sympy for general $d$ | {status['symbolic']} "
-            f"| … wrong statements | {severity['wrong statement']} |",
-            f"| … exact for given $d$ at best | {status['exact']} | … wrong constants | {severity['wrong constant']} |",
-            f"| … checked against real lime | {against_lime} "
-            f"| … approximations presented as exact | {severity['approximation presented as exact']} |",
-            f"| paper figures reproduced | {reproduced} of {len(figures)} | … typos | {severity['typo']} |",
-            "",
-            "The statements of the paper that are false as printed, each linked to the cell that shows it:",
-            "",
+        return [
+            "| The book verifies | Count | The book corrects | Count |",
+            "|---|--:|---|--:|",
+            f"| results stated ({new} new in this book) | {len(results)} | errata in the paper | {len(entries)} |",
+            f"| proved or checked with sympy for general $d$ | {status['symbolic']} "
+            f"| wrong statements | {severity['wrong statement']} |",
+            f"| exact for given $d$ (strongest check) | {status['exact']} "
+            f"| wrong constants | {severity['wrong constant']} |",
+            f"| checked against real lime | {against_lime} "
+            f"| approximations presented as exact | {severity['approximation presented as exact']} |",
+            f"| paper figures reproduced | {reproduced} of {len(figures)} | typos | {severity['typo']} |",
         ]
-        for entry in entries:
-            if entry.fields.get("severity") == "wrong statement":
-                targets = blueprint.ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
-                if targets:
-                    lines.append(f"- {entry.title} ({entry.section}; {{ref}}`the proof <{targets[0]}>`)")
-        return lines
+
+
+BookSummary.optional_arguments = 1
+
+
+# -- events ------------------------------------------------------------------------------------------------------
 
 
 def _escape_absolute_values(app, what, name, obj, options, lines):
@@ -292,6 +479,34 @@ def _check_registries(app):
             problems = [str(error)]
         for problem in problems:
             logger.warning(f"book registry: {problem}", type="limetheory", subtype="registry")
+    for problem in blueprint.page_label_citations(root):
+        logger.warning(f"book page: {problem}", type="limetheory", subtype="registry")
+
+
+def _add_static(app, config):
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
+    # without a default mode the theme's script starts from "" and logs "Got invalid theme mode" on a first visit
+    options = dict(config.html_theme_options or {})
+    options.setdefault("default_mode", "auto")
+    config.html_theme_options = options
+
+
+def _dedupe_scripts(app, pagename, templatename, context, doctree):
+    """Each script once: a second copy of sphinx-thebe's ``const THEBE_JS_URL`` is a console SyntaxError.
+
+    Inline scripts that extensions add after the builder started reach the page twice, once from the registry
+    (file name "") and once from the builder (file name None); they are the same script.
+    """
+    seen, unique = set(), []
+    for script in context.get("script_files", []):
+        name = getattr(script, "filename", script)
+        name = "" if name in (None, "None") else str(name)
+        attributes = {k: v for k, v in (getattr(script, "attributes", None) or {}).items() if k != "priority"}
+        key = (name, tuple(sorted(attributes.items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
 
 
 def _markdown_download(app, pagename, templatename, context, doctree):
@@ -323,13 +538,22 @@ def _copy_markdown_sources(app, exception):
 
 
 def setup(app):
+    app.setup_extension("sphinx.ext.graphviz")
     app.add_directive("blueprint-table", BlueprintTable)
     app.add_directive("blueprint-graph", BlueprintGraph)
-    app.add_directive("errata-summary", ErrataSummary)
+    app.add_directive("errata-table", ErrataTable)
+    app.add_directive("paper-concordance", PaperConcordance)
     app.add_directive("figure-index", FigureIndex)
     app.add_directive("book-summary", BookSummary)
+    app.connect("config-inited", _add_static)
     app.connect("builder-inited", _check_registries)
+    app.connect("doctree-read", _anchor_check_cells)
+    app.connect("doctree-read", _number_errata)
+    app.connect("doctree-resolved", _fill_blueprint_graph)
     app.connect("autodoc-process-docstring", _escape_absolute_values)
     app.connect("html-page-context", _markdown_download, priority=600)
+    app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("build-finished", _copy_markdown_sources)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
+    app.add_css_file("bookext.css")
+    app.add_js_file("bookext.js")
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "2"}
