@@ -37,7 +37,13 @@ $(STAMP): requirements.txt pyproject.toml $(LOCK)
 
 venv: $(STAMP)
 
-book: venv
+# the blueprint's dependency graphs are drawn by Graphviz's dot (sphinx.ext.graphviz): Debian's graphviz if missing
+DOT := /usr/bin/dot
+$(DOT):
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y graphviz
+
+book: venv $(DOT)
 	$(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going
 
 lint: venv
