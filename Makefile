@@ -95,8 +95,8 @@ bench: venv
 mutants: venv
 	$(PYTHON) tools/mutants.py --report book/_data/mutants.json
 
-# a fresh resolve of requirements.txt in a throw-away venv, frozen to exact versions; run it after changing
-# requirements.txt (pip's cache makes a rerun take about a minute)
+# a fresh resolve of requirements.txt in a throw-away venv, frozen to exact versions (setuptools and wheel too, pip
+# itself not: the venv upgrades it first); run it after changing requirements.txt (tests/test_lock.py checks)
 lock:
 	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	$(BOOTSTRAP_PYTHON) -m venv "$$tmp/venv"; \
@@ -105,7 +105,7 @@ lock:
 	where="$$("$$tmp/venv/bin/python" -c 'import platform as p; print(p.python_version(), "on", p.system(), p.machine())')"; \
 	{ echo "# Exact versions of everything requirements.txt installs, from a fresh resolve (make lock), used by make"; \
 	  echo "# and CI as pip constraints. Resolved with Python $$where; make test LOCK= ignores it."; \
-	  "$$tmp/venv/bin/python" -m pip freeze --exclude-editable; } > "$$tmp/lock"; \
+	  "$$tmp/venv/bin/python" -m pip freeze --all --exclude-editable | grep -v '^pip=='; } > "$$tmp/lock"; \
 	mv "$$tmp/lock" $(LOCK_FILE); echo "wrote $(LOCK_FILE): $$(grep -c '==' $(LOCK_FILE)) packages, Python $$where"
 
 # the pytest + nbval suite again under other numeric conditions (two full runs: about twice `make pytest`):
