@@ -29,8 +29,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+# Debian's chromium and chromium-driver unless the Makefile (or CI) names others
+CHROMIUM = os.environ.get("CHROME_BINARY", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 # `make lab` copies tools/lab_settings.json here: without it JupyterLab opens a .md as text
 LAB_SETTINGS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "limetheory.json"
 # the quickest chapter to execute (22 s on the 2-core machine of book/chapter_costs.json); one chapter keeps
@@ -217,6 +218,15 @@ def _wait(description: str, timeout: float, probe, interval: float = 1.0):
 
 
 def test_chapter_runs_in_jupyterlab(lab, browser):
+    try:
+        _run_chapter(lab, browser)
+    finally:
+        # the executed notebook on success; where it stood on failure
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SCREENSHOTS / f"lab-{CHAPTER}.png"))
+
+
+def _run_chapter(lab, browser):
     base, token, name, server_log = lab
     browser.get(f"{base}/lab/tree/{name}?token={token}")
 
@@ -273,5 +283,3 @@ def test_chapter_runs_in_jupyterlab(lab, browser):
         "return document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output').length;"
     )
     assert rendered > 0, "no rendered outputs in the notebook's page"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(SCREENSHOTS / f"lab-{CHAPTER}.png"))
