@@ -268,3 +268,113 @@ def test_errata_quotes_the_gamma_hat_thresholds_that_chapter_10_computes():
         exponent = int(f"{value:.1e}".split("e")[1])
         mantissa = f"{value / 10**exponent:.1f}"
         assert f"$M > {mantissa}\\cdot 10^{exponent}$ for $n = {n}$" in text, (name, value)
+
+
+# The blueprint's graph, the concordance and the bibliography labels (tools/blueprint_graph.py, concordance.py,
+# bibstyle.py), against independent computations.
+
+
+def test_transitive_reduction_agrees_with_networkx():
+    import random
+
+    import networkx as nx
+
+    import blueprint_graph
+
+    rng = random.Random(20260)
+    for _ in range(30):
+        n = rng.randint(2, 14)
+        edges = {str(a): [str(b) for b in range(a + 1, n) if rng.random() < 0.35] for a in range(n)}
+        expected = nx.transitive_reduction(nx.DiGraph([(a, b) for a, bs in edges.items() for b in bs]))
+        reduced = blueprint_graph.transitive_reduction(edges)
+        assert {(a, b) for a, bs in reduced.items() for b in bs} == set(expected.edges())
+
+
+def test_transitive_reduction_refuses_a_cycle():
+    import blueprint_graph
+
+    with pytest.raises(ValueError, match="acyclic"):
+        blueprint_graph.transitive_reduction({"a": ["b"], "b": ["a"]})
+    with pytest.raises(TypeError, match="edges"):
+        blueprint_graph.transitive_reduction([("a", "b")])
+
+
+def test_the_book_graph_keeps_reachability_and_draws_every_result_once():
+    import networkx as nx
+
+    import blueprint_graph
+
+    results = blueprint.load_results(ROOT)
+    labels = {r.label for r in results}
+    edges = {r.label: [u for u in r.uses if u in labels] for r in results}
+    reduced = blueprint_graph.transitive_reduction(edges)
+    full = nx.DiGraph([(a, b) for a, bs in edges.items() for b in bs])
+    small = nx.DiGraph([(a, b) for a, bs in reduced.items() for b in bs])
+    full.add_nodes_from(labels)
+    small.add_nodes_from(labels)
+    assert nx.transitive_closure(full).edges() == nx.transitive_closure(small).edges()
+    source = blueprint_graph.dot_source(results, lambda r: "1.1", lambda r: "#" + r.label, lambda c: c)
+    for result in results:
+        assert source.count(f'"{result.label}" [label=') == 1
+    part = {r.label for r in results if r.chapter == "notebooks/05-alpha"}
+    partial = blueprint_graph.dot_source(results, lambda r: "", lambda r: "#", lambda c: c, only=part)
+    outside = {u for r in results if r.label in part for u in reduced[r.label]} - part
+    assert all(f'"{label}" [label=' in partial for label in part | outside)
+    assert "cluster_1" not in partial  # one chapter, one cluster
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("main text, Section 2.1, Definition 1", ["Definition 1"]),
+        ("proof of Lemma 5, the display before Eq. (47) and Eq. (47) itself", ["Lemma 5", "Eq. (47)"]),
+        (
+            "Eqs. (41) and (42); Proposition 15 (Proposition 4 restated)",
+            ["Eq. (41)", "Eq. (42)", "Proposition 15", "Proposition 4"],
+        ),
+        ("caption of Figure 11; Section 1.2", ["Figure 11"]),
+        ("no number here", []),
+    ],
+)
+def test_printed_refs_reads_the_paper_numbers_a_text_names(text, expected):
+    import concordance
+
+    assert concordance.printed_refs(text) == expected
+
+
+def test_concordance_maps_every_statement_and_figure_of_the_paper():
+    import concordance
+
+    rows = concordance.rows(ROOT)
+    kinds = {row.kind for row in rows}
+    assert {"theorem", "proposition", "lemma", "corollary", "definition", "remark", "figure"} <= kinds
+    numbers = blueprint.paper_numbers(ROOT)
+    listed = {row.key for row in rows}
+    assert {key for key, e in numbers.items() if e["kind"] != "equation"} <= listed
+    by_printed = {row.printed: row for row in rows}
+    assert [r.label for r in by_printed["Theorem 1"].results] == ["concentration-thm-1"]
+    assert by_printed["Figure 12"].figure is not None and by_printed["Figure 12"].status == "reproduced"
+    # an erratum is attached to every item its Where names, and only to those
+    errata = blueprint.errata(ROOT)
+    for row in rows:
+        for position in row.errata:
+            assert row.printed in concordance.printed_refs(errata[position - 1].fields["where"])
+    with pytest.raises(ValueError, match="equations"):
+        concordance.rows(ROOT, equations="some")
+
+
+def test_bibliography_labels_are_author_year_with_letters_for_one_pair():
+    from pybtex.database import parse_file
+
+    import bibstyle
+
+    entries = parse_file(ROOT / "book" / "references.bib").entries
+    labels = {key: bibstyle.author_year(entry) for key, entry in entries.items()}
+    assert labels["garreau_luxburg_2020_aistats"] == "Garreau and von Luxburg, 2020a"
+    assert labels["garreau_luxburg_2020_arxiv"] == "Garreau and von Luxburg, 2020b"
+    assert labels["ribeiro_et_al_2016"] == "Ribeiro et al., 2016"
+    assert labels["sparck_jones_1972"] == "Spärck Jones, 1972"
+    assert len(set(labels.values())) == len(labels)
+    for key, entry in entries.items():
+        if entry.type != "book" and key != "filipovski_2019":
+            assert "doi" in entry.fields or "url" in entry.fields, key

@@ -32,6 +32,7 @@ from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+import bibstyle
 import blueprint
 import blueprint_graph
 import concordance
@@ -330,24 +331,26 @@ def _treated(row: concordance.Row) -> str:
 
 
 class PaperConcordance(_MarkdownDirective):
+    """The concordance table of one part of the paper (argument ``main`` or ``supplement``)."""
+
+    required_arguments = 1
+
     def markdown(self):
+        part = self.arguments[0]
+        if part not in ("main", "supplement"):
+            raise self.error(f"paper-concordance takes 'main' or 'supplement', not {part!r}")
         rows = concordance.rows(_root(self.env))
-        lines: list[str] = []
-        for part, heading in (("main", "Main text"), ("supplement", "Supplement")):
-            members = [row for row in rows if row.part == part]
-            if not members:
-                continue
-            lines += [f"## {heading}", "", "| In the paper | In this book | Status | Errata |", "|---|---|---|---|"]
-            for row in members:
-                title = "" if row.kind == "equation" else f" {_table_cell(row.title)}"
-                section = re.sub(r"^Supplement, ", "", row.section)
-                errata = ", ".join(f'<a href="errata.html#{ERRATUM_ANCHOR.format(n)}">E{n}</a>' for n in row.errata)
-                lines.append(
-                    f"| **{row.printed}**{title} <br> <small>{_table_cell(section)}</small> | {_treated(row)} "
-                    f"| {row.status} | {errata or '—'} |"
-                )
-            lines.append("")
-        return lines
+        lines: list[str] = ['<div class="concordance">', ""]
+        lines += ["| In the paper | In this book | Status | Errata |", "|---|---|---|---|"]
+        for row in (row for row in rows if row.part == part):
+            title = "" if row.kind == "equation" else f" {_table_cell(row.title)}"
+            section = re.sub(r"^Supplement, ", "", row.section)
+            errata = ", ".join(f'<a href="errata.html#{ERRATUM_ANCHOR.format(n)}">E{n}</a>' for n in row.errata)
+            lines.append(
+                f"| **{row.printed}**{title} <br> <small>{_table_cell(section)}</small> | {_treated(row)} "
+                f"| {row.status} | {errata or '—'} |"
+            )
+        return [*lines, "", "</div>"]
 
 
 # -- figures -----------------------------------------------------------------------------------------------------
@@ -409,6 +412,38 @@ class FigureIndex(_MarkdownDirective):
                 book = f"*not reproduced:* {_table_cell(figure.reason)}"
             lines.append(f"| {paper} | {book} |")
         return lines
+
+
+# -- the API reference -----------------------------------------------------------------------------------------
+
+
+class ApiSummary(_MarkdownDirective):
+    """An autosummary table of everything ``limetheory`` exports, each entry linked to its documentation below.
+
+    Names are given under their defining module (``limetheory.sampling.psi``), which is where the page's
+    ``automodule`` directives document them; an export whose module the page does not document is a warning.
+    """
+
+    def _depends_on(self) -> list[str]:
+        return ["book/api.md"]
+
+    def markdown(self):
+        import importlib
+
+        package = importlib.import_module("limetheory")
+        page = (_root(self.env) / "book" / "api.md").read_text(encoding="utf-8")
+        documented = re.findall(r"^\.\. automodule:: (\S+)", page, re.MULTILINE)
+        entries: dict[str, list[str]] = {module: [] for module in documented}
+        for name in package.__all__:
+            module = getattr(getattr(package, name), "__module__", "")
+            if module in entries:
+                entries[module].append(f"{module}.{name}")
+            elif not isinstance(getattr(package, name), (int, float, str)):
+                logger.warning(f"API reference: limetheory.{name} ({module}) is exported but not documented")
+        lines = ["```{eval-rst}", ".. autosummary::", "   :nosignatures:", ""]
+        # relative to the page's current module (``limetheory``), as autosummary wants them
+        lines += [f"   {entry.removeprefix('limetheory.')}" for module in documented for entry in entries[module]]
+        return lines + ["```"]
 
 
 # -- the landing page ------------------------------------------------------------------------------------------
@@ -485,10 +520,11 @@ def _check_registries(app):
 
 def _add_static(app, config):
     config.html_static_path = [*config.html_static_path, str(STATIC)]
-    # without a default mode the theme's script starts from "" and logs "Got invalid theme mode" on a first visit
-    options = dict(config.html_theme_options or {})
-    options.setdefault("default_mode", "auto")
-    config.html_theme_options = options
+    # the theme reads its default colour mode from the template context; without one its script starts from ""
+    # and logs "Got invalid theme mode" on a reader's first visit. "auto" follows the reader's system setting.
+    context = dict(config.html_context or {})
+    context.setdefault("default_mode", "auto")
+    config.html_context = context
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -538,6 +574,7 @@ def _copy_markdown_sources(app, exception):
 
 
 def setup(app):
+    bibstyle.register()
     app.setup_extension("sphinx.ext.graphviz")
     app.add_directive("blueprint-table", BlueprintTable)
     app.add_directive("blueprint-graph", BlueprintGraph)
@@ -545,6 +582,7 @@ def setup(app):
     app.add_directive("paper-concordance", PaperConcordance)
     app.add_directive("figure-index", FigureIndex)
     app.add_directive("book-summary", BookSummary)
+    app.add_directive("api-summary", ApiSummary)
     app.connect("config-inited", _add_static)
     app.connect("builder-inited", _check_registries)
     app.connect("doctree-read", _anchor_check_cells)
