@@ -43,7 +43,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 GRAPH_DOC_ATTRIBUTE = "limetheory_blueprint_graph"
 CHECK_ANCHOR = "check-{}"
 ERRATUM_ANCHOR = "e{}"
-THUMBNAIL_WIDTH = 240  # CSS pixels; PNG thumbnails are stored at twice this width, to stay crisp at 2x
+THUMBNAIL_WIDTH = 340  # CSS pixels; PNG thumbnails are stored at twice this width, to stay crisp at 2x
 
 
 def _root(env) -> Path:
@@ -392,7 +392,7 @@ class FigureIndex(_MarkdownDirective):
     def markdown(self):
         root = _root(self.env)
         numbers = {entry["printed"]: entry for entry in blueprint.paper_numbers(root).values()}
-        lines = ["| The paper's figure | The book's figure |", "|---|---|"]
+        lines = ['<div class="figure-index">', "", "| The paper's figure | The book's figure |", "|---|---|"]
         for figure in blueprint.paper_figures(root):
             caption = numbers.get(figure.number, {}).get("title", "")
             paper = f"**{figure.number}** ({figure.part}): {_table_cell(figure.subject)}"
@@ -411,7 +411,7 @@ class FigureIndex(_MarkdownDirective):
             else:
                 book = f"*not reproduced:* {_table_cell(figure.reason)}"
             lines.append(f"| {paper} | {book} |")
-        return lines
+        return [*lines, "", "</div>"]
 
 
 # -- the API reference -----------------------------------------------------------------------------------------
@@ -442,7 +442,8 @@ class ApiSummary(_MarkdownDirective):
                 logger.warning(f"API reference: limetheory.{name} ({module}) is exported but not documented")
         lines = ["```{eval-rst}", ".. autosummary::", "   :nosignatures:", ""]
         # relative to the page's current module (``limetheory``), as autosummary wants them
-        lines += [f"   {entry.removeprefix('limetheory.')}" for module in documented for entry in entries[module]]
+        # "~" shows the bare name, as a reader writes it after ``import limetheory as lt``
+        lines += [f"   ~{entry.removeprefix('limetheory.')}" for module in documented for entry in entries[module]]
         return lines + ["```"]
 
 
@@ -518,6 +519,23 @@ def _check_registries(app):
         logger.warning(f"book page: {problem}", type="limetheory", subtype="registry")
 
 
+def _resolve_package_names(app, env, node, contnode):
+    """``lt.alpha`` is documented where it is defined (``limetheory.coefficients.alpha``); a docstring or the
+    summary table that names it ``alpha`` or ``limetheory.alpha`` links there."""
+    if node.get("refdomain") != "py":
+        return None
+    name = node.get("reftarget", "").removeprefix("limetheory.")
+    import limetheory
+
+    if "." in name or name not in limetheory.__all__:
+        return None
+    module = getattr(getattr(limetheory, name), "__module__", "")
+    if not module.startswith("limetheory."):
+        return None
+    domain = env.get_domain("py")
+    return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], f"{module}.{name}", node, contnode)
+
+
 def _add_static(app, config):
     config.html_static_path = [*config.html_static_path, str(STATIC)]
     # the theme reads its default colour mode from the template context; without one its script starts from ""
@@ -589,6 +607,7 @@ def setup(app):
     app.connect("doctree-read", _number_errata)
     app.connect("doctree-resolved", _fill_blueprint_graph)
     app.connect("autodoc-process-docstring", _escape_absolute_values)
+    app.connect("missing-reference", _resolve_package_names)
     app.connect("html-page-context", _markdown_download, priority=600)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("build-finished", _copy_markdown_sources)

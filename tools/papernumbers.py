@@ -178,7 +178,7 @@ def plain(tex: str, refs: dict[str, str] | None = None) -> str:
     """
     if not isinstance(tex, str):
         raise TypeError(f"tex must be a str, got {type(tex).__name__}")
-    text = tex.replace("$", "")
+    text = tex.replace("$", "").replace("``", "“").replace("''", "”")
     text = re.sub(r"\\(?:eqref)\s*\{([^{}]*)\}", lambda m: f"({_ref(refs, m.group(1))})", text)
     text = re.sub(r"\\ref\s*\{([^{}]*)\}", lambda m: _ref(refs, m.group(1)), text)
     text = re.sub(r"\\cite[pt]?\s*\{[^{}]*\}", "(citation)", text)
