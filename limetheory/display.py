@@ -10,18 +10,29 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
 import sympy as sp
 
 __all__ = ["Equations", "show_equations", "significant"]
+
+
+def _check_side(value, name):
+    """An equation side: a str (LaTeX), a sympy object or a number (not a bool); returned unchanged."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, sp.Basic, sp.MatrixBase, numbers.Number)):
+        raise TypeError(
+            f"an equation side must be a str (LaTeX), a sympy object or a number; the {name} is "
+            f"{type(value).__name__}: {value!r:.60}"
+        )
+    return value
 
 
 def _latex(value) -> str:
     """LaTeX for a sympy expression or a number; a str is taken as LaTeX already."""
     if isinstance(value, str):
         return value
-    if isinstance(value, (sp.Basic, sp.MatrixBase, numbers.Number)):
-        return sp.latex(value)
-    raise TypeError(f"an equation side must be a str (LaTeX), a sympy object or a number, got {type(value).__name__}")
+    if isinstance(value, np.generic):
+        value = value.item()  # a numpy scalar as the Python number sympy knows
+    return sp.latex(value)
 
 
 def _text(value) -> str:
@@ -35,7 +46,8 @@ class Equations:
     ----------
     rows : sequence of tuple
         Each row is ``(lhs, rhs)`` or ``(lhs, op, rhs)``. ``lhs`` and ``rhs`` are sympy objects,
-        numbers, or strings holding LaTeX; ``op`` is a LaTeX relation (default ``"="``).
+        numbers (Python or numpy, not bool), or strings holding LaTeX; ``op`` is a LaTeX relation (default ``"="``).
+        Checked here, so that showing the object cannot fail later.
 
     Examples
     --------
@@ -58,7 +70,7 @@ class Equations:
             lhs, op, rhs = (row[0], "=", row[1]) if len(row) == 2 else row
             if not isinstance(op, str):
                 raise TypeError(f"the relation op must be a str of LaTeX, got {op!r}")
-            parsed.append((lhs, op, rhs))
+            parsed.append((_check_side(lhs, "lhs"), op, _check_side(rhs, "rhs")))
         if not parsed:
             raise ValueError("rows must hold at least one (lhs, rhs) tuple")
         self.rows = parsed

@@ -14,7 +14,7 @@ import numpy as np
 from lime.lime_text import IndexedString, LimeTextExplainer
 from sklearn.linear_model import Ridge
 
-from ._validation import check_int, check_positive_finite, check_text
+from ._validation import check_int, check_memory, check_positive_finite, check_text
 
 
 def local_dictionary(text):
@@ -90,7 +90,18 @@ def _check_run_arguments(text, classifier_fn, num_samples, kernel_width, label, 
     label = check_int(label, "label", minimum=0)
     if random_state is not None:
         random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
+    check_memory(
+        _run_memory(num_samples, len(words), len(text)),
+        f"one lime run with num_samples = {num_samples} on a document of {len(words)} distinct words",
+        "use fewer samples",
+    )
     return text, len(words), num_samples, kernel_width, label, random_state
+
+
+def _run_memory(num_samples, d, text_length):
+    """Estimated peak bytes of one lime run: its (n, d) masks in dense and sparse form and our recorded copy
+    (about 48 n d), and the n perturbed strings, held by lime and by the recorder (2 n (len(text) + 64))."""
+    return 48.0 * num_samples * d + 2.0 * num_samples * (text_length + 64)
 
 
 def _explainer(kernel_width, random_state):
@@ -148,12 +159,29 @@ def capture_lime_samples(text, classifier_fn, *, num_samples=5000, kernel_width=
     random_state : int or None
         Seed of lime's ``RandomState`` (0 <= random_state < 2**32).
 
+    Returns
+    -------
+    LimeSamples
+
     Raises
     ------
     TypeError, ValueError
         A non-str or empty ``text``, one with fewer than 2 distinct words, a non-callable ``classifier_fn``,
         ``num_samples`` < 2, ``kernel_width`` <= 0 or not finite, a negative ``label`` or one beyond the
-        classifier's columns, a classifier output of the wrong shape or with NaN/inf.
+        classifier's columns, a classifier output of the wrong shape or with NaN/inf; a run beyond the memory limit.
+
+    Notes
+    -----
+    Limits: one run holds about 48 n d + 2 n (len(text) + 64) bytes (n = ``num_samples``); above 2 GiB it is
+    refused before lime starts, e.g. n <= 1.5 * 10**6 for a 29-word review.  The time is lime's (about 50 µs per
+    sample for a 29-word review) and is not capped: the caller chooses n.
+
+    Examples
+    --------
+    >>> from limetheory import constant_classifier
+    >>> run = capture_lime_samples("good food, bad service", constant_classifier(0.7), num_samples=5)
+    >>> run.words, run.z.shape, run.z[0].tolist()
+    (['good', 'food', 'bad', 'service'], (5, 4), [1, 1, 1, 1])
     """
     text, d, num_samples, kernel_width, label, random_state = _check_run_arguments(
         text, classifier_fn, num_samples, kernel_width, label, random_state
@@ -188,11 +216,22 @@ def lime_explanations(text, classifier_fn, *, n_exp=100, num_samples=5000, kerne
     ``n_exp`` times in a row, so the random stream continues from run to run (as in the paper's
     experiments).  Every word is kept (no feature selection); the surrogate is lime's default
     ridge regression.  Other arguments as in :func:`capture_lime_samples`.
+
+    Limits: each run as :func:`capture_lime_samples`; the result takes 8 n_exp (d + 1) bytes (checked against
+    2 GiB before the first run).  The time, about n_exp * num_samples * 50 µs for a 29-word review, is not capped.
+
+    Examples
+    --------
+    >>> from limetheory import constant_classifier
+    >>> runs = lime_explanations("good food, bad service", constant_classifier(0.7), n_exp=2, num_samples=10)
+    >>> runs.shape, bool(np.allclose(runs[:, 0], 0.7))
+    ((2, 5), True)
     """
     text, d, num_samples, kernel_width, label, random_state = _check_run_arguments(
         text, classifier_fn, num_samples, kernel_width, label, random_state
     )
     n_exp = check_int(n_exp, "n_exp", minimum=1)
+    check_memory(8.0 * n_exp * (d + 1), f"{n_exp} explanations of {d + 1} coefficients", "use fewer runs")
     explainer = _explainer(kernel_width, random_state)
     classifier = _checked_classifier(classifier_fn, label)
     out = np.empty((n_exp, d + 1))

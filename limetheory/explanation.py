@@ -154,12 +154,28 @@ def beta_from_gamma(gamma, d, nu):
 def all_masks(d):
     """All 2^d masks of {0,1}^d with at least one removed word, with their LIME probabilities.
 
-    Returns (z, s, prob): z is (2^d - 1, d) int8, s the number of removed words per row and
-    prob = (1/d) / binom(d, s), the probability LIME draws that exact mask.
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, 1 <= d <= 22 (2^22 masks take about 190 MB with their s and probabilities).
+
+    Returns
+    -------
+    (z, s, prob)
+        z is (2^d - 1, d) int8 (row i is the binary expansion of i, word j its bit j), s the number of removed
+        words per row and prob = (1/d) / binom(d, s), the probability LIME draws that exact mask.
+
+    Examples
+    --------
+    >>> z, s, prob = all_masks(2)
+    >>> z.tolist(), s.tolist(), prob.tolist()
+    ([[0, 0], [1, 0], [0, 1]], [2, 1, 1], [0.5, 0.25, 0.25])
     """
     d = check_int(d, "d", minimum=1, maximum=MAX_ENUMERATION_D)
     codes = np.arange(2**d - 1, dtype=np.int64)  # the all-ones mask (code 2^d - 1) has s = 0
-    z = ((codes[:, None] >> np.arange(d)) & 1).astype(np.int8)
+    z = np.empty((len(codes), d), dtype=np.int8)
+    for j in range(d):  # column by column: no (2^d, d) int64 temporary (1.5 GB at d = 22)
+        z[:, j] = (codes >> j) & 1
     s = d - z.sum(axis=1)
     binom = np.array([float(comb(d, k)) for k in range(d + 1)])
     return z, s, (1.0 / d) / binom[s]
@@ -187,9 +203,10 @@ def beta_enumerate(f, d, nu):
     """
     if not callable(f):
         raise TypeError("f must be a callable mapping an (m, d) 0/1 array to m outputs")
-    d = check_d_invertible(d)
+    d = check_int(d, "d")  # the type first, then the cheapest limit: 2^d masks
     if d > MAX_ENUMERATION_D:
         raise ValueError(f"d must be <= {MAX_ENUMERATION_D} for enumeration (2^d masks), got {d}")
+    d = check_d_invertible(d)
     nu = check_nu(nu)
     z, s, _ = all_masks(d)
     y = np.empty(len(z))
@@ -198,7 +215,10 @@ def beta_enumerate(f, d, nu):
         zc = z[start : start + chunk]
         out = f(zc)
         try:
-            yc = np.asarray(out, dtype=float).reshape(-1)
+            raw = np.asarray(out)
+            if np.iscomplexobj(raw):  # a cast to float would drop the imaginary part silently
+                raise TypeError
+            yc = raw.astype(float).reshape(-1)
         except (TypeError, ValueError):
             raise ValueError(f"f must return one real output per mask ({len(zc)}), got {out!r:.80}") from None
         if yc.shape != (len(zc),):

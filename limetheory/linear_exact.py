@@ -34,7 +34,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import check_linear_model, check_nu
+from ._validation import check_linear_model, check_memory, check_nu, check_work
 from .coefficients import _times_exp, weighted_law
 from .explanation import beta_from_conditional_moments
 
@@ -57,6 +57,8 @@ MIN_WEIGHT_RATIO = 1e-100
 _BLOCK_ENTRIES = 1 << 20
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
+#: operations per quadrature node and per pair of words of the two recursions (about 24 measured at d = 1000)
+_FLOPS_PER_NODE_PAIR = 32
 
 
 def inverse_sqrt_quadrature(r_min):
@@ -219,6 +221,20 @@ def conditional_moments_linear_exact(lam, tfidf):
         ``zf_given_s[s - 1, k]`` = E[z_k f | s].  Both are accurate to about 1e-13 times max |lam| (the
         quadrature's relative 1e-13 plus rounding that grows at most linearly in d).
 
+    Raises
+    ------
+    TypeError
+        ``lam`` or ``tfidf`` not arrays of real numbers.
+    ValueError
+        As :func:`beta_linear_exact`; or a cost beyond the limits: about 32 Q d^2 operations (Q ~ 60
+        quadrature nodes) and 48 d^2 bytes, so d <= about 3400 within 2e10 operations (``limetheory._validation``).
+
+    Examples
+    --------
+    >>> f_given_s, zf_given_s = conditional_moments_linear_exact([1.0, 1.0], [1.0, 1.0])
+    >>> f_given_s.round(12).tolist(), zf_given_s.round(12).tolist()
+    ([1.0, 0.0], [[0.5, 0.5], [0.0, 0.0]])
+
     Notes
     -----
     With omega = tfidf^2 / sum(tfidf^2), x_k(u) = exp(-u omega_k) and w = lam * phi(xi),
@@ -234,6 +250,9 @@ def conditional_moments_linear_exact(lam, tfidf):
     omega = sq / total
     w = lam * tfidf / np.sqrt(total)  # lam_j phi(xi)_j
     nodes, weights = inverse_sqrt_quadrature(float(omega[omega > 0].min()))
+    what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
+    check_memory(8.0 * (6 * d * d + 8 * _BLOCK_ENTRIES), what, "the cost grows as d^2")
+    check_work(_FLOPS_PER_NODE_PAIR * nodes.size * d * d, what, "the cost grows as d^2 (about 0.65 s at d = 1000)")
     f_by_size = np.zeros(d)  # index a: E[f | a words kept], a = 0..d-1
     loo = np.zeros((d - 1, d))  # index a: E[z_k W(K) r_K^{-1/2} | K contains k] over the (a+1)-sets K
     block = max(1, _BLOCK_ENTRIES // d)
@@ -322,7 +341,13 @@ def beta_linear_exact(lam, tfidf, nu):
     -------
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
-        max |lam| at every bandwidth.
+        max |lam| at every bandwidth.  Limits (O(d^2) per quadrature node): d <= about 3400, as
+        :func:`conditional_moments_linear_exact`.
+
+    Examples
+    --------
+    >>> beta_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(6).tolist()
+    [0.0, 1.0, 0.0]
 
     Notes
     -----

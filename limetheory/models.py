@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 
 from ._validation import check_int
+
+#: most trees in one forest (one tree on the paper's 1000 reviews takes about 10 ms)
+MAX_ESTIMATORS = 10_000
 
 # The review of the paper's supplementary tree and linear-model figures: lime's local
 # dictionary has d = 29 words, among them "food", "about", "Everything", "bad", "character".
@@ -31,6 +36,27 @@ def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
 
     ``predict_proba`` of the result is a lime ``classifier_fn``.  Single-threaded and seeded,
     so the fitted forest is the same on every machine with the same scikit-learn.
+
+    Parameters
+    ----------
+    texts : str or sequence of str
+        The training documents (not empty).
+    labels : array_like, shape (len(texts),)
+        Class labels, at least two classes, no missing values.
+    n_estimators : int
+        Number of trees, 1 <= n_estimators <= 10 000 (about 10 ms per tree on the paper's 1000 reviews).
+    random_state : int
+        Seed of the forest, 0 <= random_state < 2**32.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+
+    Examples
+    --------
+    >>> model = train_random_forest(["good food", "bad food", "good staff", "bad staff"], [1, 0, 1, 0], n_estimators=5)
+    >>> model.predict_proba(["good"]).shape
+    (1, 2)
     """
     texts = _check_texts(texts)
     labels = np.asarray(labels)
@@ -40,7 +66,7 @@ def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
         raise ValueError("labels must be class labels without missing values (no None, NaN or inf)")
     if len(np.unique(labels)) < 2:
         raise ValueError(f"labels must contain at least two classes, got only {np.unique(labels).tolist()}")
-    n_estimators = check_int(n_estimators, "n_estimators", minimum=1)
+    n_estimators = check_int(n_estimators, "n_estimators", minimum=1, maximum=MAX_ESTIMATORS)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
     forest = RandomForestClassifier(n_estimators=n_estimators, random_state=random_state, n_jobs=1)
     try:
@@ -96,7 +122,7 @@ def constant_classifier(probability=0.5):
     >>> classifier_fn(["good food", "bad service"]).tolist()
     [[0.30000000000000004, 0.7], [0.30000000000000004, 0.7]]
     """
-    if isinstance(probability, (bool, str, bytes)) or not isinstance(probability, (int, float, np.number)):
+    if isinstance(probability, (bool, np.bool_)) or not isinstance(probability, numbers.Real):
         raise TypeError(f"probability must be a real number in [0, 1], got {probability!r}")
     probability = float(probability)
     if not 0.0 <= probability <= 1.0:  # also refuses NaN

@@ -14,7 +14,7 @@ from itertools import compress
 import numpy as np
 from lime.lime_text import IndexedString
 
-from ._validation import as_float_array, check_text
+from ._validation import as_float_array, check_memory, check_text
 
 
 def perturbed_documents(text, z):
@@ -45,7 +45,12 @@ def perturbed_documents(text, z):
         ``text`` not a str, ``z`` not numeric.
     ValueError
         ``text`` empty or without words; ``z`` not 2-D, with a number of columns other than d, or with an
-        entry other than 0 and 1.
+        entry other than 0 and 1; a call beyond the memory limit.
+
+    Notes
+    -----
+    Limits: about n (9 T + len(text) + 64) bytes for n masks of a text of T tokens (the keep matrix, its rows
+    as lists, the strings); above 2 GiB the call is refused with the estimate before any string is built.
 
     Examples
     --------
@@ -65,6 +70,11 @@ def perturbed_documents(text, z):
     if not np.isin(masks, (0.0, 1.0)).all():
         raise ValueError("z must contain only 0 (word removed) and 1 (word kept)")
     tokens = [str(token) for token in indexed.as_list]
+    check_memory(
+        masks.shape[0] * (9.0 * len(tokens) + len(text) + 64),
+        f"{masks.shape[0]} perturbed documents of {len(tokens)} tokens",
+        "build them in batches",
+    )
     word_of_token = np.full(len(tokens), -1, dtype=np.int64)
     for j, positions in enumerate(indexed.positions):
         word_of_token[positions] = j

@@ -6,6 +6,9 @@ import numpy as np
 
 from ._validation import as_float_array
 
+#: most boxes in one figure: matplotlib takes about 5 ms per box, and more boxes are not readable anyway
+MAX_PLOTTED_WORDS = 500
+
 
 def theory_vs_practice(ax, empirical, theory, words, *, title=None, ylabel="interpretable coefficient"):
     """Whisker boxes of lime's coefficients over repeated runs, with the theory as red crosses.
@@ -19,6 +22,28 @@ def theory_vs_practice(ax, empirical, theory, words, *, title=None, ylabel="inte
         The predicted coefficient of each word shown.
     words : sequence of str, length k
         Tick labels.
+    title : str or None
+        Axes title.
+    ylabel : str or None
+        Label of the vertical axis.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax``, drawn on.
+
+    Notes
+    -----
+    Limits: k <= 500 words (``MAX_PLOTTED_WORDS``; about 5 ms per box); more are refused with a ValueError.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> runs = np.array([[0.1, -0.2], [0.12, -0.18], [0.09, -0.21]])
+    >>> theory_vs_practice(ax, runs, [0.1, -0.2], ["good", "bad"]) is ax
+    True
+    >>> plt.close(fig)
     """
     from matplotlib.axes import Axes
 
@@ -31,6 +56,11 @@ def theory_vs_practice(ax, empirical, theory, words, *, title=None, ylabel="inte
             f"empirical must be a 2-D array (n_exp, k) with n_exp >= 1 and k >= 1, got shape {empirical.shape}"
         )
     k = empirical.shape[1]
+    if k > MAX_PLOTTED_WORDS:
+        raise ValueError(
+            f"empirical must have at most {MAX_PLOTTED_WORDS} columns (one box per word: about 5 ms each, and "
+            f"unreadable beyond), got {k}; plot a selection of words"
+        )
     if theory.shape != (k,):
         raise ValueError(f"theory must have shape ({k},) to match empirical, got {theory.shape}")
     if isinstance(words, (str, bytes)) or not np.iterable(words):

@@ -26,8 +26,15 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.optimize import brentq
 
-from ._validation import as_float_array, check_bool, check_int, check_real
+from ._validation import as_float_array, check_bool, check_int, check_memory, check_real, check_work
 from .sampling import psi
+
+# nu^3 is a normal double for nu >= _NU_CUBE_MIN; below, the derivative is formed as ((gap / nu)^2) / nu
+_NU_CUBE_MIN = float(np.finfo(float).tiny ** (1.0 / 3.0))
+# brentq's default iteration cap, plus the two ends of the bracket and the final solve
+_ROOT_SOLVES = 103
+# Python overhead of one small solve, in floating-point operations of the cost model (about 50 microseconds)
+_SOLVE_OVERHEAD = 1e5
 
 
 @dataclass(frozen=True)
@@ -91,14 +98,44 @@ def _weights(d, nus):
 
 
 def _weight_derivatives(d, nus):
-    """d psi(s/d; nu) / d nu = psi * g^2 / nu^3 with g = 1 - sqrt(1 - t) (0 at nu = inf)."""
+    """d psi(s/d; nu) / d nu = psi * g^2 / nu^3 with g = 1 - sqrt(1 - t) (0 at nu = inf).
+
+    Continuous up to nu = inf: nu^3 overflows to inf for nu > 5.6e102, where the derivative is below 1e-308
+    and becomes 0.0; for tiny nu, where nu^3 would underflow, it is formed as ((g / nu)^2) / nu, and the
+    weights that are 0.0 give 0.0 (not 0 * inf).
+    """
     t = np.arange(d + 1) / d
     gap = t / (1.0 + np.sqrt(1.0 - t))
     out = []
     for nu in nus:
         nu = float(nu)
-        out.append(np.zeros(d + 1) if np.isinf(nu) else psi(t, nu) * gap**2 / nu**3)
+        if np.isinf(nu):
+            out.append(np.zeros(d + 1))
+            continue
+        weights = psi(t, nu)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            if nu >= _NU_CUBE_MIN:
+                value = weights * gap**2 / np.power(np.float64(nu), 3)  # the C pow of nu**3, inf above 5.6e102
+            else:
+                value = weights * ((gap / nu) ** 2 / nu)
+        out.append(np.where(weights > 0, value, 0.0))
     return np.array(out)
+
+
+def _check_cost(n, d, solves, n_systems, sandwiches, what):
+    """Refuse, before any work, a sweep whose memory or operation count is beyond the limits.
+
+    The grouped system has at most R = min(n, (d + 1)^2) rows of length p = d + 1 (one triangular factor per s);
+    each of the ``n_systems`` systems (the full one and one per jackknife block) is solved ``solves`` times (QR,
+    2 R p^2 operations each, plus the Python overhead of a call), grouping the rows costs 2 n p^2 and the
+    jackknife systems 2 n_systems^2 p^4, and each of the ``sandwiches`` standard-error passes 2 n p^2.
+    """
+    p = d + 1
+    rows = min(n, p * p)
+    check_memory(8.0 * p * (2 * n + (n_systems + 3) * rows), what, "use fewer words, rows or jackknife blocks")
+    solving = n_systems * solves * (2.0 * rows * p * p + _SOLVE_OVERHEAD)
+    setup = 2.0 * n * p * p + 2.0 * n_systems**2 * p**4
+    check_work(setup + solving + sandwiches * 2.0 * n * p * p, what, "use fewer bandwidths, words, rows or blocks")
 
 
 def _triangular(x, y, p):
@@ -256,7 +293,15 @@ def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
     ValueError
         ``z`` not a 2-D 0/1 array, ``y`` of the wrong shape, a non-finite value, a bandwidth <= 0 or NaN,
         ``n_blocks`` < 1 or larger than n, ``n_blocks`` >= 2 without standard errors, n < 2 with standard
-        errors, or singular weighted normal equations.
+        errors, or singular weighted normal equations; a call beyond the limits below.
+
+    Notes
+    -----
+    Limits: the grouped system has R = min(n, (d + 1)^2) rows of length d + 1, so each bandwidth costs about
+    2 R (d + 1)^2 operations per system (one, plus one per jackknife block), plus 2 n (d + 1)^2 for its standard
+    errors, and the memory is about 8 (d + 1) (2 n + (n_blocks + 4) R) bytes.  A call above 2 GiB or 2e10
+    operations (``limetheory._validation``) is refused before any work with the estimate: e.g. at d = 29 and
+    n = 60 000 rows, about 10 000 bandwidths, or 180 with standard errors.
 
     Examples
     --------
@@ -274,6 +319,9 @@ def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
         raise ValueError("n_blocks >= 2 asks for jackknife standard errors: set standard_errors=True")
     if standard_errors and z.shape[0] < 2:
         raise ValueError(f"standard errors need at least 2 rows in z, got {z.shape[0]}")
+    n_systems = 1 + (n_blocks if n_blocks > 1 else 0)
+    sandwiches = len(nus) if standard_errors else 0
+    _check_cost(z.shape[0], z.shape[1], len(nus), n_systems, sandwiches, f"a sweep of {len(nus)} bandwidths")
     moments = _Moments(z, y, n_blocks)
     weights = _weights(moments.d, nus)
     beta, factors = moments.full.solve(weights)
@@ -317,7 +365,12 @@ def coefficient_zero(z, y, j, bracket, *, n_blocks=1, xtol=1e-12):
     ------
     TypeError, ValueError
         As in :func:`beta_bandwidth_sweep`; ``j`` outside 0..d-1; a bracket that is not two finite bandwidths
-        lo < hi; a curve without a change of sign on the bracket; n < 2.
+        lo < hi; a curve without a change of sign on the bracket; n < 2; a root finder that does not converge.
+
+    Notes
+    -----
+    Limits: as :func:`beta_bandwidth_sweep` with about 103 bandwidths (Brent's method takes at most 100
+    iterations) per system, the full one and one per jackknife block.
     """
     z, y = _check_data(z, y)
     d = z.shape[1]
@@ -333,6 +386,8 @@ def coefficient_zero(z, y, j, bracket, *, n_blocks=1, xtol=1e-12):
     n_blocks = _check_n_blocks(n_blocks, z.shape[0])
     if z.shape[0] < 2:
         raise ValueError(f"standard errors need at least 2 rows in z, got {z.shape[0]}")
+    n_systems = 1 + (n_blocks if n_blocks > 1 else 0)
+    _check_cost(z.shape[0], d, _ROOT_SOLVES, n_systems, 1, "the zero of a coefficient curve")
     moments = _Moments(z, y, n_blocks)
     column = 1 + j
 
@@ -346,7 +401,12 @@ def coefficient_zero(z, y, j, bracket, *, n_blocks=1, xtol=1e-12):
                 f"the coefficient of word {j} does not change sign on bracket ({lo}, {hi}){what}: "
                 f"{at_lo:.6g} at {lo} and {at_hi:.6g} at {hi}"
             )
-        return brentq(curve, lo, hi, xtol=xtol)
+        try:
+            return brentq(curve, lo, hi, xtol=xtol)
+        except RuntimeError as error:  # brentq's "failed to converge" after its 100 iterations
+            raise ValueError(
+                f"the zero of the coefficient of word {j} on bracket ({lo}, {hi}){what}: {error}"
+            ) from None
 
     root = zero_of(moments.full, "")
     weights = _weights(d, [root])
