@@ -49,6 +49,28 @@ _DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 _FORMS = ("leaves", "piecewise")
 
+#: most products of two monomials one expansion may form (about a second of dictionary work): an Or of k words or a
+#: product of k factors (1 + z_j) has 2^k monomials, so k stays below about 20
+MAX_MONOMIAL_PRODUCTS = 2**20
+#: largest exponent of a power in a formula: z^k = z on {0, 1}, but the coefficients of (c + z)^k grow as c^k
+MAX_EXPONENT = 1024
+
+
+class _Budget:
+    """The number of monomial products an expansion may still form; refuses the expansion when it runs out."""
+
+    def __init__(self):
+        self.left = MAX_MONOMIAL_PRODUCTS
+
+    def spend(self, count):
+        self.left -= count
+        if self.left < 0:
+            raise ValueError(
+                f"expr expands into too many monomials: more than {MAX_MONOMIAL_PRODUCTS} products of monomials "
+                "(an Or of k words, or a product of k factors (1 + z), has 2^k of them); use beta_enumerate with "
+                "mask_function(expr, words) for d <= 22, or simplify the formula"
+            )
+
 
 # ----------------------------------------------------------------------------- argument checks
 
@@ -108,6 +130,11 @@ def _polynomial_power(e):
         raise ValueError(
             f"expr must be a polynomial in the word indicators: the power {e} has exponent {exponent}, "
             "not a non-negative integer"
+        )
+    if exponent > MAX_EXPONENT:
+        raise ValueError(
+            f"expr has the power {e} with exponent {exponent} > {MAX_EXPONENT}: z^k = z on {{0, 1}}, so write the "
+            "base itself when it is an indicator (the coefficients of a larger power overflow)"
         )
     return base, exponent
 
@@ -207,7 +234,8 @@ def _add(p, q):
     return _prune(out)
 
 
-def _mul(p, q):
+def _mul(p, q, budget):
+    budget.spend(len(p) * len(q))
     out = {}
     for k1, v1 in p.items():
         for k2, v2 in q.items():
@@ -216,19 +244,24 @@ def _mul(p, q):
     return _prune(out)
 
 
-def _power(p, n):
+def _power(p, n, budget):
     result, base = {frozenset(): 1}, p
     while n:
         if n & 1:
-            result = _mul(result, base)
+            result = _mul(result, base, budget)
         n >>= 1
         if n:
-            base = _mul(base, base)
+            base = _mul(base, base, budget)
     return result
 
 
-def _multilinear(e, index, memo):
-    """Multilinear expansion of an arithmetic sympy expression: {frozenset of word indices: coefficient}."""
+def _multilinear(e, index, memo, budget=None):
+    """Multilinear expansion of an arithmetic sympy expression: {frozenset of word indices: coefficient}.
+
+    ``budget`` (a :class:`_Budget`, one per expansion) bounds the number of monomial products.
+    """
+    if budget is None:
+        budget = _Budget()
     if e in memo:
         return memo[e]
     if not e.free_symbols:
@@ -239,14 +272,14 @@ def _multilinear(e, index, memo):
     elif isinstance(e, sp.Add):
         out = {}
         for a in e.args:
-            out = _add(out, _multilinear(a, index, memo))
+            out = _add(out, _multilinear(a, index, memo, budget))
     elif isinstance(e, sp.Mul):
         out = {frozenset(): 1}
         for a in e.args:
-            out = _mul(out, _multilinear(a, index, memo))
+            out = _mul(out, _multilinear(a, index, memo, budget), budget)
     elif isinstance(e, sp.Pow):
         base, exponent = _polynomial_power(e)
-        out = _power(_multilinear(base, index, memo), int(exponent))
+        out = _power(_multilinear(base, index, memo, budget), int(exponent), budget)
     else:
         raise ValueError(f"expr must be a polynomial in the word indicators: cannot expand {e} ({type(e).__name__})")
     memo[e] = out
@@ -260,9 +293,9 @@ def _prepare(expr, words):
     _check_symbols(expr, index)
     undefined = []
     arithmetic = _arith(expr, undefined)
-    memo = {}
+    memo, budget = {}, _Budget()
     for piecewise, remaining in undefined:
-        if _multilinear(remaining, index, memo):
+        if _multilinear(remaining, index, memo, budget):
             raise ValueError(
                 f"expr has a Piecewise that is undefined where none of its conditions holds: {piecewise}; "
                 "add a last branch (value, True)"
@@ -335,7 +368,20 @@ def indicator_polynomial(expr, words):
     ValueError
         A symbol is not a word of ``words`` (named in the message); ``expr`` is not a polynomial
         (e.g. ``exp(x)``, ``1/x``, ``x**0.5``, ``sqrt(x)``, a relation such as ``x > 0``); a Piecewise
-        is undefined for some masks; ``words`` repeats a word.
+        is undefined for some masks; ``words`` repeats a word; the expansion is beyond the limits below.
+
+    Notes
+    -----
+    Limits: the expansion may form at most 2**20 products of monomials (``MAX_MONOMIAL_PRODUCTS``; an Or of k
+    words has 2^k monomials, so k <= about 20) and powers have exponents <= 1024; beyond, a ValueError says so
+    before the work grows (:func:`mask_function` evaluates any formula without expanding it).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> good, food = sp.symbols("good food")
+    >>> indicator_polynomial(sp.Or(good, food), ["good", "food"])
+    {(0,): 1, (1,): 1, (0, 1): -1}
     """
     _, _, poly = _expand(expr, words)
     items = sorted(((tuple(sorted(k)), v) for k, v in poly.items()), key=lambda kv: (len(kv[0]), kv[0]))
@@ -369,14 +415,27 @@ def beta_boolean(expr, words, nu):
     Raises
     ------
     TypeError, ValueError
-        As :func:`indicator_polynomial`; also for fewer than two words or an invalid ``nu``.
+        As :func:`indicator_polynomial` (including its limits on the expansion); also for fewer than two words,
+        an invalid ``nu`` or a coefficient beyond double precision.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> beta_boolean(sp.Symbol("good"), ["good", "food"], np.inf).round(12).tolist()
+    [0.0, 1.0, 0.0]
     """
     words, _, poly = _expand(expr, words)
     d = check_int(len(words), "len(words)", minimum=2)
     nu = check_nu(nu)
     by_size = {}
     for monomial, coefficient in poly.items():
-        by_size.setdefault(len(monomial), []).append((monomial, float(coefficient)))
+        try:
+            value = float(coefficient)
+        except OverflowError:
+            value = np.inf
+        if not np.isfinite(value):
+            raise ValueError(f"expr has a coefficient beyond double precision in its expansion: {str(coefficient):.40}")
+        by_size.setdefault(len(monomial), []).append((monomial, value))
     beta = np.zeros(d + 1)
     for p, terms in sorted(by_size.items()):
         reference = beta_indicator_product(tuple(range(p)), d, nu)  # J = {0, ..., p-1}
@@ -407,7 +466,15 @@ def mask_function(expr, words):
     Returns
     -------
     callable
-        f(z) with z of shape (m, len(words)) and entries 0/1; returns an ndarray of shape (m,).
+        f(z) with z of shape (m, len(words)) and entries 0/1; returns an ndarray of shape (m,) (a ValueError
+        when a value is beyond double precision).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> f = mask_function(sp.And(sp.Symbol("good"), sp.Not(sp.Symbol("bad"))), ["good", "bad"])
+    >>> f(np.array([[1, 0], [1, 1], [0, 0]])).tolist()
+    [1.0, 0.0, 0.0]
     """
     words, index, arithmetic = _prepare(expr, words)
     d = len(words)
@@ -419,8 +486,15 @@ def mask_function(expr, words):
         if not np.isin(z, (0, 1)).all():
             raise ValueError("z must contain only 0 and 1")
         columns = [z[:, j].astype(float) for j in range(d)]
-        values = _evaluate(arithmetic, columns, index, {})
-        return np.broadcast_to(np.asarray(values, dtype=float), (z.shape[0],)).copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            try:
+                values = _evaluate(arithmetic, columns, index, {})
+            except OverflowError:  # a Python float raised to a large power
+                values = np.inf
+        out = np.broadcast_to(np.asarray(values, dtype=float), (z.shape[0],)).copy()
+        if not np.isfinite(out).all():
+            raise ValueError("expr is not finite on these masks (a coefficient or power beyond double precision)")
+        return out
 
     return f
 
