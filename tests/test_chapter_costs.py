@@ -159,3 +159,26 @@ def test_machine_description_states_the_machine():
 def test_command_line_refuses_inconsistent_options(argv, capsys):
     assert chapters.main(argv) == 2
     assert "usage" in capsys.readouterr().err
+
+
+def test_measure_only_records_costs_and_writes_no_notebook(tmp_path, capsys):
+    source = tmp_path / "04-quick.md"
+    source.write_text(COSTLY_CHAPTER.replace(f"np.ones({BLOCK_MIB} *", "np.ones(1 *"))
+    costs = tmp_path / "costs.json"
+    assert chapters.main(["--measure-only", "--costs", str(costs), str(source)]) == 0
+    assert not source.with_suffix(".ipynb").exists()
+    content = json.loads(costs.read_text())
+    assert list(content["chapters"]) == ["04-quick"] and content["machine"] == chapters.machine_description()
+    assert "executing" in capsys.readouterr().out
+
+
+def test_a_failing_chapter_is_reported_and_the_others_still_run(tmp_path, capsys):
+    failing = tmp_path / "05-failing.md"
+    failing.write_text(COSTLY_CHAPTER.split("# Costly")[0] + "# Failing\n\n```{code-cell} ipython3\n1 / 0\n```\n")
+    passing = tmp_path / "06-passing.md"
+    passing.write_text(COSTLY_CHAPTER.replace(f"np.ones({BLOCK_MIB} *", "np.ones(1 *"))
+    costs = tmp_path / "costs.json"
+    assert chapters.main(["--costs", str(costs), str(failing), str(passing)]) == 1
+    assert not failing.with_suffix(".ipynb").exists() and passing.with_suffix(".ipynb").exists()
+    assert list(json.loads(costs.read_text())["chapters"]) == ["06-passing"]
+    assert "ZeroDivisionError" in capsys.readouterr().err
