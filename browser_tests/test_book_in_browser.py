@@ -397,3 +397,19 @@ def test_the_checks_can_fail(browser, tmp_path):
     assert len(found["wide equations"]) == 1, found
     assert len(found["blurry images"]) == 1 and "100 px image shown at 200 px" in found["blurry images"][0], found
     assert not found["broken images"] and not found["MathJax errors"], found
+
+
+def test_the_errata_filter_shows_one_severity(server, browser):
+    base, _ = server
+    browser.get(urljoin(base, "book/errata.html"))
+    rows = browser.find_elements("css selector", ".errata-table tbody tr")
+    buttons = browser.find_elements("css selector", ".errata-filter button")
+    assert rows and len(buttons) >= 2, "the errata page has no filterable table"
+    for button in buttons:
+        expected = int(re.search(r"\((\d+)\)", button.text).group(1))
+        button.click()
+        visible = [row for row in rows if row.is_displayed()]
+        assert len(visible) == expected, (button.text, len(visible))
+        assert button.get_attribute("aria-pressed") == "true"
+    severe = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    assert not severe, severe

@@ -284,10 +284,11 @@ def label_citations(root, texts: list[str]) -> list[str]:
 
 
 def page_label_citations(root) -> list[str]:
-    """LaTeX-label citations of the paper in the book's own pages (``book/*.md``) and figure registry."""
+    """LaTeX-label citations of the paper in the book's pages (``book/*.md``), chapters and figure registry."""
     root = Path(root)
     texts = []
-    for path in sorted((root / "book").glob("*.md")) + [root / "book" / "figures.yml"]:
+    pages = sorted((root / "book").glob("*.md")) + sorted((root / "notebooks").glob("*.md"))
+    for path in [*pages, root / "book" / "figures.yml"]:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             texts.append(f"{path.relative_to(root)}:{number}: {line}")
     return label_citations(root, texts)
