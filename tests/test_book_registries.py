@@ -378,3 +378,71 @@ def test_bibliography_labels_are_author_year_with_letters_for_one_pair():
     for key, entry in entries.items():
         if entry.type != "book" and key != "filipovski_2019":
             assert "doi" in entry.fields or "url" in entry.fields, key
+
+
+# The Sphinx extension's helpers (tools/bookext.py).
+
+
+def _notebook_with_figure(tmp_path, name, data):
+    import json
+
+    cell = {
+        "cell_type": "code",
+        "metadata": {"mystnb": {"figure": {"name": name}}},
+        "outputs": [{"output_type": "display_data", "data": data, "metadata": {}}],
+        "source": "",
+        "execution_count": 1,
+    }
+    (tmp_path / "notebooks").mkdir(exist_ok=True)
+    (tmp_path / "notebooks" / "01-x.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}}))
+
+
+def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    import bookext
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (1000, 500), "white").save(buffer, format="PNG")
+    _notebook_with_figure(tmp_path, "fig-a", {"image/png": base64.b64encode(buffer.getvalue()).decode()})
+    tag = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-a", width=300)
+    encoded = re.search(r'src="data:image/png;base64,([^"]+)"', tag).group(1)
+    image = Image.open(io.BytesIO(base64.b64decode(encoded)))
+    assert image.size == (600, 300) and 'width="300"' in tag  # two image pixels per CSS pixel
+    svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='5'/>"
+    _notebook_with_figure(tmp_path, "fig-b", {"image/svg+xml": [svg[:20], svg[20:]], "image/png": "unused"})
+    tag = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-b", width=300)
+    encoded = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', tag).group(1)
+    assert base64.b64decode(encoded).decode() == svg
+    with pytest.raises(ValueError, match="no executed figure named fig-c"):
+        bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-c")
+
+
+def test_an_inline_script_reaches_the_page_once():
+    from sphinx.builders.html._assets import _JavaScript
+
+    import bookext
+
+    context = {
+        "script_files": [
+            _JavaScript("", body="const THEBE_JS_URL = 1", priority=500),
+            _JavaScript("a.js", priority=200),
+            _JavaScript(None, body="const THEBE_JS_URL = 1", priority=500),
+            _JavaScript("", body="var other = 2"),
+        ]
+    }
+    bookext._dedupe_scripts(None, "page", "page.html", context, None)
+    bodies = [script.attributes.get("body") for script in context["script_files"]]
+    assert bodies == ["const THEBE_JS_URL = 1", None, "var other = 2"]
+
+
+def test_where_an_erratum_is_reads_as_printed_numbers():
+    import bookext
+
+    where = 'supplement, Section 1.2 ("Computation of $\\Sigma^{-1}$"), proof of Proposition 7, Eq. (18)'
+    assert bookext._where_short(where) == "supplement: Proposition 7, Eq. (18)"
+    assert bookext._where_short("main text, Section 2.3, definition of the weights") == "main text: Section 2.3"
