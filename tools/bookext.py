@@ -464,10 +464,12 @@ class BookSummary(_MarkdownDirective):
                     continue
                 proofs = blueprint.ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
                 where = _where_short(entry.fields.get("where", ""))
-                proof = f"; {{ref}}`the cell that shows it <{proofs[0]}>`" if proofs else ""
+                chapter = re.search(r"(notebooks/[0-9a-z-]+)", entry.fields.get("proof", ""))
+                number = _chapter_number(chapter.group(1)) if chapter else ""
+                proof = f"; {{ref}}`proof in chapter {number} <{proofs[0]}>`" if proofs else ""
                 lines.append(
-                    f'- <a href="errata.html#{ERRATUM_ANCHOR.format(position)}">E{position}</a> '
-                    f"{entry.title} ({where}{proof})"
+                    f'- <a href="errata.html#{ERRATUM_ANCHOR.format(position)}">E{position}. {entry.title}</a> '
+                    f"({where}{proof})"
                 )
             return lines
         results = [r for r in blueprint.load_results(root) if r.kind != "definition"]
