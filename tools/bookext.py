@@ -61,6 +61,12 @@ def _table_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _depend_on_chapters(env) -> None:
+    """The numbers these pages show (Proposition 19.2) come from the chapters: re-read the page when one changes."""
+    for chapter in sorted((_root(env) / "notebooks").glob("*.ipynb")):
+        env.note_dependency(str(chapter))
+
+
 class _MarkdownDirective(SphinxDirective):
     """A directive whose output is MyST text parsed in place (so references are resolved and checked)."""
 
@@ -70,6 +76,7 @@ class _MarkdownDirective(SphinxDirective):
     def run(self):
         for docname in self._depends_on():
             self.env.note_dependency(str(_root(self.env) / docname))
+        _depend_on_chapters(self.env)
         container = nodes.container()
         self.state.nested_parse(StringList(self.markdown(), source=self.env.docname), self.content_offset, container)
         return container.children
@@ -116,6 +123,7 @@ class BlueprintGraph(SphinxDirective):
         self.env.note_dependency(str(root / "book/blueprint.yml"))
         self.env.note_dependency(str(root / "_toc.yml"))
         results = blueprint.load_results(root)  # fail early on a malformed registry
+        _depend_on_chapters(self.env)
         output: list[nodes.Node] = [nodes.raw("", _legend_html(), format="html")]
         for caption, chapters in _toc_parts(root):
             if not any(result.chapter in chapters for result in results):
