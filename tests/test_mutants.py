@@ -69,6 +69,14 @@ def test_a_patch_of_a_missing_file_no_longer_applies(tmp_path):
         mutants.apply_patches(tmp_path, mutant)
 
 
+def test_the_mutated_copy_of_lime_is_what_python_imports(tmp_path):
+    mutant = catalogue.mutant("num-features-6")
+    pythonpath = mutants.mutated_copy(mutant, tmp_path)
+    assert mutants.imported_from("lime", pythonpath) == tmp_path / "lime"
+    assert "num_features=6," in (tmp_path / "lime" / "lime_text.py").read_text()
+    assert "num_features=10," in (mutants.package_folder("lime") / "lime_text.py").read_text()
+
+
 def test_package_folder_refuses_other_packages():
     with pytest.raises(ValueError, match="^package must be one of"):
         mutants.package_folder("numpy")
@@ -117,6 +125,9 @@ def test_verdicts():
     assert mutants.named_failures(change, [other, named]) == [named]
     assert mutants.verdict(rewrite, []) == mutants.PASSES
     assert mutants.verdict(rewrite, [named]) == mutants.FALSE_ALARM
+    # a module that did not even import concludes nothing, whatever the kind
+    assert mutants.verdict(change, ["tests.test_fast", named]) == mutants.NOT_RUN
+    assert mutants.verdict(rewrite, ["tests.test_fast"]) == mutants.NOT_RUN
     # a behaviour word in the file name does not count: the test's own name must say it
     assert mutants.named_failures(change, ["tests/test_kernel.py::test_other"]) == []
 

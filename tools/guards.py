@@ -26,6 +26,7 @@ VERDICT_MARKS = {
     "missed": "❌ missed",
     "false alarm": "❌ false alarm",
     "no longer applies": "⚠️ no longer applies",
+    "not run": "⚠️ not run (a test module did not import)",
 }
 KIND_NAMES = {"behaviour": "behaviour change", "equivalent": "equivalent rewrite"}
 SHOWN_FAILURES = 3

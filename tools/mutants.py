@@ -9,7 +9,8 @@ tests and the verdict:
 
 - behaviour change: ``caught`` (a failing test's name says which behaviour), ``caught, unnamed`` or ``missed``;
 - equivalent rewrite: ``passes`` or ``false alarm``;
-- either: ``no longer applies`` when a patch's search text is not in the installed sources.
+- either: ``no longer applies`` when a patch's search text is not in the installed sources, ``not run`` when a
+  test module could not even be collected against the mutated copy.
 
 Usage: ``python tools/mutants.py --report book/_data/mutants.json [--only NAME ...]``; ``--list`` prints the
 catalogue.  The exit status is 0 when every behaviour change is caught by a named test and every equivalent
@@ -44,6 +45,7 @@ MISSED = "missed"
 PASSES = "passes"
 FALSE_ALARM = "false alarm"
 DOES_NOT_APPLY = "no longer applies"
+NOT_RUN = "not run"
 ON_TARGET = {catalogue.BEHAVIOUR_CHANGE: CAUGHT, catalogue.EQUIVALENT_REWRITE: PASSES}
 DISTRIBUTIONS = {"lime": "lime", "sklearn": "scikit-learn", "numpy": "numpy", "scipy": "scipy"}
 
@@ -87,8 +89,23 @@ def mutated_copy(mutant, workdir, source=None):
     source = Path(source) if source is not None else package_folder(behaviour.package)
     target = Path(workdir) / behaviour.package
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    # wheels keep their shared libraries beside the package (scikit_learn.libs), found through the extension
+    # modules' RPATH $ORIGIN/../..: link them next to the copy too
+    distribution = DISTRIBUTIONS.get(behaviour.package, behaviour.package).replace("-", "_")
+    for libs in source.parent.glob(f"{distribution}.libs"):
+        (Path(workdir) / libs.name).symlink_to(libs, target_is_directory=True)
     apply_patches(target, mutant)
     return Path(workdir)
+
+
+def imported_from(package, pythonpath):
+    """The folder ``package`` is imported from with ``pythonpath`` first (checks that the copy shadows it)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(pythonpath), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"]
+    completed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise RuntimeError(f"the mutated {package} does not import: {completed.stderr.strip().splitlines()[-1]}")
+    return Path(completed.stdout.strip())
 
 
 def failures_in_junit(path):
@@ -165,7 +182,13 @@ def failed_chapter_summaries(failures, root=ROOT):
 
 
 def verdict(mutant, failures):
-    """The verdict of ``mutant`` given the failures that the control run does not have."""
+    """The verdict of ``mutant`` given the failures that the control run does not have.
+
+    A failure without a test name (``file::test``) is a module that could not be collected: then the selection
+    did not run, and nothing is concluded.
+    """
+    if any("::" not in name for name in failures):
+        return NOT_RUN
     if mutant.kind == catalogue.EQUIVALENT_REWRITE:
         return FALSE_ALARM if failures else PASSES
     if not failures:
@@ -194,6 +217,8 @@ def run_mutant(mutant, control_failures, log=None):
     with tempfile.TemporaryDirectory(prefix=f"mutant-{mutant.name}-") as workdir:
         try:
             pythonpath = mutated_copy(mutant, workdir)
+            if imported_from(behaviour.package, pythonpath) != pythonpath / behaviour.package:
+                raise RuntimeError(f"the copy in {pythonpath} does not shadow the installed {behaviour.package}")
         except MutantDoesNotApply as error:
             return {
                 **entry,

@@ -364,7 +364,9 @@ MUTANTS = (
                 "            dense = np.asarray(x.todense(), dtype=float)\n"
                 "            dots = dense @ dense[0]\n"
                 "            norms = np.sqrt((dense ** 2).sum(axis=1)) * np.sqrt((dense[0] ** 2).sum())\n"
-                "            return np.clip(1.0 - dots / norms, 0.0, 2.0) * 100",
+                "            # an empty document is orthogonal to the original (similarity 0), as in sklearn\n"
+                "            similarity = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)\n"
+                "            return np.clip(1.0 - similarity, 0.0, 2.0) * 100",
             ),
         ),
     ),
