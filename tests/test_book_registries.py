@@ -249,6 +249,16 @@ def test_every_blueprint_paper_ref_is_in_the_paper_numbering():
     assert main - refs == set()
 
 
+def _number(text: str) -> float:
+    """A glued number as stored: a float's repr, or a quoted "1.144×10⁵" written for prose."""
+    text = text.strip().strip("'\"")
+    mantissa, times, power = text.partition("×10")
+    if not times:
+        return float(text)
+    exponent = power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
+    return float(mantissa) * 10 ** int(exponent)
+
+
 def _glued(notebook: str, name: str) -> float:
     import json
 
@@ -256,7 +266,7 @@ def _glued(notebook: str, name: str) -> float:
     for cell in cells:
         for output in cell.get("outputs", []):
             if output.get("metadata", {}).get("scrapbook", {}).get("name") == name:
-                return float(output["data"]["application/papermill.record/text/plain"])
+                return _number(output["data"]["application/papermill.record/text/plain"])
     raise LookupError(f"{notebook} glues no {name}")
 
 
