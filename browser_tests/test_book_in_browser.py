@@ -413,3 +413,18 @@ def test_the_errata_filter_shows_one_severity(server, browser):
         assert button.get_attribute("aria-pressed") == "true"
     severe = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
     assert not severe, severe
+
+
+def test_blueprint_graph_nodes_link_to_their_statements():
+    # the graphs are SVG files shown in <object>: their links are not in the page's document.links
+    graphs = sorted((HTML / "_images").glob("graphviz-*.svg"))
+    assert graphs, f"no Graphviz drawing in {HTML}/_images"
+    problems, checked = [], 0
+    for graph in graphs:
+        for href in re.findall(r'href="([^"]+)"', graph.read_text(encoding="utf-8")):
+            document, _, anchor = href.partition("#")
+            target = (graph.parent / document).resolve()
+            checked += 1
+            if not target.is_file() or (anchor and anchor not in _ids(target.read_text(encoding="utf-8"))):
+                problems.append(f"{graph.name}: {href}")
+    assert checked >= 50 and not problems, _report(problems)
