@@ -356,17 +356,21 @@ MUTANTS = (
         "distance-by-hand",
         "distance",
         EQUIVALENT_REWRITE,
-        "cosine distance computed as 1 - <x, x0> / (|x| |x0|) by hand instead of by sklearn: other rounding",
+        "cosine distance computed as 1 - <x, x0> / (|x| |x0|) by a helper instead of by sklearn: other rounding",
         (
+            Patch(_TEXT, _DISTANCE, "            return _cosine_distance_by_hand(x) * 100"),
             Patch(
                 _TEXT,
-                _DISTANCE,
-                "            dense = np.asarray(x.todense(), dtype=float)\n"
-                "            dots = dense @ dense[0]\n"
-                "            norms = np.sqrt((dense ** 2).sum(axis=1)) * np.sqrt((dense[0] ** 2).sum())\n"
-                "            # an empty document is orthogonal to the original (similarity 0), as in sklearn\n"
-                "            similarity = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)\n"
-                "            return np.clip(1.0 - similarity, 0.0, 2.0) * 100",
+                "class TextDomainMapper(explanation.DomainMapper):\n",
+                "def _cosine_distance_by_hand(x):\n"
+                "    dense = np.asarray(x.todense(), dtype=float)\n"
+                "    dots = dense @ dense[0]\n"
+                "    norms = np.sqrt((dense ** 2).sum(axis=1)) * np.sqrt((dense[0] ** 2).sum())\n"
+                "    # an empty document is orthogonal to the original (similarity 0), as in sklearn\n"
+                "    similarity = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)\n"
+                "    return np.clip(1.0 - similarity, 0.0, 2.0)\n"
+                "\n\n"
+                "class TextDomainMapper(explanation.DomainMapper):\n",
             ),
         ),
     ),
