@@ -478,6 +478,9 @@ def mask_function(expr, words):
     """
     words, index, arithmetic = _prepare(expr, words)
     d = len(words)
+    for node in sp.preorder_traversal(arithmetic):  # every constant now, so that f cannot fail on one later
+        if not node.free_symbols:
+            _number(node)
 
     def f(z):
         z = np.asarray(z)

@@ -67,7 +67,7 @@ def _gap_sq(d, first, nu):
     diff = np.divide((s - first) / d, denominator, out=np.zeros_like(s), where=denominator > 0)
     if np.isinf(nu):
         return np.zeros_like(s)
-    with np.errstate(over="ignore", under="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # 0 * inf where diff = 0: replaced below
         if nu >= _NU_SQUARE_MIN:
             return diff * (g + g[0]) / (2.0 * nu * nu)  # 2 nu nu = inf for nu > 1e154: exactly 0.0, the limit
         # nu^2 would underflow: two ratios to nu instead (inf where diff > 0, 0 where diff = 0)
@@ -265,7 +265,8 @@ def alpha(p, d, nu, *, log=False):
     nu : float
         Bandwidth > 0, or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)); continuous in nu up to np.inf.
     log : bool
-        Return log alpha_p instead (finite for p < d at every nu > 0; -inf for p = d, where alpha_d = 0).
+        Return log alpha_p instead (finite for p < d at every nu > 1e-150, below which the logarithm itself
+        leaves the double range; -inf for p = d, where alpha_d = 0).
 
     Returns
     -------
@@ -342,7 +343,7 @@ def normalization_constant(d, nu, *, log=False):
     nu : float
         Bandwidth > 0 or ``np.inf``.
     log : bool
-        Return log c_d (finite for every nu > 0, e.g. about -3 * 10^4 at d = 2, nu = 0.005).
+        Return log c_d (finite for nu > 1e-150, e.g. about -3 * 10^4 at d = 2, nu = 0.005; -inf below).
 
     Returns
     -------
@@ -406,7 +407,7 @@ def sigma_eigenvalues(d, nu, *, log=False):
     [[alpha_0, sqrt(d) alpha_1], [sqrt(d) alpha_1, alpha_1 + (d-1) alpha_2]], whose determinant is
     c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to (1, ..., 1)
     is an eigenvector for the bulk value alpha_1 - alpha_2 (multiplicity d - 1).  Requires d >= 2.
-    ``log=True`` returns the three logarithms (finite at every nu > 0); otherwise values below the double
+    ``log=True`` returns the three logarithms (finite for nu > 1e-150); otherwise values below the double
     range are 0.0 (with a RuntimeWarning).
     """
     law = weighted_law(d, nu)
@@ -420,7 +421,7 @@ def sigma_eigenvalues(d, nu, *, log=False):
 def sigma_inverse_opnorm(d, nu, *, log=False):
     """The exact operator norm of Sigma^{-1}: one over Sigma's smallest eigenvalue.
 
-    ``log=True`` returns log ||Sigma^{-1}|| (finite at every nu > 0); otherwise a norm beyond the double
+    ``log=True`` returns log ||Sigma^{-1}|| (finite for nu > 1e-150); otherwise a norm beyond the double
     range is inf (with a RuntimeWarning).  Requires d >= 2.
     """
     law = weighted_law(d, nu)

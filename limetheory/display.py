@@ -137,7 +137,9 @@ def significant(value, digits: int = 6) -> float:
         raise TypeError(f"digits must be an integer from 1 to 17, got {digits!r}")
     if not 1 <= digits <= 17:
         raise ValueError(f"digits must be an integer from 1 to 17, got {digits}")
-    if isinstance(value, (bool, str, bytes)):
+    if isinstance(value, (bool, str, bytes)) or (
+        isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real)
+    ):  # float() of a numpy complex drops the imaginary part with only a warning
         raise TypeError(f"value must be a real number, got {value!r}")
     try:
         number = float(value)

@@ -3,6 +3,9 @@
 The sum over s in alpha_p has no closed form for a general weight psi, so ``alpha_sum``
 keeps psi as an undefined function; at psi = 1 (infinite bandwidth) sympy evaluates the
 sums in closed form for symbolic d.
+
+Limits: the number p of given words is at most ``MAX_SYMBOLIC_P`` = 10 (a ValueError beyond): the expressions
+are products of p factors, and their expansion and summation grow much faster than p.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from ._validation import check_int
 d, s, t, nu = sp.symbols("d s t nu", positive=True)
 k = sp.Symbol("k", integer=True, nonnegative=True)
 psi_function = sp.Function("psi")
+
+#: largest number p of given words in the symbolic probabilities: they are products of p factors that sympy
+#: expands and sums, at a cost that doubles with every two more words (about 1.4 s at p = 8 here)
+MAX_SYMBOLIC_P = 10
 
 
 def _expression(value, name, *, minimum=None, maximum=None, positive=False):
@@ -55,7 +62,7 @@ def psi_expr(t_expr=t, nu_expr=nu):
 
 def prob_kept_given_s(p, d_expr=d, s_expr=s):
     """P(p given words kept, given that s words are removed) = prod_{k<p} (d - s - k)/(d - k), for a fixed integer p."""
-    p = check_int(p, "p", minimum=0)
+    p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     s_expr = _expression(s_expr, "s_expr", minimum=0)
     return sp.Mul(*[(d_expr - s_expr - j) / (d_expr - j) for j in range(p)])
@@ -63,7 +70,7 @@ def prob_kept_given_s(p, d_expr=d, s_expr=s):
 
 def prob_kept_given_s_binomial(p, d_expr=d, s_expr=s):
     """The same probability counted as binom(d - p, s) / binom(d, s) (subsets avoiding the p words)."""
-    p = check_int(p, "p", minimum=0)
+    p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     s_expr = _expression(s_expr, "s_expr", minimum=0)
     return sp.binomial(d_expr - p, s_expr) / sp.binomial(d_expr, s_expr)
@@ -71,7 +78,7 @@ def prob_kept_given_s_binomial(p, d_expr=d, s_expr=s):
 
 def prob_kept(p, d_expr=d):
     """P(p given words kept) averaged over s uniform in {1..d}, summed by sympy for symbolic d."""
-    p = check_int(p, "p", minimum=0)
+    p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     s_dummy = sp.Symbol("s_", integer=True, positive=True)
     total = sp.summation(sp.expand(prob_kept_given_s(p, d_expr, s_dummy)), (s_dummy, 1, d_expr))
@@ -83,7 +90,7 @@ def alpha_sum(p, d_expr=d, weight=None):
 
     ``weight`` is a callable t -> expression; by default the undefined function psi.
     """
-    p = check_int(p, "p", minimum=0)
+    p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     if weight is not None and not callable(weight):
         raise TypeError(f"weight must be a callable t -> expression (or None for psi), got {weight!r}")
@@ -94,7 +101,7 @@ def alpha_sum(p, d_expr=d, weight=None):
 
 def alpha_large_bandwidth(p, d_expr=d):
     """lim_{nu -> inf} alpha_p for symbolic d: the sum of ``alpha_sum`` with psi = 1, evaluated."""
-    p = check_int(p, "p", minimum=0)
+    p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     return sp.simplify(alpha_sum(p, d_expr, weight=lambda _t: sp.Integer(1)).doit())
 
 
