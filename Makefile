@@ -117,7 +117,8 @@ OLD_BLAS_CORE := Nehalem
 portability: venv
 	@status=0; \
 	echo "== portability 1/2: OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2"; \
-	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 $(MAKE) --no-print-directory pytest || status=1; \
+	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 PYTEST_ADDOPTS="--junitxml=_build/portability-threads.xml" \
+	  $(MAKE) --no-print-directory pytest || status=1; \
 	off="$$($(PYTHON) -c '$(NUMPY_DISPATCH_ON)')"; \
 	echo "== portability 2/2: NPY_DISABLE_CPU_FEATURES='$$off' OPENBLAS_CORETYPE=$(OLD_BLAS_CORE)"; \
 	if [ -z "$$off" ]; then echo "numpy dispatches nothing above its baseline on this CPU: run 2 only changes BLAS"; fi; \
@@ -125,7 +126,8 @@ portability: venv
 	still="$$($(PYTHON) -c '$(NUMPY_DISPATCH_ON)')"; \
 	if [ -n "$$still" ]; then echo "numpy ignored NPY_DISABLE_CPU_FEATURES: still on: $$still"; exit 1; fi; \
 	echo "BLAS libraries and their kernels: $$($(PYTHON) -c '$(BLAS_CORES)')"; \
-	$(MAKE) --no-print-directory pytest || status=1; \
+	PYTEST_ADDOPTS="--junitxml=_build/portability-simd.xml" $(MAKE) --no-print-directory pytest || status=1; \
+	echo "results (kept even if pytest-xdist loses its summary): _build/portability-threads.xml, _build/portability-simd.xml"; \
 	exit $$status
 
 .PHONY: lock portability
