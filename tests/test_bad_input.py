@@ -393,6 +393,48 @@ def _cases():
         ("indicator-word=int", lambda: lt.word_indicator(vectorizer(), 3), TypeError, "^word must be a str"),
     ]
 
+    # --------------------------------------------------------------------- resource limits (issue 20)
+    cases += [
+        ("sample_masks-memory", lambda: lt.sample_masks(10**4, 10**6, np.random.default_rng(0)), ValueError, "^sam"),
+        ("alphas-work", lambda: lt.alphas(10**7, 0.25, 10**4), ValueError, "^alphas at d = 10000000 with p_max"),
+        ("alpha-d=2**63", lambda: lt.alpha(0, 2**63, 0.25), ValueError, "^alpha at d = 9223372036854775808 needs"),
+        ("kernel_weights-d=1e9", lambda: lt.kernel_weights(10**9, 0.25), ValueError, "^kernel_weights at d = "),
+        ("prob_kept-p=2**40", lambda: lt.prob_kept(2**40, 2**41, 1), ValueError, "^prob_kept given s .* needs"),
+        ("sigma_matrix-d=1e9", lambda: lt.sigma_matrix(10**9, 0.25), ValueError, "^a dense Sigma at d = 1000000000"),
+        ("sigma_inverse-d=16384", lambda: lt.sigma_inverse(16384, 0.25), ValueError, "^a dense Sigma at d = 16384"),
+        (
+            "expected_lime_fit-n>2**53",
+            lambda: lt.expected_lime_fit(np.eye(2), np.ones(2), 1.0, 2**53 + 1),
+            ValueError,
+            r"^num_samples must be <= 9007199254740992",
+        ),
+        (
+            "normal_equations-wide",
+            lambda: lt.normal_equations(np.zeros((1, 20_000)), [1.0], [1.0]),
+            ValueError,
+            "^the normal equations of 1 rows and 20001 columns needs about",
+        ),
+        (
+            "sweep-too-many-bandwidths",
+            lambda: lt.beta_bandwidth_sweep(np.eye(3), np.ones(3), np.full(10**6, 0.25)),
+            ValueError,
+            "^a sweep of 1000000 bandwidths costs about",
+        ),
+        (
+            "forest-n_estimators",
+            lambda: lt.train_random_forest(["ab", "cd"], [0, 1], n_estimators=10**5),
+            ValueError,
+            "^n_",
+        ),
+        (
+            "plot-too-many-words",
+            lambda: lt.theory_vs_practice(axes(), np.zeros((2, 501)), np.zeros(501), ["w"] * 501),
+            ValueError,
+            "^empirical must have at most 500 columns",
+        ),
+        ("symbolic-p>10", lambda: sy.prob_kept(11), ValueError, "^p must be <= 10"),
+    ]
+
     # --------------------------------------------------------------------- data
     cases += [
         ("sha256_of-missing", lambda: lt.data.sha256_of("/nonexistent/file"), FileNotFoundError, "No such file"),
@@ -475,6 +517,22 @@ def _other_modules_cases():
         ("fast-samples-n=1", fast(lt.fast_lime_samples, num_samples=1), ValueError, "^num_samples must be >= 2"),
         ("fast-samples-text=empty", fast(lt.fast_lime_samples, text=""), ValueError, "^text must be a non-empty"),
         ("fast-samples-label=2", fast(lt.fast_lime_samples, label=2), ValueError, "^label must be < n_labels"),
+    ]
+    many = [sp.Symbol(f"w{i}") for i in range(30)]
+    cases += [
+        (
+            "beta_boolean-2^30-monomials",
+            lambda: lt.beta_boolean(sp.Or(*many), [str(w) for w in many], 0.25),
+            ValueError,
+            "^expr expands into too many monomials",
+        ),
+        (
+            "beta_boolean-power",
+            lambda: lt.beta_boolean((1 + food) ** 2000, words, 0.25),
+            ValueError,
+            "^expr has the power",
+        ),
+        ("mask_function-complex", lambda: lt.mask_function(sp.I * food, words), ValueError, "^expr has a constant"),
     ]
     cases += [
         ("fast-one-word", fast(text="good"), ValueError, "at least 2 distinct words"),

@@ -172,3 +172,34 @@ class TestAsFloatArray:
         with pytest.raises(ValueError, match="^x must be finite"):
             as_float_array([1.0, np.nan], "x")
         assert np.isnan(as_float_array([np.nan], "x", allow_nonfinite=True)[0])
+
+
+class TestResourceLimits:
+    def test_memory_within_the_limit_passes_and_beyond_it_names_the_estimate(self):
+        from limetheory._validation import MEMORY_LIMIT_BYTES, check_memory
+
+        check_memory(MEMORY_LIMIT_BYTES, "exactly the limit")
+        with pytest.raises(
+            ValueError, match=r"^a dense Sigma at d = 1000000000 needs about 8e\+18 bytes, above .*; use"
+        ):
+            check_memory(8.0 * (10**9 + 1) ** 2, "a dense Sigma at d = 1000000000", "use sigma_coefficients")
+
+    def test_work_within_the_limit_passes_and_beyond_it_names_the_estimate(self):
+        from limetheory._validation import WORK_LIMIT_FLOPS, check_work
+
+        check_work(WORK_LIMIT_FLOPS, "exactly the limit")
+        with pytest.raises(ValueError, match=r"^alphas costs about 4e\+16 floating-point operations, above the limit"):
+            check_work(4e16, "alphas")
+
+    def test_the_linear_limit_is_2_to_the_24_words(self):
+        from limetheory._validation import MAX_LINEAR_D, check_linear_d
+
+        assert MAX_LINEAR_D == 2**24
+        assert check_linear_d(MAX_LINEAR_D) == MAX_LINEAR_D
+        with pytest.raises(ValueError, match=rf"d must be <= {2**24} \(about 128 bytes per word\)$"):
+            check_linear_d(MAX_LINEAR_D + 1)
+
+    @pytest.mark.parametrize("d", [2**63, np.uint64(2**63), 10**9, np.int64(10**9)])
+    def test_check_d_invertible_refuses_a_huge_d_before_any_work(self, d):
+        with pytest.raises(ValueError, match=r"needs about .* bytes, above the limit of 2 GiB"):
+            check_d_invertible(d)
