@@ -222,7 +222,7 @@ def small_report(verdict="caught"):
                 "name": "kernel-x",
                 "behaviour": "kernel",
                 "kind": "behaviour",
-                "change": "no | sqrt",
+                "change": "no | sqrt <x>",
                 "verdict": verdict,
                 "failures": ["tests/a.py::test_kernel_a", "tests/a.py::test_b"],
                 "named": ["tests/a.py::test_kernel_a"],
@@ -239,7 +239,8 @@ def test_page_text_from_a_report():
     assert "lime 0.2.0.1, scikit-learn 1.9.1" in text
     assert "{doc}`03-weights <../notebooks/03-weights>`" in text
     summary = "checked summary of {doc}`03-weights <../notebooks/03-weights>` failed"
-    assert f"| no \\| sqrt (`kernel-x`) | behaviour change | ✅ caught; {summary} | `test_kernel_a` (+1 more) |" in text
+    row = f"| no \\| sqrt \\<x> (`kernel-x`) | behaviour change | ✅ caught; {summary} | `test_kernel_a` (+1 more) |"
+    assert row in text
     missed = "\n".join(guards.report_markdown(small_report("missed")))
     assert "**Not on target**" in missed and "❌ missed" in missed
 

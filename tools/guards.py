@@ -88,7 +88,7 @@ def report_markdown(report):
             "|---|---|---|---|",
         ]
         for e in entries:
-            change = e["change"].replace("|", "\\|")
+            change = e["change"].replace("|", "\\|").replace("<", "\\<")  # a table cell, not raw HTML
             result = VERDICT_MARKS.get(e["verdict"], e["verdict"])
             if e.get("chapter_summaries"):
                 result += f"; checked summary of {_chapter_links(e['chapter_summaries'])} failed"
