@@ -239,10 +239,11 @@ def test_page_text_from_a_report():
     assert "lime 0.2.0.1, scikit-learn 1.9.1" in text
     assert "{doc}`03-weights <../notebooks/03-weights>`" in text
     summary = "checked summary of {doc}`03-weights <../notebooks/03-weights>` failed"
-    row = f"| no \\| sqrt \\<x> (`kernel-x`) | behaviour change | ✅ caught; {summary} | `test_kernel_a` (+1 more) |"
+    row = f"| no \\| sqrt \\<x> (`kernel-x`) | behaviour change | ✓ caught; {summary} | 2 (1 named after it) |"
     assert row in text
     missed = "\n".join(guards.report_markdown(small_report("missed")))
-    assert "**Not on target**" in missed and "❌ missed" in missed
+    assert "**Not on target**" in missed and "✗ missed" in missed
+    assert "Failed under `kernel-x`: `test_kernel_a`, `test_b`." in missed  # off target: every name shown
 
 
 def test_stored_report_renders_and_matches_the_catalogue():

@@ -19,17 +19,17 @@ from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
+# text symbols every font has (emoji render as empty boxes without an emoji font)
 VERDICT_MARKS = {
-    "caught": "✅ caught",
-    "passes": "✅ passes",
-    "caught, unnamed": "⚠️ caught, by tests not named after it",
-    "missed": "❌ missed",
-    "false alarm": "❌ false alarm",
-    "no longer applies": "⚠️ no longer applies",
-    "not run": "⚠️ not run (a test module did not import)",
+    "caught": "✓ caught",
+    "passes": "✓ passes",
+    "caught, unnamed": "⚠ caught, by tests not named after it",
+    "missed": "✗ missed",
+    "false alarm": "✗ false alarm",
+    "no longer applies": "⚠ no longer applies",
+    "not run": "⚠ not run (a test module did not import)",
 }
 KIND_NAMES = {"behaviour": "behaviour change", "equivalent": "equivalent rewrite"}
-SHOWN_FAILURES = 3
 
 
 def _test_name(node_id):
@@ -37,13 +37,11 @@ def _test_name(node_id):
 
 
 def _failures_cell(entry):
-    named = entry.get("named", [])
-    others = [name for name in entry.get("failures", []) if name not in named]
-    shown = [f"`{_test_name(name)}`" for name in (named or others)[:SHOWN_FAILURES]]
-    rest = len(named or others) - len(shown) + (len(others) if named else 0)
-    if not shown:
+    """How many tests failed, and how many of them are named after the behaviour (their names are listed above)."""
+    failures, named = len(entry.get("failures", [])), len(entry.get("named", []))
+    if not failures:
         return "—"
-    return ", ".join(shown) + (f" (+{rest} more)" if rest > 0 else "")
+    return f"{failures} ({named} named after it)" if entry["kind"] == "behaviour" else str(failures)
 
 
 def _chapter_links(chapters):
@@ -84,7 +82,7 @@ def report_markdown(report):
             + (", ".join(f"`{g}`" for g in guards) or "none in the last run")
             + ".",
             "",
-            "| Upstream change | Kind | Last result | Failing tests (first those named after the behaviour) |",
+            "| Upstream change | Kind | Last result | Failing tests |",
             "|---|---|---|---|",
         ]
         for e in entries:
@@ -94,6 +92,14 @@ def report_markdown(report):
                 result += f"; checked summary of {_chapter_links(e['chapter_summaries'])} failed"
             lines.append(f"| {change} (`{e['name']}`) | {KIND_NAMES[e['kind']]} | {result} | {_failures_cell(e)} |")
         lines.append("")
+        for e in entries:
+            off_target = e["verdict"] not in ("caught", "passes")
+            if off_target and e.get("failures"):
+                shown = ", ".join(f"`{_test_name(name)}`" for name in e["failures"][:5])
+                more = f" and {len(e['failures']) - 5} more" if len(e["failures"]) > 5 else ""
+                lines += [f"Failed under `{e['name']}`: {shown}{more}.", ""]
+            if e.get("reason"):
+                lines += [f"`{e['name']}`: {e['reason']}.", ""]
     return lines
 
 
