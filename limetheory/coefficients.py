@@ -487,7 +487,9 @@ def sigma_inverse(d, nu):
     >>> sigma_inverse(2, np.inf).round(6).tolist()
     [[2.0, -2.0, -2.0], [-2.0, 6.0, 2.0], [-2.0, 2.0, 6.0]]
     """
-    _check_dense(check_d_invertible(d))
+    size = check_int(d, "d")
+    if size >= 2:  # the memory of the matrix first: it is the tighter limit
+        _check_dense(size)
     law = weighted_law(d, nu)
     d = law.d
     ratio = law.var / law.q

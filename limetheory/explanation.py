@@ -124,10 +124,11 @@ def beta_from_gamma(gamma, d, nu):
             "beta_indicator_product or beta_enumerate"
         )
     factor = np.exp(-law.log_alpha0)  # Gamma / alpha_0 = factor * gamma
-    mean_f = factor * gamma[0]
-    means = factor * gamma[1:]
-    mean_z_f = float(means.mean())
-    covariance = mean_z_f - law.a_mean * mean_f  # Cov_m(a, f): the ill-conditioned step
+    with np.errstate(over="ignore", invalid="ignore"):  # a gamma near the double range: checked at the end
+        mean_f = factor * gamma[0]
+        means = factor * gamma[1:]
+        mean_z_f = float(means.mean())
+        covariance = mean_z_f - law.a_mean * mean_f  # Cov_m(a, f): the ill-conditioned step
     log_small, log_large, log_bulk = _eigen_logs(law)
     log_condition = log_large - min(log_small, log_bulk)
     if log_condition > _LOG_CONDITION_WARN:
@@ -146,7 +147,8 @@ def beta_from_gamma(gamma, d, nu):
     if not np.isfinite(beta).all():
         raise ValueError(
             f"gamma does not determine beta in double precision at d = {d}, nu = {nu} "
-            f"(cond(Sigma) = 10^{log_condition / np.log(10):.1f}); use beta_from_conditional_moments"
+            f"(cond(Sigma) = 10^{log_condition / np.log(10):.1f}, or entries of gamma so large that beta overflows); "
+            "use beta_from_conditional_moments"
         )
     return beta
 

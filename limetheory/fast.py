@@ -42,7 +42,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_positive_finite, check_text
+from ._validation import check_int, check_positive_finite, check_runs_memory, check_text
 from .perturbation import perturbed_documents
 from .ridge import ridge_coefficients
 
@@ -361,6 +361,7 @@ def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_widt
         raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array")
     n_exp = check_int(n_exp, "n_exp", minimum=1)
     num_samples = check_int(num_samples, "num_samples", minimum=2)
+    check_runs_memory(n_exp, num_samples, len(IndexedString(text).inverse_vocab))  # before any work
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     label = check_int(label, "label", minimum=0)
     if stream not in STREAMS:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
 import sympy as sp
 
 from ._validation import check_int
@@ -40,6 +41,14 @@ def _expression(value, name, *, minimum=None, maximum=None, positive=False):
         if maximum is not None and expr > maximum:
             raise ValueError(f"{name} must be <= {maximum}, got {expr}")
     return expr
+
+
+def _entry(value, name):
+    """A matrix entry: a sympy expression or a number (numpy scalars become Python numbers, whose arithmetic with
+    large Python ints is exact instead of overflowing a C long)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (sp.Basic, numbers.Number)):
+        raise TypeError(f"{name} must be a sympy expression or a number, got {value!r}")
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _number_of_words(value, name="d_expr"):
@@ -118,13 +127,14 @@ class PatternedMatrix:
     __slots__ = ("corner", "row", "column", "diagonal", "off_diagonal", "d")
 
     def __init__(self, corner, row, column, diagonal, off_diagonal, d=d):
-        for name, value in zip(
-            ("corner", "row", "column", "diagonal", "off_diagonal"),
-            (corner, row, column, diagonal, off_diagonal),
-            strict=True,
-        ):
-            if isinstance(value, (bool, str, bytes)) or not isinstance(value, (sp.Basic, numbers.Number)):
-                raise TypeError(f"{name} must be a sympy expression or a number, got {value!r}")
+        corner, row, column, diagonal, off_diagonal = (
+            _entry(value, name)
+            for name, value in zip(
+                ("corner", "row", "column", "diagonal", "off_diagonal"),
+                (corner, row, column, diagonal, off_diagonal),
+                strict=True,
+            )
+        )
         d = _number_of_words(d, "d")
         self.corner, self.row, self.column = corner, row, column
         self.diagonal, self.off_diagonal, self.d = diagonal, off_diagonal, d
@@ -155,8 +165,7 @@ class PatternedMatrix:
 
     def scale(self, factor):
         """factor * self."""
-        if isinstance(factor, (bool, str, bytes)) or not isinstance(factor, (sp.Basic, numbers.Number)):
-            raise TypeError(f"factor must be a sympy expression or a number, got {factor!r}")
+        factor = _entry(factor, "factor")
         return PatternedMatrix(*(factor * x for x in self.entries()), self.d)
 
     def __matmul__(self, other):
@@ -227,8 +236,17 @@ def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
 
 
 def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
-    """The paper's closed form of Sigma^{-1} (sigma_0..sigma_3 over c_d) as a PatternedMatrix."""
+    """The paper's closed form of Sigma^{-1} (sigma_0..sigma_3 over c_d) as a PatternedMatrix.
+
+    Numbers and sympy expressions are both accepted; a numerical alpha_1 - alpha_2 or c_d equal to 0 (a singular
+    Sigma) is refused with a ValueError.
+    """
+    a0, a1, a2 = _entry(a0, "a0"), _entry(a1, "a1"), _entry(a2, "a2")
+    d_expr = _number_of_words(d_expr)
     c_d = (d_expr - 1) * a0 * a2 - d_expr * a1**2 + a0 * a1
+    for what, value in (("alpha_1 - alpha_2", a1 - a2), ("c_d", c_d)):
+        if sp.sympify(value).is_zero:
+            raise ValueError(f"{what} = 0 for a0 = {a0}, a1 = {a1}, a2 = {a2}, d = {d_expr}: Sigma is singular")
     sigma0 = (d_expr - 1) * a2 + a1
     sigma1 = -a1
     sigma2 = ((d_expr - 2) * a0 * a2 - (d_expr - 1) * a1**2 + a0 * a1) / (a1 - a2)

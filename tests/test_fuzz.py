@@ -164,12 +164,17 @@ def bandwidths():
     )
 
 
+def _as_float32(array):
+    with np.errstate(over="ignore"):  # 1e300 becomes inf: one more extreme value for the function under test
+        return array.astype(np.float32)
+
+
 def float_arrays(shape):
     """Arrays of the given shape (finite floats, or with ends of the range) and the bad arrays."""
     size = int(np.prod(shape))
     values = st.one_of(st.floats(-10, 10, allow_nan=False), st.sampled_from([0.0, 1e300, -1e300, 5e-324, 1e-300]))
     valid = st.lists(values, min_size=size, max_size=size).map(lambda v: np.array(v, dtype=float).reshape(shape))
-    return st.one_of(valid, valid.map(lambda a: a.tolist()), valid.map(lambda a: a.astype(np.float32)), bad_arrays())
+    return st.one_of(valid, valid.map(lambda a: a.tolist()), valid.map(_as_float32), bad_arrays())
 
 
 def weight_arrays(shape):
@@ -428,6 +433,8 @@ def _kw(**strategies):
 
 
 D_SMALL = ints(1, 12)
+ZERO_Z = lt.sample_masks(3, 60, np.random.default_rng(1))
+ZERO_Y = ZERO_Z[:, 0] * ZERO_Z[:, 1] - 0.5 * ZERO_Z[:, 0] + 0.01 * np.random.default_rng(2).normal(size=60)
 D_ANY = st.one_of(ints(1, 40), st.sampled_from([10**6, 2**24, 2**24 + 1, 16383, 16384]))
 
 REGISTRY = {
@@ -542,22 +549,22 @@ REGISTRY = {
     # linear models
     "beta_linear_approx": Spec(
         lt.beta_linear_approx,
-        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), float_arrays((d,)))),
+        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), weight_arrays((d,)))),
         check=is_array(lambda a, k: (len(a[0]) + 1,)),
     ),
     "beta_linear_exact": Spec(
         lt.beta_linear_exact,
-        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), float_arrays((d,)), bandwidths())),
+        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), weight_arrays((d,)), bandwidths())),
         check=is_array(lambda a, k: (len(a[0]) + 1,)),
     ),
     "gamma_linear_exact": Spec(
         lt.gamma_linear_exact,
-        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), float_arrays((d,)), bandwidths())),
+        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), weight_arrays((d,)), bandwidths())),
         check=is_array(lambda a, k: (len(a[0]) + 1,)),
     ),
     "conditional_moments_linear_exact": Spec(
         lt.conditional_moments_linear_exact,
-        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), float_arrays((d,)))),
+        st.integers(1, 6).flatmap(lambda d: st.tuples(float_arrays((d,)), weight_arrays((d,)))),
         check=check_moments,
     ),
     "tfidf_columns": Spec(
@@ -662,11 +669,20 @@ REGISTRY = {
     ),
     "coefficient_zero": Spec(
         lt.coefficient_zero,
-        st.tuples(
-            st.one_of(st.just(lt.sample_masks(3, 40, np.random.default_rng(1))), masks(4, 3), bad_arrays()),
-            st.one_of(st.just(np.random.default_rng(2).random(40)), float_arrays((4,))),
-            ints(0, 3),
-            either(st.tuples(bandwidths(), bandwidths())),
+        st.one_of(
+            # the coefficient of word 0 changes sign between nu = 0.2 and 0.5 here
+            st.tuples(
+                st.just(ZERO_Z),
+                st.just(ZERO_Y),
+                st.just(0),
+                st.tuples(st.floats(0.05, 0.2), st.floats(0.5, 3.0)),
+            ),
+            st.tuples(
+                st.one_of(st.just(ZERO_Z), masks(4, 3), bad_arrays()),
+                st.one_of(st.just(ZERO_Y), float_arrays((4,))),
+                ints(0, 3),
+                either(st.tuples(bandwidths(), bandwidths())),
+            ),
         ),
         _kw(n_blocks=ints(1, 3), xtol=reals(0.0, 1e-3)),
         check=is_instance(lt.CoefficientZero),
@@ -790,8 +806,10 @@ _ROWS = st.lists(
     st.one_of(st.tuples(_SIDES, _SIDES), st.tuples(_SIDES, either(st.sampled_from(["=", r"\le"])), _SIDES), anything()),
     max_size=3,
 )
-REGISTRY["Equations"].args = st.tuples(either(_ROWS))
-REGISTRY["show_equations"].args = _ROWS.map(tuple)
+_VALID_SIDES = st.sampled_from([r"\alpha", sp.Symbol("d") / 2, sp.Rational(1, 3), 2, 0.5, np.float32(1.5), 1j, NAN])
+_VALID_ROWS = st.lists(st.tuples(_VALID_SIDES, _VALID_SIDES), min_size=1, max_size=3)
+REGISTRY["Equations"].args = st.tuples(st.one_of(_VALID_ROWS, _ROWS, anything()))
+REGISTRY["show_equations"].args = st.one_of(_VALID_ROWS, _ROWS).map(tuple)
 
 # the symbolic module: sympy counterparts (numbers, sympy numbers and symbols are all valid there)
 SYMBOLIC_VALUES = st.one_of(
@@ -1112,7 +1130,6 @@ def _scalar_functions():
         "beta_linear_exact": lambda nu: lt.beta_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu),
         "gamma_linear_exact": lambda nu: lt.gamma_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu),
         "sweep": lambda nu: lt.beta_bandwidth_sweep(SWEEP_Z, SWEEP_Y, [nu])[0],
-        "sweep derivative": lambda nu: lt.sweep._weight_derivatives(4, [nu])[0],
     }
 
 
@@ -1137,6 +1154,18 @@ def test_every_function_of_nu_is_continuous_up_to_inf(name):
             assert (ulps <= LIMIT_ULPS).all(), (nu, value, limit)
 
 
+def test_the_derivative_of_the_weights_in_nu_tends_to_zero_without_overflow():
+    """d psi / d nu = psi g^2 / nu^3 <= 1 / nu^3 (g <= 1, psi <= 1): 0.0 once 1 / nu^3 is below the double range."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for nu in [10.0**k for k in range(-320, 309, 3)] + [1.7976931348623157e308, np.inf]:
+            value = lt.sweep._weight_derivatives(4, [nu])[0]
+            with np.errstate(under="ignore", over="ignore"):
+                bound = np.power(np.float64(nu), -3.0)
+            assert np.isfinite(value).all() and (value >= 0).all(), (nu, value)
+            assert (value <= bound * (1 + 4 * np.finfo(float).eps)).all(), (nu, value, bound)
+
+
 @pytest.mark.parametrize("t", [0.0, 1e-300, 1e-8, 0.25, 0.999, 1.0])
 def test_psi_is_non_decreasing_in_nu_over_the_whole_double_range(t):
     nus = [10.0**k for k in range(-320, 309)] + [1.7976931348623157e308, np.inf]
@@ -1158,3 +1187,26 @@ def test_alpha_is_non_decreasing_in_nu_down_to_the_smallest_bandwidths(p):
         values = [lt.alpha(p, 6, nu) for nu in nus]
     assert all(np.isfinite(values))
     assert all(a <= b * (1 + 4 * np.finfo(float).eps) for a, b in zip(values, values[1:], strict=False))
+
+
+# ----------------------------------------------------------------------------- runs of lime: huge counts refused first
+
+RUNNERS = {
+    "capture_lime_samples": lambda **k: lt.capture_lime_samples(TEXTS[0], _classifier, **k),
+    "lime_explanations": lambda **k: lt.lime_explanations(TEXTS[0], _classifier, **k),
+    "fast_lime_explanations": lambda **k: lt.fast_lime_explanations(TEXTS[0], VECTORIZER, _model_fn, **k),
+    "fast_lime_samples": lambda **k: lt.fast_lime_samples(TEXTS[0], VECTORIZER, _model_fn, **k),
+}
+
+
+@pytest.mark.parametrize(
+    ("runner", "argument"),
+    [(runner, "num_samples") for runner in sorted(RUNNERS)]
+    + [(runner, "n_exp") for runner in sorted(RUNNERS) if runner != "capture_lime_samples"],  # that one runs once
+)
+@pytest.mark.parametrize("value", [2**63, 10**12, 10**9])
+def test_runs_of_lime_refuse_huge_counts_before_the_first_run(runner, argument, value):
+    kwargs = {"num_samples": 10, argument: value}
+    outcome, error, _ = run_call(runner, Spec(RUNNERS[runner]), (), kwargs)
+    assert outcome == "raised" and type(error) is ValueError, error
+    assert "above the limit of 2 GiB" in str(error)
