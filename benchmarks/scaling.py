@@ -350,8 +350,13 @@ def render_figure(results, quantity, path):
     style = {"axes.edgecolor": GREY, "axes.labelcolor": GREY, "xtick.color": GREY, "ytick.color": GREY,
              "text.color": GREY, "svg.hashsalt": "limetheory", "font.size": 9}  # fmt: skip
     with plt.rc_context(style):
-        figure, axes = plt.subplots(1, len(n_grid), figsize=(2.6 * len(n_grid), 2.8), sharey=True)
-        for ax, n in zip(np.atleast_1d(axes), n_grid, strict=True):
+        columns = 2  # two panels a row: readable in the book's text column
+        rows = -(-len(n_grid) // columns)
+        figure, axes = plt.subplots(rows, columns, figsize=(7.0, 2.9 * rows), sharex=True, sharey=True, squeeze=False)
+        axes = axes.ravel()
+        for ax in axes[len(n_grid) :]:
+            ax.set_visible(False)
+        for ax, n in zip(axes, n_grid, strict=False):
             for method in METHODS:
                 points = sorted(
                     (p for p in measured(results, method) if p["n"] in (n, None) and (p.get(key) or 0) > 0),
@@ -364,13 +369,15 @@ def render_figure(results, quantity, path):
             ax.set_yscale("log")
             ax.set_title(f"n = {n}")
             ax.set_xlabel("d (distinct words)")
+            ax.xaxis.set_tick_params(labelbottom=True)
             ax.grid(True, which="major", color=GREY, alpha=0.25)
             ax.set_facecolor("none")
-        np.atleast_1d(axes)[0].set_ylabel(label)
-        handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+        for ax in axes[::columns]:
+            ax.set_ylabel(label)
+        handles, labels = axes[0].get_legend_handles_labels()
         figure.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False,
                       bbox_to_anchor=(0.5, -0.02))  # fmt: skip
-        figure.tight_layout(rect=(0, 0.08, 1, 1))
+        figure.tight_layout(rect=(0, 0.06, 1, 1))
         figure.patch.set_alpha(0)
         path.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(
