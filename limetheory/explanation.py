@@ -44,12 +44,15 @@ _LOG_CONDITION_WARN = float(np.log(1e12))
 def _beta_from_parts(law, first, gaps, within):
     """beta from F_1 = E[f | s = 1], the gaps F_s - F_1 (s = 2..d) and sum_s m_s Cov(z_j, f | s) (length d)."""
     d = law.d
-    centred = law.u - law.tau * float(np.dot(law.w_hat, law.u))
-    slope = float(np.dot(law.w_hat * centred, gaps)) / law.var_over_tau
-    mean_f = first + law.tau * float(np.dot(law.w_hat, gaps))
-    beta = np.empty(d + 1)
-    beta[1:] = np.asarray(within, dtype=float) / law.bulk_ratio + slope / d
-    beta[0] = mean_f - law.a_mean * slope
+    with np.errstate(over="ignore", invalid="ignore"):  # model values near the double range: checked below
+        centred = law.u - law.tau * float(np.dot(law.w_hat, law.u))
+        slope = float(np.dot(law.w_hat * centred, gaps)) / law.var_over_tau
+        mean_f = first + law.tau * float(np.dot(law.w_hat, gaps))
+        beta = np.empty(d + 1)
+        beta[1:] = np.asarray(within, dtype=float) / law.bulk_ratio + slope / d
+        beta[0] = mean_f - law.a_mean * slope
+    if not np.isfinite(beta).all():
+        raise ValueError("beta overflows double precision: the model's values are too large (rescale the model)")
     return beta
 
 
@@ -78,9 +81,10 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
         raise ValueError(f"zf_given_s must have shape ({d}, {d}) to match f_given_s, got {zf_given_s.shape}")
     law = weighted_law(d, nu)
     kept = (d - np.arange(1, d + 1)) / d
-    within_s = zf_given_s - kept[:, None] * f_given_s[:, None]
-    within_s -= within_s.mean(axis=1, keepdims=True)  # Cov(sum_j z_j, f | s) = 0: remove rounding
-    return _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
+    with np.errstate(over="ignore", invalid="ignore"):  # moments near the double range: _beta_from_parts checks
+        within_s = zf_given_s - kept[:, None] * f_given_s[:, None]
+        within_s -= within_s.mean(axis=1, keepdims=True)  # Cov(sum_j z_j, f | s) = 0: remove rounding
+        return _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
 
 
 def beta_from_gamma(gamma, d, nu):
@@ -229,19 +233,22 @@ def beta_enumerate(f, d, nu):
             raise ValueError("f returned a non-finite value")
         y[start : start + chunk] = yc
     reference = y[0]
-    r = y - reference  # exactly 0 for a constant f
-    counts = np.array([float(comb(d, k)) for k in range(d + 1)])
-    f_given_s = np.bincount(s, weights=r, minlength=d + 1)[1:] / counts[1:]
-    r -= f_given_s[s - 1]  # centred within each s
-    kept = (d - np.arange(1, d + 1)) / d
-    residual_mean = np.bincount(s, weights=r, minlength=d + 1)[1:] / counts[1:]
-    within_s = np.empty((d, d))
-    for j in range(d):
-        sums = np.bincount(s, weights=r * z[:, j], minlength=d + 1)[1:] / counts[1:]
-        within_s[:, j] = sums - kept * residual_mean
     law = weighted_law(d, nu)
-    beta = _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
-    beta[0] += reference
+    with np.errstate(over="ignore", invalid="ignore"):  # outputs near the double range: checked at the end
+        r = y - reference  # exactly 0 for a constant f
+        counts = np.array([float(comb(d, k)) for k in range(d + 1)])
+        f_given_s = np.bincount(s, weights=r, minlength=d + 1)[1:] / counts[1:]
+        r -= f_given_s[s - 1]  # centred within each s
+        kept = (d - np.arange(1, d + 1)) / d
+        residual_mean = np.bincount(s, weights=r, minlength=d + 1)[1:] / counts[1:]
+        within_s = np.empty((d, d))
+        for j in range(d):
+            sums = np.bincount(s, weights=r * z[:, j], minlength=d + 1)[1:] / counts[1:]
+            within_s[:, j] = sums - kept * residual_mean
+        beta = _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
+        beta[0] += reference
+    if not np.isfinite(beta).all():
+        raise ValueError("beta overflows double precision: the values of f are too large (rescale f)")
     return beta
 
 

@@ -55,7 +55,11 @@ def normal_equations(z, y, weights):
     """
     z, y, weights = _check_samples(z, y, weights)
     design = np.column_stack([np.ones(len(y)), z])
-    return design.T @ (weights[:, None] * design), design.T @ (weights * y)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        matrix, vector = design.T @ (weights[:, None] * design), design.T @ (weights * y)
+    if not (np.isfinite(matrix).all() and np.isfinite(vector).all()):
+        raise ValueError("the weighted sums of z, y and weights overflow double precision; rescale y or the weights")
+    return matrix, vector
 
 
 def weighted_ridge(z, y, weights, *, lam=1.0, penalise_intercept=False):
@@ -79,12 +83,16 @@ def weighted_ridge(z, y, weights, *, lam=1.0, penalise_intercept=False):
     if not penalise_intercept:
         penalty[0, 0] = 0.0
     try:
-        return np.linalg.solve(design_matrix + lam * penalty, vector)
+        with np.errstate(over="ignore", invalid="ignore"):  # a penalty near the double range: checked below
+            beta = np.linalg.solve(design_matrix + lam * penalty, vector)
     except np.linalg.LinAlgError:
         raise ValueError(
             "the weighted normal equations are singular: with lam = 0 (or an unpenalised intercept) the weighted "
             "samples must span the d + 1 columns of [1, z]; use lam > 0 or more (distinct) samples"
         ) from None
+    if not np.isfinite(beta).all():
+        raise ValueError(f"the ridge system overflows double precision (lam = {lam}); use a smaller lam")
+    return beta
 
 
 def expected_lime_fit(sigma, gamma, y0, num_samples, lam=1.0):

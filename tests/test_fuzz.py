@@ -19,6 +19,7 @@ the call too: they mean an extreme argument reached arithmetic that was not mean
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import os
@@ -426,6 +427,8 @@ class Spec:
     refuses: bool = True
     #: a known failure in a module this file does not own: the test is a strict xfail until it is fixed
     known_bug: str = ""
+    #: (args, kwargs) that are all valid, drawn half of the time so that the answering path is always exercised
+    valid: st.SearchStrategy | None = None
 
 
 def _kw(**strategies):
@@ -794,6 +797,13 @@ FORMULAS = [
 MANY_WORDS = [f"w{i}" for i in range(30)]
 _word_lists = either(st.sampled_from([WORDS, MANY_WORDS, ["good"]]), st.sampled_from([["good", "good"], "good", None]))
 REGISTRY["beta_boolean"].args = st.tuples(st.sampled_from(FORMULAS), _word_lists, bandwidths())
+REGISTRY["beta_boolean"].valid = st.tuples(
+    st.tuples(st.sampled_from(FORMULAS[:7]), st.just(WORDS), st.floats(0.01, 10.0)), st.just({})
+)
+REGISTRY["indicator_polynomial"].valid = st.tuples(
+    st.tuples(st.sampled_from(FORMULAS[:7]), st.just(WORDS)), st.just({})
+)
+REGISTRY["mask_function"].valid = REGISTRY["indicator_polynomial"].valid
 REGISTRY["beta_boolean"].check = is_array(lambda a, k: (len(a[1]) + 1,))
 REGISTRY["indicator_polynomial"].args = st.tuples(st.sampled_from(FORMULAS), _word_lists)
 REGISTRY["mask_function"].args = st.tuples(st.sampled_from(FORMULAS), _word_lists)
@@ -903,6 +913,10 @@ def check_outcome(name, spec, args, kwargs, outcome, value):
 
 
 def fuzz(name, spec):
+    drawn = st.tuples(spec.args, spec.kwargs)
+    if spec.valid is not None:
+        drawn = st.one_of(spec.valid, drawn)
+
     @settings(
         max_examples=spec.examples,
         deadline=None,
@@ -910,8 +924,9 @@ def fuzz(name, spec):
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(args=spec.args, kwargs=spec.kwargs)
-    def run(args, kwargs):
+    @given(arguments=drawn)
+    def run(arguments):
+        args, kwargs = arguments
         outcome, value, _ = run_call(name, spec, args, kwargs)
         check_outcome(name, spec, args, kwargs, outcome, value)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
@@ -973,10 +988,7 @@ def test_fuzz_public_function(name, monkeypatch, tmp_path):
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots()
-        spec = REGISTRY[name]
-        spec = Spec(
-            lambda *a, **k: lt.theory_vs_practice(ax, *a, **k), spec.args, spec.kwargs, spec.check, spec.examples
-        )
+        spec = dataclasses.replace(REGISTRY[name], call=lambda *a, **k: lt.theory_vs_practice(ax, *a, **k))
         try:
             fuzz(name, spec)
         finally:
@@ -1210,3 +1222,75 @@ def test_runs_of_lime_refuse_huge_counts_before_the_first_run(runner, argument, 
     outcome, error, _ = run_call(runner, Spec(RUNNERS[runner]), (), kwargs)
     assert outcome == "raised" and type(error) is ValueError, error
     assert "above the limit of 2 GiB" in str(error)
+
+
+def _valid(args, kwargs=None):
+    """All-valid arguments: a tuple of strategies for the positional ones, a dict of strategies for the others."""
+    return st.tuples(st.tuples(*args), st.fixed_dictionaries(kwargs or {}))
+
+
+_NU = st.floats(0.01, 10.0)
+_D = st.integers(2, 30)
+_VALID = {
+    "psi": _valid([st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), max_size=4)), _NU]),
+    "kernel_weights": _valid([_D, _NU]),
+    "prob_kept": _valid([st.integers(0, 2), st.integers(2, 30), st.one_of(st.none(), st.integers(1, 2))]),
+    "sample_masks": _valid([_D, st.integers(1, 50), st.just(np.random.default_rng(0))]),
+    "alpha": _valid([st.integers(0, 2), _D, _NU]),
+    "alphas": _valid([_D, _NU, st.integers(0, 2)]),
+    "normalization_constant": _valid([_D, _NU]),
+    "sigma_coefficients": _valid([_D, _NU]),
+    "sigma_eigenvalues": _valid([_D, _NU]),
+    "sigma_inverse_opnorm": _valid([_D, _NU]),
+    "sigma_matrix": _valid([_D, _NU]),
+    "sigma_inverse": _valid([_D, _NU]),
+    "beta_from_gamma": _valid([st.just(np.array([0.3, 0.1, -0.2, 0.05])), st.just(3), st.floats(0.2, 10.0)]),
+    "beta_indicator_product": _valid([st.sampled_from([(), (0,), (0, 1)]), _D, _NU]),
+    "beta_enumerate": _valid([st.sampled_from(MASK_FUNCTIONS[:3]), st.integers(2, 8), _NU]),
+    "all_masks": _valid([st.integers(1, 10)]),
+    "beta_linear_approx": _valid([st.just([1.0, -2.0, 0.5]), st.just([1.0, 2.0, 0.0])]),
+    "beta_linear_exact": _valid([st.just([1.0, -2.0, 0.5]), st.just([1.0, 2.0, 0.0]), _NU]),
+    "gamma_linear_exact": _valid([st.just([1.0, -2.0, 0.5]), st.just([1.0, 2.0, 0.0]), st.floats(0.2, 10.0)]),
+    "conditional_moments_linear_exact": _valid([st.just([1.0, -2.0, 0.5]), st.just([1.0, 2.0, 0.0])]),
+    "tfidf_columns": _valid([st.just(TEXTS[0]), st.just(VECTORIZER)]),
+    "tfidf_weights": _valid([st.just(TEXTS[0]), st.just(VECTORIZER)]),
+    "vocabulary_coefficients": _valid([st.just(TEXTS[0]), st.just(VECTORIZER), st.just([1.0, 2.0, 3.0, 4.0])]),
+    "presence_formula": _valid(
+        [st.sampled_from(["good", "food"]), st.just(WORDS)], {"vectorizer": st.just(VECTORIZER)}
+    ),
+    "tree_to_formula": _valid(
+        [st.just(TREE), st.just(sorted(VECTORIZER.vocabulary_, key=VECTORIZER.vocabulary_.get))],
+        {"form": st.sampled_from(["leaves", "piecewise"])},
+    ),
+    "tree_formula_for_document": _valid([st.just(TREE), st.just(VECTORIZER), st.just(TEXTS[0])]),
+    "capture_lime_samples": _valid([st.just(TEXTS[0]), st.just(_classifier)], {"num_samples": st.integers(2, 12)}),
+    "lime_explanations": _valid(
+        [st.just(TEXTS[0]), st.just(_classifier)], {"num_samples": st.integers(2, 12), "n_exp": st.integers(1, 2)}
+    ),
+    "fast_lime_explanations": _valid(
+        [st.just(TEXTS[0]), st.just(VECTORIZER), st.just(_model_fn)],
+        {"num_samples": st.integers(2, 12), "n_exp": st.integers(1, 2), "stream": st.sampled_from(["lime", "batched"])},
+    ),
+    "fast_lime_samples": _valid(
+        [st.just(TEXTS[0]), st.just(VECTORIZER), st.just(_model_fn)],
+        {"num_samples": st.integers(2, 12), "n_exp": st.integers(1, 2)},
+    ),
+    "normal_equations": _valid([st.just(ZERO_Z), st.just(ZERO_Y), st.just(np.ones(len(ZERO_Y)))]),
+    "weighted_ridge": _valid([st.just(ZERO_Z), st.just(ZERO_Y), st.just(np.ones(len(ZERO_Y)))], {"lam": _NU}),
+    "expected_lime_fit": _valid(
+        [st.just(lt.sigma_matrix(2, 0.25)), st.just([0.3, 0.1, 0.1]), st.floats(0, 1), st.integers(1, 10**6)]
+    ),
+    "beta_bandwidth_sweep": _valid(
+        [st.just(ZERO_Z), st.just(ZERO_Y), st.lists(_NU, min_size=1, max_size=3)],
+        {"standard_errors": st.booleans()},
+    ),
+    "train_random_forest": _valid(
+        [st.just(["good food", "bad service", "good service", "bad food"]), st.just([1, 0, 1, 0])],
+        {"n_estimators": st.integers(1, 3)},
+    ),
+    "word_indicator": _valid([st.just(VECTORIZER), st.sampled_from(["good", "food", "service"])]),
+    "fit_yelp_vectorizer": _valid([st.just(["good food", "bad service"])]),
+    "theory_vs_practice": _valid([st.just(np.zeros((4, 3))), st.just(np.zeros(3)), st.just(["a", "b", "c"])]),
+}
+for _name, _strategy in _VALID.items():
+    REGISTRY[_name].valid = _strategy
