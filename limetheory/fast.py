@@ -282,6 +282,28 @@ def _distance_table(d, kept=None):
     return table
 
 
+def _lime_distances(d, kept):
+    """``_distance_table(d, kept)`` by the same floating-point operations, without scikit-learn's call overhead.
+
+    For a 0/1 row with k ones, sklearn's cosine_distances normalises it to entries fl(1 / fl(sqrt(k))) (the sum
+    of squares is exactly k), the all-ones row to fl(1 / fl(sqrt(d))), and scipy's sparse product accumulates
+    the k equal products p = fl(x y) one after the other from 0; the distance is fl(1 - sum) clipped to [0, 2].
+    Replaying these operations gives the same bits (tests compare with :func:`_distance_table`, which makes the
+    real call) and removes a fixed cost that is a third of a small run.  O(sum of the distinct k).
+    """
+    wanted = np.unique(np.asarray(kept, dtype=np.int64))
+    table = np.full(d + 1, np.nan)
+    y = 1.0 / np.sqrt(np.float64(d))
+    for k in wanted.tolist():
+        if k == 0:
+            total = 0.0  # a zero row stays zero under normalisation
+        else:
+            product = (1.0 / np.sqrt(np.float64(k))) * y
+            total = np.add.accumulate(np.full(k, product))[-1]  # sequential, as scipy's csr_matmat accumulates
+        table[k] = np.clip(1.0 - total, 0.0, 2.0) * 100
+    return table
+
+
 def _kernel(distances, kernel_width):
     """lime's default text kernel, as lime writes it."""
     return np.sqrt(np.exp(-(distances**2) / kernel_width**2))
@@ -407,7 +429,7 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
         kept = masks.sum(axis=2, dtype=np.int64)
         missing = np.unique(kept[np.isnan(table[kept])])
         if missing.size:
-            table[missing] = _distance_table(d, missing)[missing]
+            table[missing] = _lime_distances(d, missing)[missing]
         weights = _kernel(table[kept], kernel_width)
         yield document, masks, y, weights
         done += runs

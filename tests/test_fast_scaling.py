@@ -238,3 +238,12 @@ def test_growth_exponents_recover_a_known_power_law():
     ]
     a, b = scaling.growth_exponents({"points": points}, "lime")
     assert a == pytest.approx(1.5, rel=1e-9) and b == pytest.approx(0.75, rel=1e-9)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 10, 29, 100, 257, 1000, 4099])
+def test_replayed_distances_are_the_real_calls_bit_for_bit(d):
+    """fast._lime_distances replays sklearn's cosine_distances arithmetic; fast._distance_table makes the call."""
+    kept = np.arange(d + 1)
+    np.testing.assert_array_equal(fast._lime_distances(d, kept), fast._distance_table(d))
+    some = np.random.default_rng(d).integers(0, d + 1, size=5)
+    assert np.isnan(np.delete(fast._lime_distances(d, some), some)).all()
