@@ -282,7 +282,7 @@ def _shape(x):
 
 
 def is_float(out, *_):
-    assert type(out) is float, type(out)
+    assert isinstance(out, float), type(out)  # a Python float or numpy's float64, which subclasses it
 
 
 def is_array(shape_of):
