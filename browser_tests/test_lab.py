@@ -34,11 +34,11 @@ CHROMIUM = os.environ.get("CHROME_BINARY", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 # `make lab` copies tools/lab_settings.json here: without it JupyterLab opens a .md as text
 LAB_SETTINGS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "limetheory.json"
-# the quickest chapter to execute (22 s on the 2-core machine of book/chapter_costs.json); one chapter keeps
+# the quickest chapter to execute (the least kernel CPU time in book/chapter_costs.json); one chapter keeps
 # `make test` short, and a short one still runs lime, sympy and matplotlib through the browser
-CHAPTER = "18-subset-sums"
+CHAPTER = "17-expected-tfidf"
 SUMMARY_MARKER = "# NBVAL_CHECK_OUTPUT"
-# a chapter measured at 22 s gets forty times that before the check gives up (the machine may be shared)
+# a chapter measured at 15 s gets sixty times that before the check gives up (the machine may be shared)
 RUN_TIMEOUT = 900
 SERVER_START_TIMEOUT = 120
 

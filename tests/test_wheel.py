@@ -34,7 +34,7 @@ SITE_PACKAGES = Path(sysconfig.get_paths()["purelib"])
 # what the wheel is built from; a wheel built from these files alone must work
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "limetheory")
 # the quickest chapter (as in browser_tests/test_lab.py)
-CHAPTER = "18-subset-sums"
+CHAPTER = "17-expected-tfidf"
 SUMMARY_MARKER = "# NBVAL_CHECK_OUTPUT"
 
 CHECK_INSTALLED = """
