@@ -118,7 +118,7 @@ def test_tiny_book_renders_the_hint_and_the_table(tmp_path):
     table = (book / "_build" / "book" / "running.html").read_text()
     assert "Test CPU, 2 cores" in table
     row = _text(re.search(r"<tr[^>]*>\s*<td[^>]*>.*?First chapter.*?</tr>", table, flags=re.DOTALL).group(0))
-    assert row.split() == ["First", "chapter", "1", "min", "15", "s", "1", "min", "10", "s", "1.5", "GiB"]
+    assert row.split() == ["1.", "First", "chapter", "1", "min", "15", "s", "1", "min", "10", "s", "1.5", "GiB"]
 
 
 def test_tiny_book_fails_on_a_chapter_without_a_measurement(tmp_path):

@@ -115,7 +115,10 @@ class ChapterCosts(SphinxDirective):
         for stem, cost in rows:
             cpu = "—" if cost.get("cpu_seconds") is None else format_seconds(cost["cpu_seconds"])
             peak = "—" if cost.get("peak_rss_mib") is None else format_mib(cost["peak_rss_mib"])
-            lines.append(f"| {{doc}}`/{CHAPTERS_FOLDER}/{stem}` | {format_seconds(cost['seconds'])} | {cpu} | {peak} |")
+            # the chapter's number, as the table of contents shows it (chapters are numbered by their file names)
+            number = f"{int(stem.split('-', 1)[0])}. " if stem.split("-", 1)[0].isdigit() else ""
+            chapter = f"{number}{{doc}}`/{CHAPTERS_FOLDER}/{stem}`"
+            lines.append(f"| {chapter} | {format_seconds(cost['seconds'])} | {cpu} | {peak} |")
         if rows:
             total = sum(cost["seconds"] for _, cost in rows)
             lines.append(f"| **All {len(rows)} chapters, one after the other** | **{format_seconds(total)}** | | |")
