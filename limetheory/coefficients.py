@@ -33,9 +33,7 @@ Every exponent (g_s^2 - g_first^2) / (2 nu^2) is formed so that it is continuous
 nu > 1e154 it is below the double range and becomes 0.0 (the large-bandwidth limit, to round-off), and for
 nu < 1e-154, where nu^2 would underflow, it is formed as a product of two ratios to nu.
 
-Limits
-------
-Everything here is O(d) in time and memory except the dense matrices and ``alphas`` with many p: the O(d)
+Limits.  Everything here is O(d) in time and memory except the dense matrices and ``alphas`` with many p: the O(d)
 functions accept d <= 2**24 (about 128 bytes per word; about 1 s at d = 10**7), ``alphas`` costs
 O(d (p_max + 1)) and ``sigma_matrix`` / ``sigma_inverse`` hold 8 (d + 1)^2 bytes (d <= 16383 within 2 GiB).
 Beyond a limit, a ValueError states the estimated cost before any work starts (``limetheory._validation``).
@@ -349,6 +347,11 @@ def normalization_constant(d, nu, *, log=False):
     -------
     float
         c_d; 0.0 (with a RuntimeWarning) when it is below the double range.
+
+    Examples
+    --------
+    >>> normalization_constant(4, np.inf)
+    0.3125
     """
     law = weighted_law(d, nu)
     log = check_bool(log, "log")
@@ -384,6 +387,11 @@ def sigma_coefficients(d, nu):
     sigma_2 = (alpha_0/d)(1 + (d-1)^2 V/Q), sigma_3 = (alpha_0/d)(1 - (d-1) V/Q) (module docstring), so they
     are accurate at every bandwidth; like alpha_0 they fall below the double range for very small nu
     (then 0.0, with a RuntimeWarning).  Requires d >= 2.
+
+    Examples
+    --------
+    >>> [round(value, 6) for value in sigma_coefficients(4, np.inf)]
+    [0.875, -0.375, 1.375, -0.125]
     """
     law = weighted_law(d, nu)
     values = _times_exp(_sigma_mantissas(law), law.log_alpha0, "sigma coefficients", law.d, law.nu)
@@ -409,6 +417,11 @@ def sigma_eigenvalues(d, nu, *, log=False):
     is an eigenvector for the bulk value alpha_1 - alpha_2 (multiplicity d - 1).  Requires d >= 2.
     ``log=True`` returns the three logarithms (finite for nu > 1e-150); otherwise values below the double
     range are 0.0 (with a RuntimeWarning).
+
+    Examples
+    --------
+    >>> [round(value, 6) for value in sigma_eigenvalues(4, np.inf)]
+    [0.1849, 1.6901, 0.208333]
     """
     law = weighted_law(d, nu)
     log = check_bool(log, "log")
@@ -423,6 +436,11 @@ def sigma_inverse_opnorm(d, nu, *, log=False):
 
     ``log=True`` returns log ||Sigma^{-1}|| (finite for nu > 1e-150); otherwise a norm beyond the double
     range is inf (with a RuntimeWarning).  Requires d >= 2.
+
+    Examples
+    --------
+    >>> round(sigma_inverse_opnorm(4, np.inf), 6)
+    5.408319
     """
     law = weighted_law(d, nu)
     log = check_bool(log, "log")

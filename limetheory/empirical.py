@@ -23,6 +23,11 @@ def local_dictionary(text):
     lime splits on the regular expression ``\\W+`` and indexes each distinct token once
     (``bow=True``); the order is that of first appearance, which is the column order of
     lime's masks and of every beta in this package (beta[1 + j] is word j).
+
+    Examples
+    --------
+    >>> local_dictionary("The food, the wine and the food!")
+    ['The', 'food', 'the', 'wine', 'and']
     """
     text = check_text(text)
     words = [str(w) for w in IndexedString(text).inverse_vocab]

@@ -73,6 +73,12 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
     ndarray, shape (d + 1,)
         beta = Sigma^{-1} Gamma^f (index 0 the intercept), computed in the within/between form of the module
         docstring, accurate at every bandwidth (no Sigma, no Gamma is formed).  d >= 2.
+
+    Examples
+    --------
+    >>> # f = indicator of word 0 with d = 2: E[f | s] = (1/2, 0), E[z_j f | s] = ((1/2, 0), (0, 0))
+    >>> beta_from_conditional_moments([0.5, 0.0], [[0.5, 0.0], [0.0, 0.0]], 0.25).round(12).tolist()
+    [0.0, 1.0, 0.0]
     """
     f_given_s = as_float_array(f_given_s, "f_given_s", ndim=1)
     d = check_d_invertible(len(f_given_s), "len(f_given_s)")
@@ -114,6 +120,13 @@ def beta_from_gamma(gamma, d, nu):
     RuntimeWarning says so when cond(Sigma) > 1e12), and the exact routes (``beta_from_conditional_moments``,
     ``beta_indicator_product``, ``beta_enumerate``) apply.  When alpha_0 itself is below the double range,
     Gamma cannot be represented and a ValueError says so.
+
+    Examples
+    --------
+    >>> from limetheory import sigma_matrix
+    >>> gamma = sigma_matrix(3, 0.25) @ np.array([0.5, 1.0, 0.0, -1.0])  # the Gamma of an affine model
+    >>> beta_from_gamma(gamma, 3, 0.25).round(12).tolist()
+    [0.5, 1.0, 0.0, -1.0]
     """
     d = check_d_invertible(d)
     nu = check_nu(nu)
@@ -206,6 +219,11 @@ def beta_enumerate(f, d, nu):
         mask by mask (f centred at its value on the first mask, so a constant f gives exactly (c, 0, ..., 0)),
         then combined by the within/between form of the module docstring, which stays exact at small nu where
         Sigma is numerically singular.
+
+    Examples
+    --------
+    >>> (np.round(beta_enumerate(lambda z: 2.0 + z[:, 1], 3, 0.25), 12) + 0.0).tolist()
+    [2.0, 0.0, 1.0, 0.0]
     """
     if not callable(f):
         raise TypeError("f must be a callable mapping an (m, d) 0/1 array to m outputs")
@@ -272,6 +290,11 @@ def beta_indicator_product(J, d, nu):
     Returns
     -------
     ndarray, shape (d + 1,)
+
+    Examples
+    --------
+    >>> beta_indicator_product((0,), 3, 0.25).round(12).tolist()
+    [0.0, 1.0, 0.0, 0.0]
     """
     d = check_d_invertible(d)
     nu = check_nu(nu)

@@ -65,6 +65,11 @@ def beta_linear_approx(lam, tfidf):
         If they are not one-dimensional, have different lengths, have fewer than 2 entries (Sigma is
         singular for d = 1), contain NaN or inf, if ``tfidf`` has a negative entry, or is all zero (the
         document has no word the model can see, so phi(xi) is undefined).
+
+    Examples
+    --------
+    >>> beta_linear_approx([1.0, 0.0], [1.0, 1.0]).round(6).tolist()
+    [0.099058, 0.965083, 0.0]
     """
     lam, scaled = check_linear_model(lam, tfidf)
     phi = scaled / np.sqrt(np.dot(scaled, scaled))
@@ -100,6 +105,13 @@ def tfidf_columns(text, vectorizer):
         If two lime words fall into the same column (e.g. "The" and "the" under lower-casing): then the
         TF-IDF coordinate is not a function of one lime word and per-word TF-IDF weights are ill-defined;
         or if the analyzer splits one lime word into several tokens.
+
+    Examples
+    --------
+    >>> from limetheory import fit_yelp_vectorizer
+    >>> vectorizer = fit_yelp_vectorizer(["good food", "bad service"])
+    >>> tfidf_columns("Good food, bad", vectorizer).tolist()
+    [2, 1, 0]
     """
     text = check_text(text)
     vocabulary, _ = _check_vectorizer(vectorizer)
@@ -133,6 +145,12 @@ def tfidf_weights(text, vectorizer):
     ------
     ValueError
         As :func:`tfidf_columns` (two lime words in one column), or if no word of ``text`` is visible.
+
+    Examples
+    --------
+    >>> from limetheory import fit_yelp_vectorizer
+    >>> tfidf_weights("Good food, bad", fit_yelp_vectorizer(["good food", "bad service"])).round(6).tolist()
+    [1.405465, 1.405465, 1.405465]
     """
     columns = tfidf_columns(text, vectorizer)
     _, idf = _check_vectorizer(vectorizer)

@@ -299,6 +299,11 @@ def gamma_linear_exact(lam, tfidf, nu):
     Gamma^f = alpha_0 (E_m[F_s], E_m[E[z_k f | s]]), where E_m averages over the law m_s of the number s of
     removed words tilted by the kernel (:func:`limetheory.coefficients.weighted_law`; alpha_0 = E[pi]) and the
     conditional moments come from :func:`conditional_moments_linear_exact`.  Cost O(d^2 Q).
+
+    Examples
+    --------
+    >>> gamma_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(12).tolist()
+    [0.25, 0.25, 0.0]
     """
     nu = check_nu(nu)
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)

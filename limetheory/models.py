@@ -23,6 +23,11 @@ def fit_yelp_vectorizer(texts):
     """scikit-learn's ``TfidfVectorizer`` with its defaults (smooth idf, l2 norm), fitted on ``texts``.
 
     These defaults are the paper's normalised TF-IDF (Definition 1).
+
+    Examples
+    --------
+    >>> sorted(fit_yelp_vectorizer(["good food", "bad service"]).vocabulary_.items())
+    [('bad', 0), ('food', 1), ('good', 2), ('service', 3)]
     """
     texts = _check_texts(texts)
     try:
@@ -80,6 +85,12 @@ def word_indicator(vectorizer, word):
 
     Returns a callable list of str -> (m, 2) array with columns (1 - f, f); explain label 1.
     ``word`` must be in the vectorizer's vocabulary (lower-case, two characters or more).
+
+    Examples
+    --------
+    >>> classifier_fn = word_indicator(fit_yelp_vectorizer(["good food", "bad service"]), "food")
+    >>> classifier_fn(["good food", "bad service"]).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
     """
     if not callable(getattr(vectorizer, "transform", None)):
         raise TypeError(f"vectorizer must be a fitted TfidfVectorizer, got {type(vectorizer).__name__}")
