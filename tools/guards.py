@@ -58,7 +58,7 @@ def report_markdown(report):
         f"Last run: {report['generated']} ({versions}); {summary['mutants']} upstream changes: {counts}.",
         "",
         f"**{'On target' if summary['on_target'] else 'Not on target'}**: "
-        + (target if summary["on_target"] else f"not all of the following held: {target}."),
+        + (f"{target}." if summary["on_target"] else f"not all of the following held: {target}."),
         "",
     ]
     if report["control"]["failures"]:
