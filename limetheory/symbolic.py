@@ -63,6 +63,11 @@ def psi_expr(t_expr=t, nu_expr=nu):
     """psi(t) = exp(-(1 - sqrt(1 - t))^2 / (2 nu^2)) as a sympy expression.
 
     ``t_expr`` in [0, 1] and ``nu_expr`` > 0 when they are numbers (``sp.oo`` is allowed for nu).
+
+    Examples
+    --------
+    >>> psi_expr(sp.Rational(1, 4), 1)
+    exp(-(1 - sqrt(3)/2)**2/2)
     """
     t_expr = _expression(t_expr, "t_expr", minimum=0, maximum=1)
     nu_expr = _expression(nu_expr, "nu_expr", positive=True)
@@ -70,7 +75,13 @@ def psi_expr(t_expr=t, nu_expr=nu):
 
 
 def prob_kept_given_s(p, d_expr=d, s_expr=s):
-    """P(p given words kept, given that s words are removed) = prod_{k<p} (d - s - k)/(d - k), for a fixed integer p."""
+    """P(p given words kept, given that s words are removed) = prod_{k<p} (d - s - k)/(d - k), for a fixed integer p.
+
+    Examples
+    --------
+    >>> prob_kept_given_s(2)
+    (d - s)*(d - s - 1)/(d*(d - 1))
+    """
     p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     s_expr = _expression(s_expr, "s_expr", minimum=0)
@@ -78,7 +89,13 @@ def prob_kept_given_s(p, d_expr=d, s_expr=s):
 
 
 def prob_kept_given_s_binomial(p, d_expr=d, s_expr=s):
-    """The same probability counted as binom(d - p, s) / binom(d, s) (subsets avoiding the p words)."""
+    """The same probability counted as binom(d - p, s) / binom(d, s) (subsets avoiding the p words).
+
+    Examples
+    --------
+    >>> prob_kept_given_s_binomial(1, 4, 1)
+    3/4
+    """
     p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     s_expr = _expression(s_expr, "s_expr", minimum=0)
@@ -86,7 +103,13 @@ def prob_kept_given_s_binomial(p, d_expr=d, s_expr=s):
 
 
 def prob_kept(p, d_expr=d):
-    """P(p given words kept) averaged over s uniform in {1..d}, summed by sympy for symbolic d."""
+    """P(p given words kept) averaged over s uniform in {1..d}, summed by sympy for symbolic d.
+
+    Examples
+    --------
+    >>> prob_kept(1)
+    (d - 1)/(2*d)
+    """
     p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
     s_dummy = sp.Symbol("s_", integer=True, positive=True)
@@ -98,6 +121,11 @@ def alpha_sum(p, d_expr=d, weight=None):
     """alpha_p = (1/d) sum_{s=1}^d P(kept | s) weight(s/d) as an unevaluated sympy Sum.
 
     ``weight`` is a callable t -> expression; by default the undefined function psi.
+
+    Examples
+    --------
+    >>> alpha_sum(1, 3)
+    Sum((1 - s_/3)*psi(s_/3), (s_, 1, 3))/3
     """
     p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     d_expr = _number_of_words(d_expr)
@@ -109,7 +137,13 @@ def alpha_sum(p, d_expr=d, weight=None):
 
 
 def alpha_large_bandwidth(p, d_expr=d):
-    """lim_{nu -> inf} alpha_p for symbolic d: the sum of ``alpha_sum`` with psi = 1, evaluated."""
+    """lim_{nu -> inf} alpha_p for symbolic d: the sum of ``alpha_sum`` with psi = 1, evaluated.
+
+    Examples
+    --------
+    >>> alpha_large_bandwidth(1)
+    (d - 1)/(2*d)
+    """
     p = check_int(p, "p", minimum=0, maximum=MAX_SYMBOLIC_P)
     return sp.simplify(alpha_sum(p, d_expr, weight=lambda _t: sp.Integer(1)).doit())
 
@@ -231,7 +265,16 @@ alpha0, alpha1, alpha2 = sp.symbols("alpha_0 alpha_1 alpha_2", positive=True)
 
 
 def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
-    """Sigma as a PatternedMatrix: alpha_0 in the corner, alpha_1 on the border and diagonal, alpha_2 elsewhere."""
+    """Sigma as a PatternedMatrix: alpha_0 in the corner, alpha_1 on the border and diagonal, alpha_2 elsewhere.
+
+    Examples
+    --------
+    >>> sigma_patterned(1, sp.Rational(1, 2), sp.Rational(1, 3), 2).to_matrix()
+    Matrix([
+    [  1, 1/2, 1/2],
+    [1/2, 1/2, 1/3],
+    [1/2, 1/3, 1/2]])
+    """
     return PatternedMatrix.symmetric(a0, a1, a1, a2, d_expr)
 
 
@@ -240,6 +283,11 @@ def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
 
     Numbers and sympy expressions are both accepted; a numerical alpha_1 - alpha_2 or c_d equal to 0 (a singular
     Sigma) is refused with a ValueError.
+
+    Examples
+    --------
+    >>> (sigma_patterned() @ sigma_inverse_patterned()).equals(PatternedMatrix.identity())
+    True
     """
     a0, a1, a2 = _entry(a0, "a0"), _entry(a1, "a1"), _entry(a2, "a2")
     d_expr = _number_of_words(d_expr)
