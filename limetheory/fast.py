@@ -42,7 +42,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_positive_finite, check_runs_memory, check_text
+from ._validation import check_int, check_memory, check_positive_finite, check_text
 from .perturbation import perturbed_documents
 from .ridge import ridge_coefficients
 
@@ -376,6 +376,23 @@ class FastLimeSamples:
     weights: np.ndarray
 
 
+def _check_engine_memory(n_exp, num_samples, d):
+    """Refuse, before any work, runs whose arrays would exceed the package's memory limit.
+
+    The engine's own footprint, not lime's (lime holds n x d float64 arrays, several times over): per run the
+    int8 masks, their distinct rows and packed keys (about 3 n d bytes), the ridge system of size min(n, d + 1)
+    (8 min(n, d + 1)^2 bytes) and bounded blocks (the design, the TF-IDF of one model call: about 64 MB);
+    the explanations take 8 n_exp (d + 1) bytes.
+    """
+    system = min(num_samples, d + 1)
+    check_memory(
+        3.0 * num_samples * d + 8.0 * system**2 + 2**26,
+        f"one run of the fast engine with num_samples = {num_samples} on a document of {d} distinct words",
+        "use fewer samples",
+    )
+    check_memory(8.0 * n_exp * (d + 1), f"{n_exp} explanations of {d + 1} coefficients", "use fewer runs")
+
+
 def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream):
     text = check_text(text)
     _check_vectorizer(vectorizer)
@@ -383,7 +400,7 @@ def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_widt
         raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array")
     n_exp = check_int(n_exp, "n_exp", minimum=1)
     num_samples = check_int(num_samples, "num_samples", minimum=2)
-    check_runs_memory(n_exp, num_samples, len(IndexedString(text).inverse_vocab))  # before any work
+    _check_engine_memory(n_exp, num_samples, len(IndexedString(text).inverse_vocab))  # before any work
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     label = check_int(label, "label", minimum=0)
     if stream not in STREAMS:

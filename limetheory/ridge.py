@@ -57,7 +57,9 @@ def _solve_positive_definite(matrix, rhs):
     LAPACK's dposv directly: scipy.linalg.solve(assume_a="pos") ends in the same factorisation, but its checks
     cost as much as the whole solve for the small systems of short documents.
     """
-    _, solution, info = scipy.linalg.lapack.dposv(matrix, rhs, lower=0, overwrite_a=1, overwrite_b=0)
+    # the matrix is symmetric: its transpose is the same matrix in Fortran order, which LAPACK overwrites in
+    # place (the C-ordered array would be copied first: a second (d x d) or (n x n) array at the largest sizes)
+    _, solution, info = scipy.linalg.lapack.dposv(matrix.T, rhs, lower=0, overwrite_a=1, overwrite_b=0)
     if info != 0:  # cannot happen for X^T X + I or X X^T + I unless the input overflowed
         raise np.linalg.LinAlgError(f"the ridge system is not positive definite (LAPACK dposv info = {info})")
     return solution
