@@ -85,33 +85,6 @@ def check_work(flops, what: str, advice: str = "") -> None:
         )
 
 
-#: peak bytes per (sample, word) entry of one run of lime or of the fast engine (masks in several forms, work arrays)
-RUN_BYTES_PER_ENTRY = 48
-
-
-def check_runs_memory(n_exp: int, num_samples: int, d: int) -> None:
-    """Refuse, before the first run, runs of lime (or of the fast engine) beyond the memory limit.
-
-    One run holds about ``RUN_BYTES_PER_ENTRY`` * num_samples * d bytes; the explanations take 8 n_exp (d + 1).
-    The time (lime's own, about 50 microseconds per sample for a 29-word review) is not capped: the caller chooses
-    the number of runs and samples.
-
-    Examples
-    --------
-    >>> check_runs_memory(100, 5000, 29)
-    >>> check_runs_memory(10**9, 10, 4)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: 1000000000 explanations of 5 coefficients needs about 4e+10 bytes, above the limit of 2 GiB ...
-    """
-    check_memory(
-        RUN_BYTES_PER_ENTRY * num_samples * d,
-        f"one run with num_samples = {num_samples} on a document of {d} distinct words",
-        "use fewer samples",
-    )
-    check_memory(8.0 * n_exp * (d + 1), f"{n_exp} explanations of {d + 1} coefficients", "use fewer runs")
-
-
 def check_linear_d(d: int, name: str = "d", what: str = "this O(d) routine") -> int:
     """Refuse a number of words beyond ``MAX_LINEAR_D`` for a routine that is O(d) in time and memory.
 
