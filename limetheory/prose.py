@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 __all__ = ["scientific"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -49,7 +51,7 @@ def scientific(value, digits: int = 2) -> str:
         raise TypeError(f"digits must be an integer from 1 to 17, got {digits!r}")
     if not 1 <= digits <= 17:
         raise ValueError(f"digits must be an integer from 1 to 17, got {digits}")
-    if isinstance(value, (bool, str, bytes)):
+    if isinstance(value, (bool, str, bytes, complex, np.complexfloating)):
         raise TypeError(f"value must be a real number, got {value!r}")
     try:
         number = float(value)

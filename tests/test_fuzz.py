@@ -738,8 +738,6 @@ REGISTRY = {
         st.tuples(reals()),
         _kw(digits=ints(1, 17)),
         check=is_instance(str),
-        known_bug="limetheory/prose.py: scientific(np.complex128(0.25)) drops the imaginary part with a ComplexWarning "
-        "instead of raising TypeError (float() of a numpy complex); significant() refuses it",
     ),
     # result records (dataclasses: any values are stored as given)
     "LimeSamples": Spec(
