@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 import scipy.linalg.lapack
 
 __all__ = ["ridge_coefficients"]
@@ -57,22 +58,31 @@ def _solve_positive_definite(matrix, rhs):
     LAPACK's dposv directly: scipy.linalg.solve(assume_a="pos") ends in the same factorisation, but its checks
     cost as much as the whole solve for the small systems of short documents.
     """
-    # the matrix is symmetric: its transpose is the same matrix in Fortran order, which LAPACK overwrites in
-    # place (the C-ordered array would be copied first: a second (d x d) or (n x n) array at the largest sizes)
-    _, solution, info = scipy.linalg.lapack.dposv(matrix.T, rhs, lower=0, overwrite_a=1, overwrite_b=0)
+    # the matrix is in Fortran order with its upper triangle filled (see _add_gram): LAPACK factors it in place
+    _, solution, info = scipy.linalg.lapack.dposv(matrix, rhs, lower=0, overwrite_a=1, overwrite_b=0)
     if info != 0:  # cannot happen for X^T X + I or X X^T + I unless the input overflowed
         raise np.linalg.LinAlgError(f"the ridge system is not positive definite (LAPACK dposv info = {info})")
     return solution
 
 
+def _add_gram(target, block_transposed, trans):
+    """Add B B^T (trans=0) or B^T B (trans=1) to the upper triangle of ``target``, in place, by BLAS syrk.
+
+    ``target`` and B (``block_transposed``, the transpose of a C-ordered block) are in Fortran order, so nothing
+    is copied; ``target += block.T @ block`` would allocate a full (size x size) temporary for every block, which
+    at the largest sizes doubles the memory of the ridge system.
+    """
+    return scipy.linalg.blas.dsyrk(1.0, block_transposed, beta=1.0, c=target, trans=trans, lower=0, overwrite_c=1)
+
+
 def _primal(z, root, z_mean, y_centred):
     """(X^T X + I)^{-1} X^T y, with X^T X summed over blocks of rows (syrk)."""
     n, d = z.shape
-    gram = np.zeros((d, d))
+    gram = np.zeros((d, d), order="F")
     rhs = np.zeros(d)
     for rows in _blocks(n, max(1, _BLOCK_ENTRIES // d)):
-        block = (z[rows] - z_mean) * root[rows, None]  # float64: z is promoted
-        gram += block.T @ block
+        block = (z[rows] - z_mean) * root[rows, None]  # float64: z is promoted; C order, so block.T is Fortran
+        gram = _add_gram(gram, block.T, trans=0)  # block^T block
         rhs += block.T @ y_centred[rows]
     gram[np.diag_indices(d)] += 1.0
     return _solve_positive_definite(gram, rhs)
@@ -86,10 +96,10 @@ def _dual(z, root, z_mean, y_centred):
     def block(cols):
         return (z[:, cols] - z_mean[cols]) * root[:, None]
 
-    kernel = np.zeros((n, n))
+    kernel = np.zeros((n, n), order="F")
     for cols in columns:
         part = block(cols)
-        kernel += part @ part.T
+        kernel = _add_gram(kernel, part.T, trans=1)  # part part^T, with part.T the Fortran-ordered argument
     kernel[np.diag_indices(n)] += 1.0
     dual = _solve_positive_definite(kernel, y_centred)
     coef = np.empty(d)
