@@ -1,10 +1,11 @@
-"""Exact explanations of models that are boolean formulas or polynomials in the word indicators.
+r"""Exact explanations of models that are boolean formulas or polynomials in the word indicators.
 
-A model of the presence of words, f(x) = F(z_1, ..., z_d) with z_j = 1[word j is in x], is a
-polynomial in the z_j.  Because z_j^k = z_j on {0, 1}, it is even *multilinear*: a sum of
-c_J * prod_{j in J} z_j over subsets J.  LIME's limit explanation beta^f = Sigma^{-1} Gamma^f is
-linear in f, and Proposition 3 of the paper (``beta_indicator_product``) gives it for every
-monomial, so beta^f = sum_J c_J beta^{prod_J}.  This covers every decision tree built on word
+A model of the presence of words, :math:`f(x) = F(z_1, \ldots, z_d)` with
+:math:`z_j = \mathbb{1}[\text{word } j \text{ is in } x]`, is a polynomial in the :math:`z_j`.  Because
+:math:`z_j^k = z_j` on {0, 1}, it is even *multilinear*: a sum of :math:`c_J \prod_{j \in J} z_j` over
+subsets J.  LIME's limit explanation :math:`\beta^f = \Sigma^{-1} \Gamma^f` is linear in f, and
+Proposition 3 of the paper (``beta_indicator_product``) gives it for every monomial, so
+:math:`\beta^f = \sum_J c_J \beta^{\prod_J}`.  This covers every decision tree built on word
 presence: a tree is the sum over its leaves of the leaf value times the product of the literals
 (z or 1 - z) on the path to the leaf.
 
@@ -18,7 +19,7 @@ Functions
 indicator_polynomial(expr, words)
     The multilinear expansion {J: c_J}.
 beta_boolean(expr, words, nu)
-    beta^f by linearity over the monomials.
+    βᶠ by linearity over the monomials.
 mask_function(expr, words)
     f as a function of LIME's masks (for ``beta_enumerate`` and for comparisons with lime).
 tree_to_formula(tree, feature_words, ...)
@@ -50,9 +51,9 @@ _DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _FORMS = ("leaves", "piecewise")
 
 #: most products of two monomials one expansion may form (about a second of dictionary work): an Or of k words or a
-#: product of k factors (1 + z_j) has 2^k monomials, so k stays below about 20
+#: product of k factors (1 + z_j) has 2ᵏ monomials, so k stays below about 20
 MAX_MONOMIAL_PRODUCTS = 2**20
-#: largest exponent of a power in a formula: z^k = z on {0, 1}, but the coefficients of (c + z)^k grow as c^k
+#: largest exponent of a power in a formula: zᵏ = z on {0, 1}, but the coefficients of (c + z)ᵏ grow as cᵏ
 MAX_EXPONENT = 1024
 
 
@@ -339,11 +340,11 @@ def _sympy_number(value):
 
 
 def indicator_polynomial(expr, words):
-    """The multilinear polynomial in the word indicators that equals ``expr`` on {0, 1}^d.
+    """The multilinear polynomial in the word indicators that equals ``expr`` on {0, 1}ᵈ.
 
-    Booleans become arithmetic (Not a -> 1 - a, And -> product, Or -> 1 - prod(1 - a),
-    Xor -> a + b - 2ab, ITE(c, a, b) -> c a + (1 - c) b, Piecewise -> its first true branch), the
-    result is expanded and z_j^k is reduced to z_j (k >= 1).
+    Booleans become arithmetic (Not a → 1 - a, And → product, Or → 1 - ∏(1 - a),
+    Xor → a + b - 2ab, ITE(c, a, b) → c a + (1 - c) b, Piecewise → its first true branch), the
+    result is expanded and z_jᵏ is reduced to z_j (k >= 1).
 
     Parameters
     ----------
@@ -373,7 +374,7 @@ def indicator_polynomial(expr, words):
     Notes
     -----
     Limits: the expansion may form at most 2**20 products of monomials (``MAX_MONOMIAL_PRODUCTS``; an Or of k
-    words has 2^k monomials, so k <= about 20) and powers have exponents <= 1024; beyond, a ValueError says so
+    words has 2ᵏ monomials, so k <= about 20) and powers have exponents <= 1024; beyond, a ValueError says so
     before the work grows (:func:`mask_function` evaluates any formula without expanding it).
 
     Examples
@@ -389,12 +390,13 @@ def indicator_polynomial(expr, words):
 
 
 def beta_boolean(expr, words, nu):
-    """Exact LIME explanation beta^f of a model that is a boolean formula / polynomial in word indicators.
+    r"""Exact LIME explanation βᶠ of a model that is a boolean formula / polynomial in word indicators.
 
-    With ``expr`` expanded into its multilinear form f = sum_J c_J prod_{j in J} z_j
-    (:func:`indicator_polynomial`), beta^f = sum_J c_J beta^{prod_J}, where beta^{prod_J} is
-    Proposition 3 of the paper (:func:`limetheory.explanation.beta_indicator_product`).  By exchangeability,
-    beta^{prod_J} only depends on |J| = p and on whether a word is in J, so the closed form is
+    With ``expr`` expanded into its multilinear form :math:`f = \sum_J c_J \prod_{j \in J} z_j`
+    (:func:`indicator_polynomial`), :math:`\beta^f = \sum_J c_J \beta^{\prod_J}`, where
+    :math:`\beta^{\prod_J}` is Proposition 3 of the paper (:func:`limetheory.explanation.beta_indicator_product`).
+    By exchangeability, :math:`\beta^{\prod_J}` only depends on :math:`p = \lvert J \rvert` and on whether a word
+    is in J, so the closed form is
     evaluated once per p and the monomials are summed in O(number of monomials * p).
 
     Parameters

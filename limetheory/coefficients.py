@@ -1,41 +1,52 @@
-"""The alpha coefficients, the normalisation constant c_d, the sigma coefficients and Sigma.
+r"""The α coefficients, the normalisation constant c_d, the σ coefficients and Σ.
 
-alpha_p = E[pi z_1 ... z_p] depends only on (p, d, nu) (Proposition 1 of the paper):
-alpha_p = (1/d) sum_{s=1}^d P(p given words kept | s) psi(s/d).
-Sigma = E[(1, z)(1, z)^T weighted by pi] has alpha_0 in the corner, alpha_1 on the first
-row, first column and diagonal, alpha_2 elsewhere; its inverse is patterned the same way.
+:math:`\alpha_p = \mathbb{E}[\pi z_1 \cdots z_p]` depends only on (p, d, ν) (Proposition 1 of the paper):
+
+.. math::
+
+   \alpha_p = \frac{1}{d} \sum_{s=1}^d \mathbb{P}(p \text{ given words kept} \mid s)\, \psi(s/d).
+
+:math:`\Sigma = \mathbb{E}[\pi\, (1, z)(1, z)^\top]` has α₀ in the corner, α₁ on the first
+row, first column and diagonal, α₂ elsewhere; its inverse is patterned the same way.
 
 Numerics (exact at every bandwidth)
 -----------------------------------
-At small nu the weights psi(s/d) span hundreds or thousands of orders of magnitude, and the
-printed closed forms (c_d = (d-1) alpha_0 alpha_2 - d alpha_1^2 + alpha_0 alpha_1, sigma_2, sigma_3)
+At small ν the weights ψ(s/d) span hundreds or thousands of orders of magnitude, and the
+printed closed forms (:math:`c_d = (d-1) \alpha_0 \alpha_2 - d \alpha_1^2 + \alpha_0 \alpha_1`, σ₂, σ₃)
 subtract numbers that agree to all their digits.  Everything here is therefore computed from a
 scale-free description of the weighted law of s (see :func:`weighted_law`):
 
-* the weights relative to the largest one, psi(s/d) / psi(1/d), obtained as the exponential of a
-  difference of exponents written without cancellation, with log psi(1/d) kept apart;
-* the tilted law m_s = psi(s/d) / sum_t psi(t/d) of the number s of removed words, and under it the
+* the weights relative to the largest one, ψ(s/d) / ψ(1/d), obtained as the exponential of a
+  difference of exponents written without cancellation, with log ψ(1/d) kept apart;
+* the tilted law :math:`m_s = \psi(s/d) / \sum_t \psi(t/d)` of the number s of removed words, and under it the
   mean A = E[a] and the variance V = Var(a) of the fraction a = 1 - s/d of kept words, and
   Q = E[a (1 - a)].  V is computed in a centred form relative to the second largest weight: with
-  tau = m_2 = psi(2/d) / sum_t psi(t/d), the ratio V / tau is a sum of non-negative terms of order one and
-  log tau is kept apart, so V keeps its relative accuracy even when it is 10^-8000.
+  :math:`\tau = m_2 = \psi(2/d) / \sum_t \psi(t/d)`, the ratio V / τ is a sum of non-negative terms of order
+  one and log τ is kept apart, so V keeps its relative accuracy even when it is :math:`10^{-8000}`.
 
-Then (with alpha_0 = psi(1/d) * sum_s w_s / d):
-c_d = d alpha_0^2 V,   alpha_1 - alpha_2 = alpha_0 Q d/(d-1),
-sigma_0 = d alpha_0 E[a^2], sigma_1 = -alpha_0 A, sigma_2 = (alpha_0/d)(1 + (d-1)^2 V/Q),
-sigma_3 = (alpha_0/d)(1 - (d-1) V/Q),
-every one a product of sums of non-negative terms, except sigma_3, which changes sign.
-Quantities proportional to psi(1/d)^k are assembled from their logarithms: a value outside the range of
+Then (with :math:`\alpha_0 = \psi(1/d) \sum_s w_s / d`):
+
+.. math::
+
+   c_d = d \alpha_0^2 V, \qquad \alpha_1 - \alpha_2 = \alpha_0 Q \frac{d}{d-1},
+
+   \sigma_0 = d \alpha_0 \mathbb{E}[a^2], \qquad \sigma_1 = -\alpha_0 A,
+
+   \sigma_2 = \frac{\alpha_0}{d}\left(1 + (d-1)^2 \frac{V}{Q}\right), \qquad
+   \sigma_3 = \frac{\alpha_0}{d}\left(1 - (d-1) \frac{V}{Q}\right),
+
+every one a product of sums of non-negative terms, except σ₃, which changes sign.
+Quantities proportional to :math:`\psi(1/d)^k` are assembled from their logarithms: a value outside the range of
 double precision is returned as 0.0 or +-inf (with a RuntimeWarning), and every scalar function takes
 ``log=True`` to return the exact logarithm instead.
 
-Every exponent (g_s^2 - g_first^2) / (2 nu^2) is formed so that it is continuous in nu up to ``np.inf``: for
-nu > 1e154 it is below the double range and becomes 0.0 (the large-bandwidth limit, to round-off), and for
-nu < 1e-154, where nu^2 would underflow, it is formed as a product of two ratios to nu.
+Every exponent :math:`(g_s^2 - g_\mathrm{first}^2) / (2 \nu^2)` is formed so that it is continuous in ν up to
+``np.inf``: for ν > 1e154 it is below the double range and becomes 0.0 (the large-bandwidth limit, to round-off),
+and for ν < 1e-154, where ν² would underflow, it is formed as a product of two ratios to ν.
 
 Limits.  Everything here is O(d) in time and memory except the dense matrices and ``alphas`` with many p: the O(d)
 functions accept d <= 2**24 (about 128 bytes per word; about 1 s at d = 10**7), ``alphas`` costs
-O(d (p_max + 1)) and ``sigma_matrix`` / ``sigma_inverse`` hold 8 (d + 1)^2 bytes (d <= 16383 within 2 GiB).
+O(d (p_max + 1)) and ``sigma_matrix`` / ``sigma_inverse`` hold 8 (d + 1)² bytes (d <= 16383 within 2 GiB).
 Beyond a limit, a ValueError states the estimated cost before any work starts (``limetheory._validation``).
 """
 
@@ -141,7 +152,7 @@ class WeightedLaw:
 
     @property
     def second_moment(self) -> float:
-        """E[a^2] = A^2 + V."""
+        """E[a²] = A² + V."""
         return self.a_mean**2 + self.var
 
     @property
@@ -158,7 +169,7 @@ class WeightedLaw:
 def weighted_law(d, nu):
     """The scale-free description (:class:`WeightedLaw`) of the tilted law of s, for d >= 2.
 
-    Everything derived from Sigma (c_d, the sigmas, Sigma^{-1}, its eigenvalues, beta) is computed from it.
+    Everything derived from Σ (c_d, the σ's, Σ⁻¹, its eigenvalues, β) is computed from it.
     """
     d = check_d_invertible(d)
     nu = check_nu(nu)
@@ -251,7 +262,8 @@ def _relative_weights(d, nu):
 
 
 def alpha(p, d, nu, *, log=False):
-    """alpha_p = E[pi z_1 ... z_p] for a document with ``d`` distinct words (Proposition 1).
+    r"""The coefficient :math:`\alpha_p = \mathbb{E}[\pi z_1 \cdots z_p]` for a document with ``d`` distinct words
+    (Proposition 1).
 
     Parameters
     ----------
@@ -261,7 +273,8 @@ def alpha(p, d, nu, *, log=False):
         Number of distinct words, 1 <= d <= 2**24 (O(d) time and memory, about 0.3 s at d = 10**7; beyond,
         a ValueError states the memory it would need).
     nu : float
-        Bandwidth > 0, or ``np.inf`` (then alpha_p = (d - p) / ((p + 1) d)); continuous in nu up to np.inf.
+        Bandwidth > 0, or ``np.inf`` (then :math:`\alpha_p = (d - p) / ((p + 1) d)`); continuous in ν up to
+        ``np.inf``.
     log : bool
         Return log alpha_p instead (finite for p < d at every nu > 1e-150, below which the logarithm itself
         leaves the double range; -inf for p = d, where alpha_d = 0).
@@ -291,7 +304,8 @@ def alpha(p, d, nu, *, log=False):
 
 
 def alphas(d, nu, p_max=2, *, log=False):
-    """The array (alpha_0, ..., alpha_{p_max}) (``log=True``: their logarithms); see :func:`alpha`.
+    r"""The array :math:`(\alpha_0, \ldots, \alpha_{p_\mathrm{max}})` (``log=True``: their logarithms); see
+    :func:`alpha`.
 
     Parameters
     ----------
@@ -329,19 +343,19 @@ def alphas(d, nu, p_max=2, *, log=False):
 
 
 def normalization_constant(d, nu, *, log=False):
-    """c_d = (d - 1) alpha_0 alpha_2 - d alpha_1^2 + alpha_0 alpha_1 (the determinant factor of Sigma).
+    r"""The determinant factor of Σ, :math:`c_d = (d - 1) \alpha_0 \alpha_2 - d \alpha_1^2 + \alpha_0 \alpha_1`.
 
-    Computed as c_d = d alpha_0^2 V, V the variance of the fraction of kept words under the weighted law
+    Computed as :math:`c_d = d \alpha_0^2 V`, V the variance of the fraction of kept words under the weighted law
     (cancellation-free; see the module docstring), so it is exact at every bandwidth.
 
     Parameters
     ----------
     d : int
-        Number of distinct words, >= 2 (for d = 1, Sigma is singular and c_1 = 0).
+        Number of distinct words, >= 2 (for d = 1, Σ is singular and c_1 = 0).
     nu : float
         Bandwidth > 0 or ``np.inf``.
     log : bool
-        Return log c_d (finite for nu > 1e-150, e.g. about -3 * 10^4 at d = 2, nu = 0.005; -inf below).
+        Return log c_d (finite for ν > 1e-150, e.g. about -3 · 10⁴ at d = 2, ν = 0.005; -inf below).
 
     Returns
     -------
@@ -376,16 +390,22 @@ def _sigma_mantissas(law):
 
 
 def sigma_coefficients(d, nu):
-    """(sigma_0, sigma_1, sigma_2, sigma_3) exactly as the paper defines them.
+    r"""(σ₀, σ₁, σ₂, σ₃) exactly as the paper defines them.
 
-    sigma_0 = (d-1) alpha_2 + alpha_1, sigma_1 = -alpha_1,
-    sigma_2 = ((d-2) alpha_0 alpha_2 - (d-1) alpha_1^2 + alpha_0 alpha_1) / (alpha_1 - alpha_2),
-    sigma_3 = (alpha_1^2 - alpha_0 alpha_2) / (alpha_1 - alpha_2);
-    Sigma^{-1} = (1/c_d) * [[sigma_0, sigma_1 ...], [sigma_1, sigma_2 on the diagonal, sigma_3 off it]].
+    .. math::
 
-    Evaluated through the equivalent weighted-law forms sigma_0 = d alpha_0 E[a^2], sigma_1 = -alpha_0 A,
-    sigma_2 = (alpha_0/d)(1 + (d-1)^2 V/Q), sigma_3 = (alpha_0/d)(1 - (d-1) V/Q) (module docstring), so they
-    are accurate at every bandwidth; like alpha_0 they fall below the double range for very small nu
+       \sigma_0 = (d-1) \alpha_2 + \alpha_1, \qquad \sigma_1 = -\alpha_1,
+
+       \sigma_2 = \frac{(d-2) \alpha_0 \alpha_2 - (d-1) \alpha_1^2 + \alpha_0 \alpha_1}{\alpha_1 - \alpha_2},
+       \qquad \sigma_3 = \frac{\alpha_1^2 - \alpha_0 \alpha_2}{\alpha_1 - \alpha_2};
+
+    :math:`\Sigma^{-1}` is :math:`1/c_d` times the matrix with σ₀ in the corner, σ₁ on the rest of the first row
+    and column, σ₂ on the rest of the diagonal and σ₃ elsewhere.
+
+    Evaluated through the equivalent weighted-law forms :math:`\sigma_0 = d \alpha_0 \mathbb{E}[a^2]`,
+    :math:`\sigma_1 = -\alpha_0 A`, :math:`\sigma_2 = (\alpha_0/d)(1 + (d-1)^2 V/Q)`,
+    :math:`\sigma_3 = (\alpha_0/d)(1 - (d-1) V/Q)` (module docstring), so they
+    are accurate at every bandwidth; like α₀ they fall below the double range for very small ν
     (then 0.0, with a RuntimeWarning).  Requires d >= 2.
 
     Examples
@@ -409,13 +429,13 @@ def _eigen_logs(law):
 
 
 def sigma_eigenvalues(d, nu, *, log=False):
-    """The eigenvalues of Sigma: (smallest of the pair, largest of the pair, the bulk value).
+    r"""The eigenvalues of Σ: (smallest of the pair, largest of the pair, the bulk value).
 
-    Sigma maps span{e_0, (0, 1, ..., 1)} to itself through the 2 x 2 matrix
-    [[alpha_0, sqrt(d) alpha_1], [sqrt(d) alpha_1, alpha_1 + (d-1) alpha_2]], whose determinant is
-    c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to (1, ..., 1)
-    is an eigenvector for the bulk value alpha_1 - alpha_2 (multiplicity d - 1).  Requires d >= 2.
-    ``log=True`` returns the three logarithms (finite for nu > 1e-150); otherwise values below the double
+    Σ maps span{e₀, (0, 1, ..., 1)} to itself through the 2 × 2 matrix
+    :math:`\begin{pmatrix} \alpha_0 & \sqrt{d} \alpha_1 \\ \sqrt{d} \alpha_1 & \alpha_1 + (d-1) \alpha_2 \end{pmatrix}`,
+    whose determinant is c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to
+    (1, ..., 1) is an eigenvector for the bulk value α₁ - α₂ (multiplicity d - 1).  Requires d >= 2.
+    ``log=True`` returns the three logarithms (finite for ν > 1e-150); otherwise values below the double
     range are 0.0 (with a RuntimeWarning).
 
     Examples
@@ -432,9 +452,9 @@ def sigma_eigenvalues(d, nu, *, log=False):
 
 
 def sigma_inverse_opnorm(d, nu, *, log=False):
-    """The exact operator norm of Sigma^{-1}: one over Sigma's smallest eigenvalue.
+    """The exact operator norm of Σ⁻¹: one over Σ's smallest eigenvalue.
 
-    ``log=True`` returns log ||Sigma^{-1}|| (finite for nu > 1e-150); otherwise a norm beyond the double
+    ``log=True`` returns log ‖Σ⁻¹‖ (finite for ν > 1e-150); otherwise a norm beyond the double
     range is inf (with a RuntimeWarning).  Requires d >= 2.
 
     Examples
@@ -470,11 +490,11 @@ def _patterned(d, corner, edge, diagonal, off_diagonal):
 
 
 def sigma_matrix(d, nu):
-    """Sigma = E[pi (1, z)(1, z)^T], the dense (d+1) x (d+1) population covariance.
+    r"""The dense (d + 1) × (d + 1) population covariance :math:`\Sigma = \mathbb{E}[\pi\, (1, z)(1, z)^\top]`.
 
-    Entries are alpha_0, alpha_1, alpha_2 (see :func:`alpha` for their range).  d >= 1 (singular for d = 1).
+    Entries are α₀, α₁, α₂ (see :func:`alpha` for their range).  d >= 1 (singular for d = 1).
 
-    Limits: the matrix takes 8 (d + 1)^2 bytes, so d <= 16383 (2 GiB); a larger d is refused before anything is
+    Limits: the matrix takes 8 (d + 1)² bytes, so d <= 16383 (2 GiB); a larger d is refused before anything is
     computed, with the estimate (use :func:`sigma_coefficients` or
     :func:`~limetheory.explanation.beta_from_gamma`, which are O(d)).
 
@@ -490,14 +510,15 @@ def sigma_matrix(d, nu):
 
 
 def sigma_inverse(d, nu):
-    """Sigma^{-1} from the closed form (1/c_d) * patterned(sigma_0, sigma_1, sigma_2, sigma_3).
+    r"""Σ⁻¹ from the closed form: :math:`1/c_d` times the matrix patterned by (σ₀, σ₁, σ₂, σ₃).
 
-    Entries are evaluated as (1/(alpha_0 V)) * (E[a^2], -A/d, (1 + (d-1)^2 V/Q)/d^2, (1 - (d-1) V/Q)/d^2)
+    Entries are evaluated as :math:`\frac{1}{\alpha_0 V}` times :math:`\mathbb{E}[a^2]`, :math:`-A/d`,
+    :math:`(1 + (d-1)^2 V/Q)/d^2` and :math:`(1 - (d-1) V/Q)/d^2`
     (corner, border, diagonal, off-diagonal; module docstring), accurate at every bandwidth.  When they
-    exceed the double range (very small nu with small d) they are +-inf, with a RuntimeWarning.
+    exceed the double range (very small ν with small d) they are +-inf, with a RuntimeWarning.
 
-    Requires d >= 2: for d = 1 the only word is always removed, so alpha_1 = 0, the second row
-    and column of Sigma vanish and Sigma is singular.  Limits: 8 (d + 1)^2 bytes, d <= 16383, as
+    Requires d >= 2: for d = 1 the only word is always removed, so α₁ = 0, the second row
+    and column of Σ vanish and Σ is singular.  Limits: 8 (d + 1)² bytes, d <= 16383, as
     :func:`sigma_matrix` (refused with the estimate beyond; :func:`sigma_coefficients` is O(d)).
 
     Examples

@@ -1,28 +1,33 @@
-"""The explanation beta^f = Sigma^{-1} Gamma^f that LIME's coefficients converge to.
+r"""The explanation :math:`\beta^f = \Sigma^{-1} \Gamma^f` that LIME's coefficients converge to.
 
-Gamma^f = (E[pi f], E[pi z_1 f], ..., E[pi z_d f]).  ``beta_from_gamma`` applies the paper's
-closed form of Sigma^{-1} in O(d); ``beta_enumerate`` is an independent reference that sums over
-all 2^d masks; ``beta_indicator_product`` is the exact beta of a product of word indicators.
+:math:`\Gamma^f = (\mathbb{E}[\pi f], \mathbb{E}[\pi z_1 f], \ldots, \mathbb{E}[\pi z_d f])`.
+``beta_from_gamma`` applies the paper's closed form of Σ⁻¹ in O(d); ``beta_enumerate`` is an independent
+reference that sums over all 2ᵈ masks; ``beta_indicator_product`` is the exact β of a product of word
+indicators.
 
 Stable formulation (every bandwidth)
 ------------------------------------
-beta is the weighted least-squares fit of f on (1, z) under the law of the masks tilted by pi.
+β is the weighted least-squares fit of f on (1, z) under the law of the masks tilted by π.
 Conditionally on the number s of removed words, the fraction a_s = 1 - s/d of kept words is fixed,
 so the fit splits into a part *within* each s and a part *between* the values of s:
 
-* within: W_{s,j} = Cov(z_j, f | s) (it sums to zero over j), averaged with the tilted law m_s of s;
-* between: the weighted regression slope b of F_s = E[f | s] on a_s, i.e. Cov_m(a, F) / Var_m(a);
+* within: :math:`W_{s,j} = \operatorname{Cov}(z_j, f \mid s)` (it sums to zero over j), averaged with the
+  tilted law m_s of s;
+* between: the weighted regression slope b of :math:`F_s = \mathbb{E}[f \mid s]` on a_s, i.e.
+  :math:`\operatorname{Cov}_m(a, F) / \operatorname{Var}_m(a)`;
 
-and then, with Q = E_m[a (1 - a)] and A = E_m[a],
+and then, with :math:`Q = \mathbb{E}_m[a (1 - a)]` and :math:`A = \mathbb{E}_m[a]`,
 
-    beta_j = (d - 1)/(d Q) * sum_s m_s W_{s,j} + b / d,        beta_0 = E_m[F] - A b.
+.. math::
+
+   \beta_j = \frac{d - 1}{d Q} \sum_s m_s W_{s,j} + \frac{b}{d}, \qquad \beta_0 = \mathbb{E}_m[F] - A b.
 
 Only differences F_s - F_1 enter b and E_m[F] (relative to the dominant s = 1), and Var_m(a) is kept
 relative to the second largest weight (see :func:`limetheory.coefficients.weighted_law`), so nothing cancels
-when the weights span thousands of orders of magnitude: beta of a constant is exactly (c, 0, ..., 0), and
-beta of the indicator of word j is e_{1+j} up to rounding, at every nu > 0.  A floating-point Gamma, on the
-contrary, has already rounded away the information when Sigma is ill-conditioned (small nu, small d), so
-``beta_from_gamma`` is only as accurate as cond(Sigma) allows; prefer ``beta_from_conditional_moments``,
+when the weights span thousands of orders of magnitude: β of a constant is exactly (c, 0, ..., 0), and
+β of the indicator of word j is :math:`e_{1+j}` up to rounding, at every ν > 0.  A floating-point Γ, on the
+contrary, has already rounded away the information when Σ is ill-conditioned (small ν, small d), so
+``beta_from_gamma`` is only as accurate as cond(Σ) allows; prefer ``beta_from_conditional_moments``,
 ``beta_indicator_product`` or ``beta_enumerate`` there.
 """
 
@@ -57,7 +62,7 @@ def _beta_from_parts(law, first, gaps, within):
 
 
 def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
-    """Exact beta from the conditional moments of f given the number s of removed words, at every bandwidth.
+    r"""Exact β from the conditional moments of f given the number s of removed words, at every bandwidth.
 
     Parameters
     ----------
@@ -71,8 +76,8 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
     Returns
     -------
     ndarray, shape (d + 1,)
-        beta = Sigma^{-1} Gamma^f (index 0 the intercept), computed in the within/between form of the module
-        docstring, accurate at every bandwidth (no Sigma, no Gamma is formed).  d >= 2.
+        :math:`\beta = \Sigma^{-1} \Gamma^f` (index 0 the intercept), computed in the within/between form of
+        the module docstring, accurate at every bandwidth (no Σ, no Γ is formed).  d >= 2.
 
     Examples
     --------
@@ -94,7 +99,7 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
 
 
 def beta_from_gamma(gamma, d, nu):
-    """beta = Sigma^{-1} gamma by the closed form of Proposition 2 (and its intercept), in O(d).
+    r""":math:`\beta = \Sigma^{-1} \Gamma` by the closed form of Proposition 2 (and its intercept), in O(d).
 
     Parameters
     ----------
@@ -112,14 +117,20 @@ def beta_from_gamma(gamma, d, nu):
 
     Notes
     -----
-    Sigma^{-1} is applied in its weighted-law form (module docstring of :mod:`limetheory.coefficients`):
-    with gamma_bar the mean of Gamma_1..Gamma_d, Cov = (gamma_bar - A Gamma_0) / alpha_0,
-    beta_j = (Gamma_j - gamma_bar) (d - 1)/(d Q alpha_0) + Cov / (d V) and beta_0 = Gamma_0 / alpha_0 - A Cov / V.
-    The map Gamma -> beta has condition number cond(Sigma), which exceeds 1/epsilon for small nu and d
-    (e.g. d = 2, nu <= 0.1): there a rounded Gamma determines beta only up to cond(Sigma) * epsilon (a
-    RuntimeWarning says so when cond(Sigma) > 1e12), and the exact routes (``beta_from_conditional_moments``,
-    ``beta_indicator_product``, ``beta_enumerate``) apply.  When alpha_0 itself is below the double range,
-    Gamma cannot be represented and a ValueError says so.
+    Σ⁻¹ is applied in its weighted-law form (module docstring of :mod:`limetheory.coefficients`):
+    with :math:`\bar\Gamma` the mean of :math:`\Gamma_1, \ldots, \Gamma_d` and
+    :math:`C = (\bar\Gamma - A \Gamma_0) / \alpha_0`,
+
+    .. math::
+
+       \beta_j = (\Gamma_j - \bar\Gamma) \frac{d - 1}{d Q \alpha_0} + \frac{C}{d V}, \qquad
+       \beta_0 = \frac{\Gamma_0}{\alpha_0} - \frac{A C}{V}.
+
+    The map Γ ↦ β has condition number cond(Σ), which exceeds 1/ε for small ν and d
+    (e.g. d = 2, ν <= 0.1): there a rounded Γ determines β only up to cond(Σ) · ε (a
+    RuntimeWarning says so when cond(Σ) > 1e12), and the exact routes (``beta_from_conditional_moments``,
+    ``beta_indicator_product``, ``beta_enumerate``) apply.  When α₀ itself is below the double range,
+    Γ cannot be represented and a ValueError says so.
 
     Examples
     --------
@@ -171,17 +182,17 @@ def beta_from_gamma(gamma, d, nu):
 
 
 def all_masks(d):
-    """All 2^d masks of {0,1}^d with at least one removed word, with their LIME probabilities.
+    """All 2ᵈ masks of {0, 1}ᵈ with at least one removed word, with their LIME probabilities.
 
     Parameters
     ----------
     d : int
-        Number of distinct words, 1 <= d <= 22 (2^22 masks take about 190 MB with their s and probabilities).
+        Number of distinct words, 1 <= d <= 22 (2²² masks take about 190 MB with their s and probabilities).
 
     Returns
     -------
     (z, s, prob)
-        z is (2^d - 1, d) int8 (row i is the binary expansion of i, word j its bit j), s the number of removed
+        z is (2ᵈ - 1, d) int8 (row i is the binary expansion of i, word j its bit j), s the number of removed
         words per row and prob = (1/d) / binom(d, s), the probability LIME draws that exact mask.
 
     Examples
@@ -201,7 +212,7 @@ def all_masks(d):
 
 
 def beta_enumerate(f, d, nu):
-    """Exact beta by enumerating every mask LIME can draw (a reference independent of the closed forms).
+    r"""Exact β by enumerating every mask LIME can draw (a reference independent of the closed forms).
 
     Parameters
     ----------
@@ -215,10 +226,10 @@ def beta_enumerate(f, d, nu):
     Returns
     -------
     ndarray, shape (d + 1,)
-        Sigma^{-1} Gamma^f for the law of the 2^d - 1 masks.  The per-s averages of f and of z_j f are summed
+        :math:`\Sigma^{-1} \Gamma^f` for the law of the 2ᵈ - 1 masks.  The per-s averages of f and of z_j f are summed
         mask by mask (f centred at its value on the first mask, so a constant f gives exactly (c, 0, ..., 0)),
-        then combined by the within/between form of the module docstring, which stays exact at small nu where
-        Sigma is numerically singular.
+        then combined by the within/between form of the module docstring, which stays exact at small ν where
+        Σ is numerically singular.
 
     Examples
     --------
@@ -271,12 +282,14 @@ def beta_enumerate(f, d, nu):
 
 
 def beta_indicator_product(J, d, nu):
-    """Exact beta for f(x) = prod_{j in J} 1[word j is in x] (Proposition 3; J empty gives the constant 1).
+    r"""Exact β for :math:`f(x) = \prod_{j \in J} \mathbb{1}[\text{word } j \text{ is in } x]` (Proposition 3;
+    J empty gives the constant 1).
 
-    With p = |J|: E[f | s] = binom(d - s, p)/binom(d, p), and given s the covariance of z_j with f is
-    (s/d) E[f | s] for j in J and -(s/d) E[f | s] p/(d - p) for j not in J (they sum to zero).  Through the
-    within/between form of the module docstring this gives beta exactly at every nu > 0: (1, 0, ..., 0) for
-    J = () and e_{1+j} for J = (j,), up to rounding, even where Sigma is numerically singular.
+    With :math:`p = \lvert J \rvert`: :math:`\mathbb{E}[f \mid s] = \binom{d - s}{p} / \binom{d}{p}`, and given s
+    the covariance of z_j with f is :math:`(s/d)\, \mathbb{E}[f \mid s]` for j in J and
+    :math:`-(s/d)\, \mathbb{E}[f \mid s]\, p/(d - p)` for j not in J (they sum to zero).  Through the
+    within/between form of the module docstring this gives β exactly at every ν > 0: (1, 0, ..., 0) for
+    J = () and :math:`e_{1+j}` for J = (j,), up to rounding, even where Σ is numerically singular.
 
     Parameters
     ----------

@@ -1,17 +1,23 @@
-"""The paper's large-bandwidth approximation of the explanation of a linear model (its Proposition 4).
+r"""The paper's large-bandwidth approximation of the explanation of a linear model (its Proposition 4).
 
-For f(phi(x)) = sum_j lam_j phi(x)_j, the paper lets nu -> infinity, keeps the leading order in 1/d
-and replaces E[(1 - H_S)^(-1/2) | ...] by (1 - E[H_S | ...])^(-1/2) with E[H_S | S not containing j]
-~ 1/3 and E[H_S | S not containing j, k] ~ 1/4.  This gives E_j ~ sqrt(3/2), E_{j,k} ~ sqrt(4/3) and
+For :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`, the paper lets ν → ∞, keeps the leading order in 1/d
+and replaces :math:`\mathbb{E}[(1 - H_S)^{-1/2} \mid \ldots]` by :math:`(1 - \mathbb{E}[H_S \mid \ldots])^{-1/2}`
+with :math:`\mathbb{E}[H_S \mid S \not\ni j] \approx 1/3` and :math:`\mathbb{E}[H_S \mid S \not\ni j, k]
+\approx 1/4`.  This gives :math:`E_j \approx \sqrt{3/2}`, :math:`E_{j,k} \approx \sqrt{4/3}` and
 
-    beta_j ~ (3 E_j - 2 E_{j,k}) lam_j phi(xi)_j = (9 sqrt(6) - 8 sqrt(3)) / 6 * lam_j phi(xi)_j  (~ 1.365),
-    beta_0 ~ (2 E_j - 2 E_{j,k}) f(phi(xi))     = (3 sqrt(6) - 4 sqrt(3)) / 3 * f(phi(xi))       (~ 0.140).
+.. math::
+
+   \beta_j \approx (3 E_j - 2 E_{j,k})\, \lambda_j \phi(\xi)_j
+   = \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j \approx 1.365\, \lambda_j \phi(\xi)_j,
+
+   \beta_0 \approx (2 E_j - 2 E_{j,k})\, f(\phi(\xi))
+   = \frac{3 \sqrt{6} - 4 \sqrt{3}}{3}\, f(\phi(\xi)) \approx 0.140\, f(\phi(\xi)).
 
 The intercept is the corrected one: the supplement prints 5 E_j in place of 2 E_j.  The book's chapter
-"Linear models at large bandwidth" shows that the replacement of E[(1 - H_S)^(-1/2)] by (1 - E[H_S])^(-1/2)
-is not accurate: for many small TF-IDF weights the nu -> infinity limits are E_j -> 4/3, E_{j,k} -> 6/5
-and beta_j -> (8/5) lam_j phi(xi)_j.  This function implements the paper's approximation, as printed
-apart from the intercept.
+"Linear models at large bandwidth" shows that the replacement of :math:`\mathbb{E}[(1 - H_S)^{-1/2}]` by
+:math:`(1 - \mathbb{E}[H_S])^{-1/2}` is not accurate: for many small TF-IDF weights the ν → ∞ limits are
+E_j → 4/3, E_{j,k} → 6/5 and :math:`\beta_j \to (8/5)\, \lambda_j \phi(\xi)_j`.  This function implements the paper's
+approximation, as printed apart from the intercept.
 """
 
 from __future__ import annotations
@@ -29,19 +35,26 @@ LINEAR_INTERCEPT_COEFFICIENT = (3.0 * np.sqrt(6.0) - 4.0 * np.sqrt(3.0)) / 3.0
 
 
 def beta_linear_approx(lam, tfidf):
-    """The paper's large-bandwidth approximation of beta for a linear model on the normalised TF-IDF.
+    r"""The paper's large-bandwidth approximation of β for a linear model on the normalised TF-IDF.
 
-    For the model f(phi(x)) = sum_j lam[j] * phi(x)_j, with phi(xi)_j = tfidf[j] / ||tfidf|| the normalised
-    TF-IDF of the explained document, returns
+    For the model :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`, with
+    :math:`\phi(\xi)_j = t_j / \lVert t \rVert` (t = ``tfidf``) the normalised TF-IDF of the explained document,
+    returns
 
-        beta_0     = (3 sqrt(6) - 4 sqrt(3)) / 3 * sum_j lam[j] * phi(xi)_j     (~ 0.1402 * f(phi(xi))),
-        beta_{1+j} = (9 sqrt(6) - 8 sqrt(3)) / 6 * lam[j] * phi(xi)_j          (~ 1.3654 * lam[j] * phi(xi)_j).
+    .. math::
 
-    This is Eq. (simplified-betainf-linear) of the paper's supplement (Proposition 4 with E_j ~ sqrt(3/2),
-    E_{j,k} ~ sqrt(4/3), nu -> infinity, terms of order 1/d dropped), with the intercept corrected from the
-    printed 5 E_j to 2 E_j.  It is an approximation: the exact limit for nu -> infinity and many small
+       \beta_0 = \frac{3 \sqrt{6} - 4 \sqrt{3}}{3} \sum_j \lambda_j \phi(\xi)_j
+       \approx 0.1402\, f(\phi(\xi)),
+
+       \beta_{1+j} = \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j
+       \approx 1.3654\, \lambda_j \phi(\xi)_j.
+
+    This is Eq. (simplified-betainf-linear) of the paper's supplement (Proposition 4 with
+    :math:`E_j \approx \sqrt{3/2}`, :math:`E_{j,k} \approx \sqrt{4/3}`, ν → ∞, terms of order 1/d
+    dropped), with the intercept corrected from the printed 5 E_j to 2 E_j.  It is an approximation: the exact
+    limit for ν → ∞ and many small
     weights has coefficient 8/5 (see the book's chapter on linear models at large bandwidth), and at lime's
-    default nu = 0.25 the exact coefficient is close to 1.3.  It assumes that each word of the local dictionary
+    default ν = 0.25 the exact coefficient is close to 1.3.  It assumes that each word of the local dictionary
     has its own TF-IDF coordinate (or none), i.e. no two lime words share a vectorizer column.
 
     Parameters

@@ -1,30 +1,35 @@
-"""The exact explanation of a linear model of the normalised TF-IDF, at any bandwidth.
+r"""The exact explanation of a linear model of the normalised TF-IDF, at any bandwidth.
 
-The model is f(phi(x)) = sum_j lam_j phi(x)_j.  For a mask z (kept set K), the normalised
-TF-IDF of word j is phi_j = z_j t_j / sqrt(R_K) with t_j = m_j v_j and R_K = sum_{k in K} t_k^2
-(phi = 0 when no visible word is kept).  The paper calls E[pi z_k phi_j] intractable and
-approximates it (Jensen's inequality, then nu = d = infinity).  It is tractable:
+The model is :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`.  For a mask z (kept set K), the normalised
+TF-IDF of word j is :math:`\phi_j = z_j t_j / \sqrt{R_K}` with :math:`t_j = m_j v_j` and
+:math:`R_K = \sum_{k \in K} t_k^2` (φ = 0 when no visible word is kept).  The paper calls
+:math:`\mathbb{E}[\pi z_k \phi_j]` intractable and approximates it (Jensen's inequality, then ν = d = ∞).
+It is tractable:
 
 1. given the number s of removed words, the kept set K is uniform among the sets of size m = d - s,
-   so the conditional moments F_s = E[f | s] and E[z_k f | s] do not involve the kernel at all;
-2. r^{-1/2} = (1/sqrt(pi)) int_0^inf u^{-1/2} exp(-u r) du turns 1/sqrt(R_K) into an integral of
-   prod_{k in K} x_k with x_k = exp(-u omega_k), omega = t^2 / sum(t^2); means over the sets of a given
-   size of such products (and of W(K) prod_K x, W(K) = sum_{k in K} lam_k phi(xi)_k) are normalised
+   so the conditional moments :math:`F_s = \mathbb{E}[f \mid s]` and :math:`\mathbb{E}[z_k f \mid s]` do not
+   involve the kernel at all;
+2. :math:`r^{-1/2} = \frac{1}{\sqrt{\pi}} \int_0^\infty u^{-1/2} e^{-u r}\, du` turns :math:`1/\sqrt{R_K}`
+   into an integral of :math:`\prod_{k \in K} x_k` with :math:`x_k = e^{-u \omega_k}`,
+   :math:`\omega = t^2 / \sum t^2`; means over the sets of a given size of such products (and of
+   :math:`W(K) \prod_K x`, :math:`W(K) = \sum_{k \in K} \lambda_k \phi(\xi)_k`) are normalised
    elementary symmetric polynomials (ESPs) of the x_k;
 3. one forward recursion over the words gives these means for every size (hence every F_s), and the
    leave-one-out means (sets avoiding word k), which give every E[z_k f | s], follow for all k at once by
-   running the identity  mean_a(all) = (1 - a/d) mean_a(without k) + (a/d) x_k mean_{a-1}(without k)
-   upwards in a while the sets containing k carry at most half of mean_a(all), and downwards from
-   a = d - 1 (where the mean is one product) above that point.  The share of the sets containing k
-   increases with a (Newton's inequalities), so each step subtracts at most half of the value it starts
-   from and divides the error it inherits by a factor >= 1: errors grow at most linearly in d.
+   running the identity
+   :math:`\mathrm{mean}_a(\mathrm{all}) = (1 - a/d)\, \mathrm{mean}_a(\text{without } k)
+   + (a/d)\, x_k\, \mathrm{mean}_{a-1}(\text{without } k)` upwards in a while the sets containing k
+   carry at most half of :math:`\mathrm{mean}_a(\mathrm{all})`, and downwards from a = d - 1
+   (where the mean is one product) above that point.  The share of the sets containing k increases with a
+   (Newton's inequalities), so each step subtracts at most half of the value it starts from and divides
+   the error it inherits by a factor >= 1: errors grow at most linearly in d.
 
-This costs O(d^2) per quadrature node, O(d^2 Q) in all.  The u-integral is a trapezoidal rule after the
+This costs O(d²) per quadrature node, O(d² Q) in all.  The u-integral is a trapezoidal rule after the
 substitution u = exp(v - exp(-v)), with relative error below about 1e-13 uniformly in r in [r_min, 1] (see
 :func:`inverse_sqrt_quadrature`).  The kernel enters only afterwards: :func:`beta_linear_exact` hands the
 conditional moments to :func:`limetheory.explanation.beta_from_conditional_moments`, which weights them with
-the tilted law of s without forming Sigma or Gamma, so beta stays exact where Sigma is numerically singular
-(small nu, small d); :func:`gamma_linear_exact` forms Gamma^f from the same moments.
+the tilted law of s without forming Σ or Γ, so β stays exact where Σ is numerically singular
+(small ν, small d); :func:`gamma_linear_exact` forms Γᶠ from the same moments.
 """
 
 from __future__ import annotations
@@ -62,12 +67,13 @@ _FLOPS_PER_NODE_PAIR = 32
 
 
 def inverse_sqrt_quadrature(r_min):
-    """Nodes and weights with sum_q w_q exp(-u_q r) = r^{-1/2} for every r in [r_min, 1], to ~1e-13 relative.
+    r"""Nodes and weights with :math:`\sum_q w_q e^{-u_q r} = r^{-1/2}` for every r in [r_min, 1], to ~1e-13
+    relative.
 
-    The integral r^{-1/2} = (1/sqrt(pi)) int_0^inf u^{-1/2} exp(-u r) du is discretised by the trapezoidal
-    rule with step ``QUADRATURE_STEP`` in v, where u = exp(v - exp(-v)); the substitution makes the
-    integrand decay double-exponentially as v -> -inf (where u -> 0) and as v -> +inf (where u r -> inf).
-    Every weight is positive, so the same rule integrates any positive mixture of exp(-u R) with
+    The integral :math:`r^{-1/2} = \frac{1}{\sqrt{\pi}} \int_0^\infty u^{-1/2} e^{-u r}\, du` is discretised
+    by the trapezoidal rule with step ``QUADRATURE_STEP`` in v, where :math:`u = e^{v - e^{-v}}`; the substitution
+    makes the integrand decay double-exponentially as v → -∞ (where u → 0) and as v → +∞ (where u r → ∞).
+    Every weight is positive, so the same rule integrates any positive mixture of :math:`e^{-u R}` with
     R in [r_min, 1] to the same relative accuracy.
 
     Parameters
@@ -198,10 +204,11 @@ def _leave_one_out_sums(x, u, omega, w, P, Pw, weights):
 
 
 def conditional_moments_linear_exact(lam, tfidf):
-    """E[f | s] and E[z_k f | s] for f(phi(x)) = sum_j lam[j] phi(x)_j, exactly, for s = 1..d removed words.
+    r"""E[f | s] and E[z_k f | s] for :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`, exactly, for s = 1..d
+    removed words.
 
     They do not depend on the bandwidth: given s, LIME's kept set is uniform among the sets of d - s words.
-    :func:`limetheory.explanation.beta_from_conditional_moments` turns them into beta at any bandwidth.
+    :func:`limetheory.explanation.beta_from_conditional_moments` turns them into β at any bandwidth.
 
     Parameters
     ----------
@@ -226,8 +233,8 @@ def conditional_moments_linear_exact(lam, tfidf):
     TypeError
         ``lam`` or ``tfidf`` not arrays of real numbers.
     ValueError
-        As :func:`beta_linear_exact`; or a cost beyond the limits: about 32 Q d^2 operations (Q ~ 60
-        quadrature nodes) and 48 d^2 bytes, so d <= about 3400 within 2e10 operations (``limetheory._validation``).
+        As :func:`beta_linear_exact`; or a cost beyond the limits: about 32 Q d² operations (Q ~ 60
+        quadrature nodes) and 48 d² bytes, so d <= about 3400 within 2e10 operations (``limetheory._validation``).
 
     Examples
     --------
@@ -237,11 +244,18 @@ def conditional_moments_linear_exact(lam, tfidf):
 
     Notes
     -----
-    With omega = tfidf^2 / sum(tfidf^2), x_k(u) = exp(-u omega_k) and w = lam * phi(xi),
-    E[z_k f | s] = (1/sqrt(pi)) int u^{-1/2} E[z_k W(K) prod_K x(u) | s] du, W(K) = sum_{i in K} w_i.  The
+    With :math:`\omega = t^2 / \sum t^2` (t = ``tfidf``), :math:`x_k(u) = e^{-u \omega_k}` and
+    :math:`w = \lambda \phi(\xi)`,
+
+    .. math::
+
+       \mathbb{E}[z_k f \mid s] = \frac{1}{\sqrt{\pi}} \int u^{-1/2}\,
+       \mathbb{E}\Bigl[z_k W(K) \prod_K x(u) \Bigm| s\Bigr]\, du, \qquad W(K) = \sum_{i \in K} w_i.
+
+    The
     inner means are normalised ESPs: one forward recursion over the words for the means over all sets of each
-    size, and a two-sided leave-one-out recursion for the sets containing k (module docstring); O(d^2) per
-    node, O(d^2 Q) in all with Q ~ 60 nodes of :func:`inverse_sqrt_quadrature`.
+    size, and a two-sided leave-one-out recursion for the sets containing k (module docstring); O(d²) per
+    node, O(d² Q) in all with Q ~ 60 nodes of :func:`inverse_sqrt_quadrature`.
     """
     lam, tfidf = _check_linear_model(lam, tfidf)
     d = tfidf.size
@@ -273,7 +287,8 @@ def conditional_moments_linear_exact(lam, tfidf):
 
 
 def gamma_linear_exact(lam, tfidf, nu):
-    """Gamma^f = (E[pi f], E[pi z_1 f], ..., E[pi z_d f]) for f(phi(x)) = sum_j lam[j] phi(x)_j, exactly.
+    r""":math:`\Gamma^f = (\mathbb{E}[\pi f], \mathbb{E}[\pi z_1 f], \ldots, \mathbb{E}[\pi z_d f])` for
+    :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`, exactly.
 
     Parameters
     ----------
@@ -290,15 +305,16 @@ def gamma_linear_exact(lam, tfidf, nu):
     -------
     ndarray, shape (d + 1,)
         Index 0 is E[pi f], index 1 + k is E[pi z_k f].  Relative accuracy about 1e-12.  Entries below the
-        double range (alpha_0 < 1e-308, tiny nu) are returned as 0.0 with a RuntimeWarning; a float64 Gamma is
-        then useless, and so it is at small nu for
-        :func:`limetheory.explanation.beta_from_gamma` (ill-conditioned Sigma): use :func:`beta_linear_exact` for beta.
+        double range (α₀ < 1e-308, tiny ν) are returned as 0.0 with a RuntimeWarning; a float64 Γ is
+        then useless, and so it is at small ν for
+        :func:`limetheory.explanation.beta_from_gamma` (ill-conditioned Σ): use :func:`beta_linear_exact` for β.
 
     Notes
     -----
-    Gamma^f = alpha_0 (E_m[F_s], E_m[E[z_k f | s]]), where E_m averages over the law m_s of the number s of
-    removed words tilted by the kernel (:func:`limetheory.coefficients.weighted_law`; alpha_0 = E[pi]) and the
-    conditional moments come from :func:`conditional_moments_linear_exact`.  Cost O(d^2 Q).
+    :math:`\Gamma^f = \alpha_0 (\mathbb{E}_m[F_s], \mathbb{E}_m[\mathbb{E}[z_k f \mid s]])`, where
+    :math:`\mathbb{E}_m` averages over the law m_s of the number s of removed words tilted by the kernel
+    (:func:`limetheory.coefficients.weighted_law`; :math:`\alpha_0 = \mathbb{E}[\pi]`) and the
+    conditional moments come from :func:`conditional_moments_linear_exact`.  Cost O(d² Q).
 
     Examples
     --------
@@ -324,13 +340,14 @@ def gamma_linear_exact(lam, tfidf, nu):
 
 
 def beta_linear_exact(lam, tfidf, nu):
-    """Exact beta^f = Sigma^{-1} Gamma^f for the linear model f(phi(x)) = sum_j lam[j] phi(x)_j.
+    r"""Exact :math:`\beta^f = \Sigma^{-1} \Gamma^f` for the linear model
+    :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`.
 
-    phi(x) is the L2-normalised TF-IDF of the perturbed document: for a mask z,
-    phi(x)_j = z_j tfidf_j / sqrt(sum_k z_k tfidf_k^2) (and 0 when no word with tfidf > 0 is kept).
-    Unlike the paper's approximation beta_j ~ 1.36 lam_j phi(xi)_j (nu = infinity, large d, Jensen's
-    inequality), this is exact for every d and every bandwidth, including small nu where Sigma is numerically
-    singular: no Sigma and no Gamma is formed.
+    φ(x) is the L2-normalised TF-IDF of the perturbed document: for a mask z and t = ``tfidf``,
+    :math:`\phi(x)_j = z_j t_j / \sqrt{\sum_k z_k t_k^2}` (and 0 when no word with :math:`t_j > 0` is kept).
+    Unlike the paper's approximation :math:`\beta_j \approx 1.36\, \lambda_j \phi(\xi)_j` (ν = ∞, large d,
+    Jensen's inequality), this is exact for every d and every bandwidth, including small ν where Σ is
+    numerically singular: no Σ and no Γ is formed.
 
     Parameters
     ----------
@@ -346,7 +363,7 @@ def beta_linear_exact(lam, tfidf, nu):
     -------
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
-        max |lam| at every bandwidth.  Limits (O(d^2) per quadrature node): d <= about 3400, as
+        max |lam| at every bandwidth.  Limits (O(d²) per quadrature node): d <= about 3400, as
         :func:`conditional_moments_linear_exact`.
 
     Examples
@@ -356,13 +373,13 @@ def beta_linear_exact(lam, tfidf, nu):
 
     Notes
     -----
-    The conditional moments E[f | s] and E[z_k f | s] (:func:`conditional_moments_linear_exact`, O(d^2 Q), no
+    The conditional moments E[f | s] and E[z_k f | s] (:func:`conditional_moments_linear_exact`, O(d² Q), no
     kernel) are combined by :func:`limetheory.explanation.beta_from_conditional_moments`, which applies the kernel
     through the tilted law of s in its within/between form.
 
     See Also
     --------
-    gamma_linear_exact : the vector Gamma^f (for other uses; beta does not go through it).
+    gamma_linear_exact : the vector Γᶠ (for other uses; β does not go through it).
     """
     nu = check_nu(nu)
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)

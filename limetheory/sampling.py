@@ -1,8 +1,12 @@
-"""LIME's sampling law for text: how many words are removed, which ones, and the weights.
+r"""LIME's sampling law for text: how many words are removed, which ones, and the weights.
 
 LIME draws ``s`` uniformly in {1, ..., d}, then removes a uniformly random set of ``s``
 distinct words (every occurrence of each).  A sample with ``s`` removals gets the weight
-psi(s/d), where psi(t) = exp(-(1 - sqrt(1 - t))^2 / (2 nu^2)) and nu = kernel_width / 100.
+ψ(s/d), where ν = ``kernel_width`` / 100 and
+
+.. math::
+
+   \psi(t) = \exp\left(-\frac{(1 - \sqrt{1 - t})^2}{2\nu^2}\right).
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def psi(t, nu):
 
 
 def kernel_weights(d, nu):
-    """The weights psi(s/d) for s = 1, ..., d (array of length ``d``).
+    """The weights ψ(s/d) for s = 1, ..., d (array of length ``d``).
 
     Parameters
     ----------
