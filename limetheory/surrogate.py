@@ -1,8 +1,14 @@
-"""The weighted linear surrogate that lime fits, solved with plain linear algebra.
+r"""The weighted linear surrogate that lime fits, solved with plain linear algebra.
 
-lime fits sklearn's ``Ridge(alpha=lam, fit_intercept=True)`` on the masks z with sample weights pi:
-it minimises sum_i pi_i (y_i - beta_0 - z_i . beta_{1:})^2 + lam ||beta_{1:}||^2, leaving the
-intercept unpenalised.  With lam = 0 this is the weighted least squares that the paper analyses.
+lime fits sklearn's ``Ridge(alpha=lam, fit_intercept=True)`` on the masks z with sample weights π:
+it minimises
+
+.. math::
+
+   \sum_i \pi_i \bigl(y_i - \beta_0 - z_i \cdot \beta_{1:}\bigr)^2 + \lambda \lVert \beta_{1:} \rVert^2,
+
+leaving the intercept unpenalised (λ = ``lam``).  With λ = 0 this is the weighted least squares that the
+paper analyses.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ def _check_samples(z, y, weights):
 
 
 def normal_equations(z, y, weights):
-    """A = X^T W X and c = X^T W y, where X = [1, z] has a leading column of ones.
+    r""":math:`A = X^\top W X` and :math:`c = X^\top W y`, where X = [1, z] has a leading column of ones.
 
     Parameters
     ----------
@@ -44,7 +50,7 @@ def normal_equations(z, y, weights):
 
     Notes
     -----
-    Limits: 2 n (d + 1)^2 operations and 16 n (d + 1) bytes for the design matrix; calls above 2e10 operations
+    Limits: 2 n (d + 1)² operations and 16 n (d + 1) bytes for the design matrix; calls above 2e10 operations
     or 2 GiB are refused with the estimate (e.g. n = 10**6 rows of d = 29 words take 1.8e9 and 480 MB).
 
     Examples
@@ -63,7 +69,8 @@ def normal_equations(z, y, weights):
 
 
 def weighted_ridge(z, y, weights, *, lam=1.0, penalise_intercept=False):
-    """The minimiser (A + lam P)^{-1} c of lime's weighted ridge objective, as an array of length d + 1.
+    r"""The minimiser :math:`(A + \lambda P)^{-1} c` of lime's weighted ridge objective, as an array of length
+    d + 1.
 
     ``P`` is diag(0, 1, ..., 1) (lime's problem: sklearn does not penalise the intercept), or the
     identity with ``penalise_intercept=True`` (the paper's Eq. (5) as printed).  ``lam = 0`` gives
@@ -96,23 +103,28 @@ def weighted_ridge(z, y, weights, *, lam=1.0, penalise_intercept=False):
 
 
 def expected_lime_fit(sigma, gamma, y0, num_samples, lam=1.0):
-    """The population version of lime's fit: its normal equations with the random rows replaced by expectations.
+    r"""The population version of lime's fit: its normal equations with the random rows replaced by expectations.
 
     lime fits ``Ridge(alpha=lam)`` (intercept unpenalised) on ``num_samples`` rows: first the document itself,
-    x_0 = (1, ..., 1) with weight psi(0) = 1 and response ``y0``, then m = num_samples - 1 i.i.d. rows from LIME's
-    sampling law.  Replacing the sums over these m rows, sum pi x x^T and sum pi x y, by m Sigma and m Gamma gives
+    x₀ = (1, ..., 1) with weight ψ(0) = 1 and response ``y0``, then m = num_samples - 1 i.i.d. rows from LIME's
+    sampling law.  Replacing the sums over these m rows, :math:`\sum \pi x x^\top` and :math:`\sum \pi x y`,
+    by :math:`m \Sigma` and :math:`m \Gamma` gives
 
-        (m Sigma + P + x_0 x_0^T)^{-1} (m Gamma + x_0 y0)    with P = lam diag(0, 1, ..., 1),
+    .. math::
+
+       (m \Sigma + P + x_0 x_0^\top)^{-1} (m \Gamma + x_0 y_0),
+       \qquad P = \lambda \operatorname{diag}(0, 1, \ldots, 1),
 
     the target around which lime's coefficients concentrate (to first order).  As num_samples grows it tends to
-    Sigma^{-1} Gamma = beta^f; the first row and the penalty shift it by O(1/num_samples).
+    :math:`\Sigma^{-1} \Gamma = \beta^f`; the first row and the penalty shift it by O(1/num_samples).
 
     Parameters
     ----------
     sigma : array_like, shape (d + 1, d + 1)
-        E[pi x x^T], e.g. :func:`~limetheory.coefficients.sigma_matrix` or a Monte Carlo estimate.
+        :math:`\mathbb{E}[\pi x x^\top]`, e.g. :func:`~limetheory.coefficients.sigma_matrix` or a Monte Carlo
+        estimate.
     gamma : array_like, shape (d + 1,)
-        E[pi x f], e.g. ``sigma @ beta`` for a known explanation ``beta``.
+        :math:`\mathbb{E}[\pi x f]`, e.g. ``sigma @ beta`` for a known explanation ``beta``.
     y0 : float
         The model's output on the document itself (lime's first row).
     num_samples : int
@@ -132,7 +144,7 @@ def expected_lime_fit(sigma, gamma, y0, num_samples, lam=1.0):
     ValueError
         ``sigma`` not a square matrix of size >= 2, ``gamma`` not of matching length, a non-finite entry,
         ``num_samples`` < 1 or > 2**53 (beyond, the count is not exact in double precision), ``lam`` < 0, a
-        singular system, or a size beyond the limits (a dense solve of (d + 1)^3 / 3 operations: d <= 3900).
+        singular system, or a size beyond the limits (a dense solve of (d + 1)³ / 3 operations: d <= 3900).
 
     Examples
     --------

@@ -1,19 +1,27 @@
-"""Every bandwidth from one sample: lime's weighted least-squares fit, reweighted at each nu.
+r"""Every bandwidth from one sample: lime's weighted least-squares fit, reweighted at each ν.
 
-LIME's sampling law of the masks does not involve the bandwidth; only the weights psi(s/d; nu) do, and they
+LIME's sampling law of the masks does not involve the bandwidth; only the weights ψ(s/d; ν) do, and they
 depend on a sample only through its number s of removed words.  Group the rows (x_i = (1, z_i), y_i) by s once:
 
-    XX_s = sum_{i: s_i = s} x_i x_i^T,      XY_s = sum_{i: s_i = s} x_i y_i,
+.. math::
 
-then for any nu the weighted least-squares fit is beta(nu) = (sum_s psi_s XX_s)^{-1} sum_s psi_s XY_s: one small
-solve, whatever the number of rows.  (Numerically the sums are kept as triangular factors XX_s = R_s^T R_s,
-XY_s = R_s^T q_s from a QR factorisation of each group, and each nu is a least-squares problem with at most
-(d + 1)^2 rows solved by QR: at small nu the weights span many orders of magnitude and the normal equations
-would square the condition number.)  This is the reweighting principle of the book's chapter "The bandwidth sweep"; the
-standard errors are the plug-in sandwich of weighted least squares, and the standard error of a zero of a
-coefficient curve is the delta method (optionally also a block jackknife).
+   XX_s = \sum_{i:\, s_i = s} x_i x_i^\top, \qquad XY_s = \sum_{i:\, s_i = s} x_i y_i;
 
-Rows may have any s in 0..d (s = 0 is the unperturbed document, with weight psi(0) = 1), so the masks that lime
+then for any ν the weighted least-squares fit is
+
+.. math::
+
+   \beta(\nu) = \Bigl(\sum_s \psi_s XX_s\Bigr)^{-1} \sum_s \psi_s XY_s,
+
+one small solve, whatever the number of rows.  (Numerically the sums are kept as triangular factors
+:math:`XX_s = R_s^\top R_s`, :math:`XY_s = R_s^\top q_s` from a QR factorisation of each group, and each ν is a
+least-squares problem with at most (d + 1)² rows solved by QR: at small ν the weights span many orders of
+magnitude and the normal equations would square the condition number.)  This is the reweighting principle of
+the book's chapter "The bandwidth sweep"; the standard errors are the plug-in sandwich of weighted least
+squares, and the standard error of a zero of a coefficient curve is the delta method (optionally also a block
+jackknife).
+
+Rows may have any s in 0..d (s = 0 is the unperturbed document, with weight ψ(0) = 1), so the masks that lime
 itself generated (:func:`~limetheory.empirical.capture_lime_samples`) can be used as they are.
 """
 
@@ -39,7 +47,7 @@ _SOLVE_OVERHEAD = 1e5
 
 @dataclass(frozen=True)
 class CoefficientZero:
-    """The zero of one coefficient curve nu -> beta_{1+j}(nu), as returned by :func:`coefficient_zero`.
+    """The zero of one coefficient curve ν ↦ β₁₊ⱼ(ν), as returned by :func:`coefficient_zero`.
 
     Attributes
     ----------
@@ -252,12 +260,13 @@ def _jackknife(values):
 
 
 def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
-    """Weighted least-squares explanations at many bandwidths from one sample (each nu is a reweighting).
+    r"""Weighted least-squares explanations at many bandwidths from one sample (each ν is a reweighting).
 
-    For each bandwidth, the fit of y on x = (1, z) with weights psi(s_i/d; nu), s_i = d - sum(z_i) the number of
+    For each bandwidth, the fit of y on x = (1, z) with weights ψ(s_i/d; ν), s_i = d - sum(z_i) the number of
     removed words of row i: lime's fit without its ridge penalty.  If the rows are i.i.d. from LIME's sampling law
-    and y_i = f(z_i), it converges to beta^f(nu) = Sigma(nu)^{-1} Gamma^f(nu), uniformly in nu on [nu_0, inf].
-    The rows are grouped by s once; then every nu costs one small least-squares solve ((d + 1)^2 x (d + 1), by QR).
+    and :math:`y_i = f(z_i)`, it converges to :math:`\beta^f(\nu) = \Sigma(\nu)^{-1} \Gamma^f(\nu)`, uniformly
+    in ν on [ν₀, ∞].  The rows are grouped by s once; then every ν costs one small least-squares solve
+    ((d + 1)² × (d + 1), by QR).
 
     Parameters
     ----------
@@ -270,9 +279,9 @@ def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
         Bandwidths > 0; ``np.inf`` gives weight 1 to every row.
     standard_errors : bool
         Also return plug-in sandwich standard errors: the sample standard deviation (ddof 1) over the rows of the
-        influence values psi_i (y_i - x_i . beta) (A^{-1} x_i)_k, divided by sqrt(n), where
-        A = sum_i psi_i x_i x_i^T / n.  They estimate the standard deviation of the estimate for i.i.d. rows
-        (the delta method of weighted least squares).  Costs O(n d^2) per bandwidth; needs n >= 2.
+        influence values :math:`\psi_i (y_i - x_i \cdot \beta) (A^{-1} x_i)_k`, divided by :math:`\sqrt{n}`,
+        where :math:`A = \sum_i \psi_i x_i x_i^\top / n`.  They estimate the standard deviation of the estimate
+        for i.i.d. rows (the delta method of weighted least squares).  Costs O(n d²) per bandwidth; needs n >= 2.
     n_blocks : int
         With ``n_blocks`` >= 2 (and ``standard_errors=True``) also return block-jackknife standard errors:
         row i goes to block i % n_blocks and the fit is recomputed with each block left out.
@@ -297,8 +306,8 @@ def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
 
     Notes
     -----
-    Limits: the grouped system has R = min(n, (d + 1)^2) rows of length d + 1, so each bandwidth costs about
-    2 R (d + 1)^2 operations per system (one, plus one per jackknife block), plus 2 n (d + 1)^2 for its standard
+    Limits: the grouped system has R = min(n, (d + 1)²) rows of length d + 1, so each bandwidth costs about
+    2 R (d + 1)² operations per system (one, plus one per jackknife block), plus 2 n (d + 1)² for its standard
     errors, and the memory is about 8 (d + 1) (2 n + (n_blocks + 4) R) bytes.  A call above 2 GiB or 2e10
     operations (``limetheory._validation``) is refused before any work with the estimate: e.g. at d = 29 and
     n = 60 000 rows, about 10 000 bandwidths, or 180 with standard errors.
@@ -335,12 +344,12 @@ def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
 
 
 def coefficient_zero(z, y, j, bracket, *, n_blocks=1, xtol=1e-12):
-    """Where the coefficient of word ``j`` changes sign as a function of the bandwidth, with standard errors.
+    r"""Where the coefficient of word ``j`` changes sign as a function of the bandwidth, with standard errors.
 
-    The coefficient curve nu -> beta_{1+j}(nu) is the reweighted fit of :func:`beta_bandwidth_sweep`; its zero in
+    The coefficient curve ν ↦ β₁₊ⱼ(ν) is the reweighted fit of :func:`beta_bandwidth_sweep`; its zero in
     ``bracket`` is found by Brent's method.  Its standard error is the delta method: the sandwich standard error
     of the coefficient at the zero over the absolute derivative of the curve there (derivative computed exactly,
-    d beta / d nu = A^{-1} (c' - A' beta) with A' and c' the sums weighted by d psi / d nu).  With ``n_blocks`` >= 2
+    :math:`d\beta/d\nu = A^{-1} (c' - A' \beta)` with A' and c' the sums weighted by dψ/dν).  With ``n_blocks`` >= 2
     the zero is also recomputed with each block of rows (i % n_blocks) left out, for a jackknife standard error.
 
     Parameters

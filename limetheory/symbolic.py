@@ -60,7 +60,7 @@ def _number_of_words(value, name="d_expr"):
 
 
 def psi_expr(t_expr=t, nu_expr=nu):
-    """psi(t) = exp(-(1 - sqrt(1 - t))^2 / (2 nu^2)) as a sympy expression.
+    r""":math:`\psi(t) = \exp\bigl(-(1 - \sqrt{1 - t})^2 / (2 \nu^2)\bigr)` as a sympy expression.
 
     ``t_expr`` in [0, 1] and ``nu_expr`` > 0 when they are numbers (``sp.oo`` is allowed for nu).
 
@@ -118,7 +118,8 @@ def prob_kept(p, d_expr=d):
 
 
 def alpha_sum(p, d_expr=d, weight=None):
-    """alpha_p = (1/d) sum_{s=1}^d P(kept | s) weight(s/d) as an unevaluated sympy Sum.
+    r""":math:`\alpha_p = \frac{1}{d} \sum_{s=1}^d \mathbb{P}(\text{kept} \mid s)\, \mathrm{weight}(s/d)` as an
+    unevaluated sympy Sum.
 
     ``weight`` is a callable t -> expression; by default the undefined function psi.
 
@@ -149,12 +150,12 @@ def alpha_large_bandwidth(p, d_expr=d):
 
 
 class PatternedMatrix:
-    """A (d+1) x (d+1) matrix with Sigma's pattern, kept as five scalars and d.
+    """A (d + 1) × (d + 1) matrix with Σ's pattern, kept as five scalars and d.
 
     ``corner`` is entry (0, 0), ``row`` the rest of row 0, ``column`` the rest of column 0,
     ``diagonal`` the entries (j, j) and ``off_diagonal`` the entries (j, k), j != k, for
     1 <= j, k <= d.  Such matrices are closed under sums and products, so identities like
-    Sigma Sigma^{-1} = I can be checked for a symbolic ``d`` on five scalars.  Entries may be
+    Σ Σ⁻¹ = I can be checked for a symbolic ``d`` on five scalars.  Entries may be
     sympy expressions or numbers.
     """
 
@@ -175,7 +176,7 @@ class PatternedMatrix:
 
     @classmethod
     def symmetric(cls, corner, border, diagonal, off_diagonal, d_expr=d):
-        """The symmetric case (row = column = ``border``), e.g. Sigma and Sigma^{-1}."""
+        """The symmetric case (row = column = ``border``), e.g. Σ and Σ⁻¹."""
         return cls(corner, border, border, diagonal, off_diagonal, d_expr)
 
     @classmethod
@@ -226,7 +227,10 @@ class PatternedMatrix:
         return all(sp.simplify(x - y) == 0 for x, y in zip(self.entries(), other.entries(), strict=True))
 
     def determinant(self):
-        """(diagonal - off_diagonal)^(d-1) * (corner (diagonal + (d-1) off_diagonal) - d row column)."""
+        r"""The determinant
+        :math:`(\mathrm{diagonal} - \mathrm{off})^{d-1}
+        \bigl(\mathrm{corner}\, (\mathrm{diagonal} + (d-1)\, \mathrm{off}) - d\, \mathrm{row}\, \mathrm{column}\bigr)`,
+        where off is ``off_diagonal``."""
         n = self.d
         a, b, c, e, f = self.entries()
         return (e - f) ** (n - 1) * (a * (e + (n - 1) * f) - n * b * c)
@@ -279,10 +283,10 @@ def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
 
 
 def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
-    """The paper's closed form of Sigma^{-1} (sigma_0..sigma_3 over c_d) as a PatternedMatrix.
+    """The paper's closed form of Σ⁻¹ (σ₀, ..., σ₃ over c_d) as a PatternedMatrix.
 
-    Numbers and sympy expressions are both accepted; a numerical alpha_1 - alpha_2 or c_d equal to 0 (a singular
-    Sigma) is refused with a ValueError.
+    Numbers and sympy expressions are both accepted; a numerical α₁ - α₂ or c_d equal to 0 (a singular
+    Σ) is refused with a ValueError.
 
     Examples
     --------
