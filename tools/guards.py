@@ -10,6 +10,7 @@ last result and the tests that caught it.  A missing or malformed report is a Sp
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -30,6 +31,45 @@ VERDICT_MARKS = {
     "not run": "⚠ not run (a test module did not import)",
 }
 KIND_NAMES = {"behaviour": "behaviour change", "equivalent": "equivalent rewrite"}
+
+# The catalogue writes formulas as plain text ("sqrt(exp(-D^2 / w^2)) = psi(s/d, nu)"), as in a terminal; on the
+# page a caret would read as raw TeX, so exponents become superscripts and the paper's symbols their letters.
+SUPERSCRIPTS = str.maketrans("0123456789+-=()ndkijT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿᵈᵏⁱʲᵀ")
+_EXPONENT = re.compile(r"\^(?:\{([^{}]+)\}|\(([^()]+)\)|([0-9]+|[A-Za-z]))")
+_SYMBOLS = (
+    (re.compile(r"\bpsi\b"), "ψ"),
+    (re.compile(r"\bnu\b"), "ν"),
+    (re.compile(r"\bsqrt(?=\()|\bsqrt ?(?=[0-9])"), "√"),
+)
+
+
+def readable_formula(text):
+    """Plain-text formulas in ``text`` written with superscripts and symbols, without carets.
+
+    ``D^2``, ``w^{-1}`` and ``x^(d-1)`` become ``D²``, ``w⁻¹`` and ``x⁽ᵈ⁻¹⁾``; ``psi`` and ``nu`` (whole words)
+    become ψ and ν, and ``sqrt`` before a parenthesis or a number √.  An exponent with a character that has no
+    superscript form is left as it is (the browser test then reports its caret).
+
+    Examples
+    --------
+    >>> readable_formula("weights sqrt(exp(-D^2 / w^2)) = psi(s/d, nu), nu / sqrt 2; a number")
+    'weights √(exp(-D² / w²)) = ψ(s/d, ν), ν / √2; a number'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+
+    def superscript(match):
+        exponent = next(group for group in match.groups() if group is not None)
+        if match.group(2) is not None:
+            exponent = f"({exponent})"
+        exponent = exponent.replace(" ", "")
+        raised = exponent.translate(SUPERSCRIPTS)  # same length: one character for one
+        return match.group(0) if any(a == b for a, b in zip(raised, exponent, strict=True)) else raised
+
+    text = _EXPONENT.sub(superscript, text)
+    for pattern, symbol in _SYMBOLS:
+        text = pattern.sub(symbol, text)
+    return text
 
 
 def _test_name(node_id):
@@ -71,7 +111,7 @@ def report_markdown(report):
         entries = [e for e in report["mutants"] if e["behaviour"] == behaviour["key"]]
         guards = sorted({_test_name(name) for e in entries for name in e.get("named", [])})
         lines += [
-            "```{rubric} " + behaviour["title"],
+            "```{rubric} " + readable_formula(behaviour["title"]),
             "```",
             "",
             f"Package: `{behaviour['package']}`. Run against each change: "
@@ -86,7 +126,7 @@ def report_markdown(report):
             "|---|---|---|---|",
         ]
         for e in entries:
-            change = e["change"].replace("|", "\\|").replace("<", "\\<")  # a table cell, not raw HTML
+            change = readable_formula(e["change"]).replace("|", "\\|").replace("<", "\\<")  # a cell, not raw HTML
             result = VERDICT_MARKS.get(e["verdict"], e["verdict"])
             if e.get("chapter_summaries"):
                 result += f"; checked summary of {_chapter_links(e['chapter_summaries'])} failed"
@@ -99,7 +139,7 @@ def report_markdown(report):
                 more = f" and {len(e['failures']) - 5} more" if len(e["failures"]) > 5 else ""
                 lines += [f"Failed under `{e['name']}`: {shown}{more}.", ""]
             if e.get("reason"):
-                lines += [f"`{e['name']}`: {e['reason']}.", ""]
+                lines += [f"`{e['name']}`: {readable_formula(e['reason'])}.", ""]
     return lines
 
 
