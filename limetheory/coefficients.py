@@ -103,9 +103,9 @@ class WeightedLaw:
     ----------
     d, nu : int, float
     log_psi1 : float
-        log psi(1/d), the logarithm of the largest weight.
+        log ψ(1/d), the logarithm of the largest weight.
     w : ndarray, shape (d,)
-        psi(s/d) / psi(1/d) for s = 1..d (w[0] = 1; tiny entries may underflow to 0, harmlessly).
+        ψ(s/d) / ψ(1/d) for s = 1..d (w[0] = 1; tiny entries may underflow to 0, harmlessly).
     total : float
         sum of w (between 1 and d).
     m : ndarray, shape (d,)
@@ -115,7 +115,7 @@ class WeightedLaw:
     tau : float
         exp(log_tau) (possibly 0.0).
     w_hat : ndarray, shape (d - 1,)
-        psi(s/d) / psi(2/d) for s = 2..d.
+        ψ(s/d) / ψ(2/d) for s = 2..d.
     u : ndarray, shape (d - 1,)
         a_s - a_1 = -(s - 1)/d for s = 2..d, where a_s = 1 - s/d is the fraction of kept words.
     a_mean : float
@@ -157,12 +157,12 @@ class WeightedLaw:
 
     @property
     def log_alpha0(self) -> float:
-        """log alpha_0 = log psi(1/d) + log(sum w) - log d."""
+        """log α₀ = log ψ(1/d) + log(Σₛ wₛ) - log d."""
         return self.log_psi1 + float(np.log(self.total / self.d))
 
     @property
     def bulk_ratio(self) -> float:
-        """(alpha_1 - alpha_2) / alpha_0 = Q d / (d - 1)."""
+        """(α₁ - α₂) / α₀ = Q d / (d - 1)."""
         return self.q * self.d / (self.d - 1)
 
 
@@ -276,14 +276,14 @@ def alpha(p, d, nu, *, log=False):
         Bandwidth > 0, or ``np.inf`` (then :math:`\alpha_p = (d - p) / ((p + 1) d)`); continuous in ν up to
         ``np.inf``.
     log : bool
-        Return log alpha_p instead (finite for p < d at every nu > 1e-150, below which the logarithm itself
-        leaves the double range; -inf for p = d, where alpha_d = 0).
+        Return log α_p instead (finite for p < d at every ν > 1e-150, below which the logarithm itself
+        leaves the double range; -inf for p = d, where α_d = 0).
 
     Returns
     -------
     float
-        alpha_p, accurate to a few units in the last place wherever it is a normal double; below
-        ~1e-308 (nu below ~0.03 for small d) it is the nearest subnormal or 0.0, and ``log=True`` stays exact.
+        α_p, accurate to a few units in the last place wherever it is a normal double; below
+        ~1e-308 (ν below ~0.03 for small d) it is the nearest subnormal or 0.0, and ``log=True`` stays exact.
 
     Examples
     --------

@@ -104,7 +104,7 @@ def beta_from_gamma(gamma, d, nu):
     Parameters
     ----------
     gamma : array_like, shape (d + 1,)
-        (E[pi f], E[pi z_1 f], ..., E[pi z_d f]).
+        :math:`(\mathbb{E}[\pi f], \mathbb{E}[\pi z_1 f], \ldots, \mathbb{E}[\pi z_d f])`.
     d : int
         Number of distinct words, >= 2.
     nu : float

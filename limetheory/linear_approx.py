@@ -28,9 +28,9 @@ from lime.lime_text import IndexedString
 from ._validation import check_linear_model, check_text
 from .empirical import local_dictionary
 
-#: 3 sqrt(3/2) - 2 sqrt(4/3): the paper's coefficient of lam_j phi(xi)_j (printed as 1.36)
+#: 3 √(3/2) - 2 √(4/3): the paper's coefficient of λ_j φ(ξ)_j (printed as 1.36)
 LINEAR_COEFFICIENT = (9.0 * np.sqrt(6.0) - 8.0 * np.sqrt(3.0)) / 6.0
-#: 2 sqrt(3/2) - 2 sqrt(4/3): the corrected intercept coefficient of f(phi(xi)) = sum_j lam_j phi(xi)_j
+#: 2 √(3/2) - 2 √(4/3): the corrected intercept coefficient of f(φ(ξ)) = Σ_j λ_j φ(ξ)_j
 LINEAR_INTERCEPT_COEFFICIENT = (3.0 * np.sqrt(6.0) - 4.0 * np.sqrt(3.0)) / 3.0
 
 
@@ -75,7 +75,7 @@ def beta_linear_approx(lam, tfidf):
     TypeError
         If ``lam`` or ``tfidf`` is not a sequence of real numbers.
     ValueError
-        If they are not one-dimensional, have different lengths, have fewer than 2 entries (Sigma is
+        If they are not one-dimensional, have different lengths, have fewer than 2 entries (Σ is
         singular for d = 1), contain NaN or inf, if ``tfidf`` has a negative entry, or is all zero (the
         document has no word the model can see, so phi(xi) is undefined).
 

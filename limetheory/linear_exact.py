@@ -304,9 +304,9 @@ def gamma_linear_exact(lam, tfidf, nu):
     Returns
     -------
     ndarray, shape (d + 1,)
-        Index 0 is E[pi f], index 1 + k is E[pi z_k f].  Relative accuracy about 1e-12.  Entries below the
-        double range (α₀ < 1e-308, tiny ν) are returned as 0.0 with a RuntimeWarning; a float64 Γ is
-        then useless, and so it is at small ν for
+        Index 0 is :math:`\mathbb{E}[\pi f]`, index 1 + k is :math:`\mathbb{E}[\pi z_k f]`.  Relative accuracy
+        about 1e-12.  Entries below the double range (α₀ < 1e-308, tiny ν) are returned as 0.0 with a
+        RuntimeWarning; a float64 Γ is then useless, and so it is at small ν for
         :func:`limetheory.explanation.beta_from_gamma` (ill-conditioned Σ): use :func:`beta_linear_exact` for β.
 
     Notes
