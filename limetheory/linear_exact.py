@@ -250,7 +250,7 @@ def conditional_moments_linear_exact(lam, tfidf):
     .. math::
 
        \mathbb{E}[z_k f \mid s] = \frac{1}{\sqrt{\pi}} \int u^{-1/2}\,
-       \mathbb{E}\Bigl[z_k W(K) \prod_K x(u) \Bigm| s\Bigr]\, du, \qquad W(K) = \sum_{i \in K} w_i.
+       \mathbb{E}\Bigl[z_k W(K) \prod_K x(u) \Bigm\vert s\Bigr]\, du, \qquad W(K) = \sum_{i \in K} w_i.
 
     The
     inner means are normalised ESPs: one forward recursion over the words for the means over all sets of each
