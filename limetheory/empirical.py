@@ -158,7 +158,7 @@ def capture_lime_samples(text, classifier_fn, *, num_samples=5000, kernel_width=
     num_samples : int
         lime's n (>= 2), including the unperturbed first row.
     kernel_width : float
-        lime's kernel width (> 0); the paper's nu is kernel_width / 100.
+        lime's kernel width (> 0); the paper's ν is kernel_width / 100.
     label : int
         Column of the classifier's output that is explained.
     random_state : int or None

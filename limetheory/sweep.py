@@ -60,7 +60,7 @@ class CoefficientZero:
         Block-jackknife standard error (the zero recomputed with each block of rows left out); NaN when
         ``n_blocks == 1``.
     slope : float
-        Derivative of the coefficient with respect to nu at the zero (exact, not a finite difference).
+        Derivative of the coefficient with respect to ν at the zero (exact, not a finite difference).
     """
 
     nu: float

@@ -1,7 +1,7 @@
-"""sympy counterparts of the sampling law and of the alpha coefficients, for symbolic d.
+"""sympy counterparts of the sampling law and of the α coefficients, for symbolic d.
 
-The sum over s in alpha_p has no closed form for a general weight psi, so ``alpha_sum``
-keeps psi as an undefined function; at psi = 1 (infinite bandwidth) sympy evaluates the
+The sum over s in α_p has no closed form for a general weight ψ, so ``alpha_sum``
+keeps ψ as an undefined function; at ψ = 1 (infinite bandwidth) sympy evaluates the
 sums in closed form for symbolic d.
 
 Limits: the number p of given words is at most ``MAX_SYMBOLIC_P`` = 10 (a ValueError beyond): the expressions
@@ -62,7 +62,7 @@ def _number_of_words(value, name="d_expr"):
 def psi_expr(t_expr=t, nu_expr=nu):
     r""":math:`\psi(t) = \exp\bigl(-(1 - \sqrt{1 - t})^2 / (2 \nu^2)\bigr)` as a sympy expression.
 
-    ``t_expr`` in [0, 1] and ``nu_expr`` > 0 when they are numbers (``sp.oo`` is allowed for nu).
+    ``t_expr`` in [0, 1] and ``nu_expr`` > 0 when they are numbers (``sp.oo`` is allowed for ν).
 
     Examples
     --------
@@ -121,7 +121,7 @@ def alpha_sum(p, d_expr=d, weight=None):
     r""":math:`\alpha_p = \frac{1}{d} \sum_{s=1}^d \mathbb{P}(\text{kept} \mid s)\, \mathrm{weight}(s/d)` as an
     unevaluated sympy Sum.
 
-    ``weight`` is a callable t -> expression; by default the undefined function psi.
+    ``weight`` is a callable t ↦ expression; by default the undefined function ψ.
 
     Examples
     --------
@@ -138,7 +138,7 @@ def alpha_sum(p, d_expr=d, weight=None):
 
 
 def alpha_large_bandwidth(p, d_expr=d):
-    """lim_{nu -> inf} alpha_p for symbolic d: the sum of ``alpha_sum`` with psi = 1, evaluated.
+    r""":math:`\lim_{\nu \to \infty} \alpha_p` for symbolic d: the sum of ``alpha_sum`` with ψ = 1, evaluated.
 
     Examples
     --------
@@ -236,7 +236,7 @@ class PatternedMatrix:
         return (e - f) ** (n - 1) * (a * (e + (n - 1) * f) - n * b * c)
 
     def reduced_block(self):
-        """The 2 x 2 matrix of the map on span{e_0, (0, 1, ..., 1)/sqrt(d)} (a sympy Matrix).
+        """The 2 × 2 matrix of the map on span{e₀, (0, 1, ..., 1)/√d} (a sympy Matrix).
 
         The other d - 1 eigenvalues all equal diagonal - off_diagonal (vectors (0, v), v orthogonal to 1).
         """
@@ -269,7 +269,7 @@ alpha0, alpha1, alpha2 = sp.symbols("alpha_0 alpha_1 alpha_2", positive=True)
 
 
 def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
-    """Sigma as a PatternedMatrix: alpha_0 in the corner, alpha_1 on the border and diagonal, alpha_2 elsewhere.
+    """Σ as a PatternedMatrix: α₀ in the corner, α₁ on the border and diagonal, α₂ elsewhere.
 
     Examples
     --------
