@@ -50,10 +50,10 @@ _DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 _FORMS = ("leaves", "piecewise")
 
-#: most products of two monomials one expansion may form (about a second of dictionary work): an Or of k words or a
+#: most products of two monomials one expansion may form (about a second of dictionary work); an Or of k words or a
 #: product of k factors (1 + z_j) has 2ᵏ monomials, so k stays below about 20
 MAX_MONOMIAL_PRODUCTS = 2**20
-#: largest exponent of a power in a formula: zᵏ = z on {0, 1}, but the coefficients of (c + z)ᵏ grow as cᵏ
+#: largest exponent of a power in a formula; zᵏ = z on {0, 1}, but the coefficients of (c + z)ᵏ grow as cᵏ
 MAX_EXPONENT = 1024
 
 

@@ -28,11 +28,11 @@ Then (with :math:`\alpha_0 = \psi(1/d) \sum_s w_s / d`):
 
 .. math::
 
-   c_d = d \alpha_0^2 V, \qquad \alpha_1 - \alpha_2 = \alpha_0 Q \frac{d}{d-1},
+   c_d &= d \alpha_0^2 V, \qquad \alpha_1 - \alpha_2 = \alpha_0 Q \frac{d}{d-1},
 
-   \sigma_0 = d \alpha_0 \mathbb{E}[a^2], \qquad \sigma_1 = -\alpha_0 A,
+   \sigma_0 &= d \alpha_0 \mathbb{E}[a^2], \qquad \sigma_1 = -\alpha_0 A,
 
-   \sigma_2 = \frac{\alpha_0}{d}\left(1 + (d-1)^2 \frac{V}{Q}\right), \qquad
+   \sigma_2 &= \frac{\alpha_0}{d}\left(1 + (d-1)^2 \frac{V}{Q}\right), \qquad
    \sigma_3 = \frac{\alpha_0}{d}\left(1 - (d-1) \frac{V}{Q}\right),
 
 every one a product of sums of non-negative terms, except σ₃, which changes sign.
@@ -394,9 +394,9 @@ def sigma_coefficients(d, nu):
 
     .. math::
 
-       \sigma_0 = (d-1) \alpha_2 + \alpha_1, \qquad \sigma_1 = -\alpha_1,
+       \sigma_0 &= (d-1) \alpha_2 + \alpha_1, \qquad \sigma_1 = -\alpha_1,
 
-       \sigma_2 = \frac{(d-2) \alpha_0 \alpha_2 - (d-1) \alpha_1^2 + \alpha_0 \alpha_1}{\alpha_1 - \alpha_2},
+       \sigma_2 &= \frac{(d-2) \alpha_0 \alpha_2 - (d-1) \alpha_1^2 + \alpha_0 \alpha_1}{\alpha_1 - \alpha_2},
        \qquad \sigma_3 = \frac{\alpha_1^2 - \alpha_0 \alpha_2}{\alpha_1 - \alpha_2};
 
     :math:`\Sigma^{-1}` is :math:`1/c_d` times the matrix with σ₀ in the corner, σ₁ on the rest of the first row

@@ -7,10 +7,10 @@ with :math:`\mathbb{E}[H_S \mid S \not\ni j] \approx 1/3` and :math:`\mathbb{E}[
 
 .. math::
 
-   \beta_j \approx (3 E_j - 2 E_{j,k})\, \lambda_j \phi(\xi)_j
+   \beta_j &\approx (3 E_j - 2 E_{j,k})\, \lambda_j \phi(\xi)_j
    = \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j \approx 1.365\, \lambda_j \phi(\xi)_j,
 
-   \beta_0 \approx (2 E_j - 2 E_{j,k})\, f(\phi(\xi))
+   \beta_0 &\approx (2 E_j - 2 E_{j,k})\, f(\phi(\xi))
    = \frac{3 \sqrt{6} - 4 \sqrt{3}}{3}\, f(\phi(\xi)) \approx 0.140\, f(\phi(\xi)).
 
 The intercept is the corrected one: the supplement prints 5 E_j in place of 2 E_j.  The book's chapter
@@ -28,9 +28,9 @@ from lime.lime_text import IndexedString
 from ._validation import check_linear_model, check_text
 from .empirical import local_dictionary
 
-#: 3 √(3/2) - 2 √(4/3): the paper's coefficient of λ_j φ(ξ)_j (printed as 1.36)
+#: the paper's coefficient of λ_j φ(ξ)_j, 3 √(3/2) - 2 √(4/3) (printed as 1.36)
 LINEAR_COEFFICIENT = (9.0 * np.sqrt(6.0) - 8.0 * np.sqrt(3.0)) / 6.0
-#: 2 √(3/2) - 2 √(4/3): the corrected intercept coefficient of f(φ(ξ)) = Σ_j λ_j φ(ξ)_j
+#: the corrected intercept coefficient of f(φ(ξ)) = Σ_j λ_j φ(ξ)_j, 2 √(3/2) - 2 √(4/3)
 LINEAR_INTERCEPT_COEFFICIENT = (3.0 * np.sqrt(6.0) - 4.0 * np.sqrt(3.0)) / 3.0
 
 
@@ -43,10 +43,10 @@ def beta_linear_approx(lam, tfidf):
 
     .. math::
 
-       \beta_0 = \frac{3 \sqrt{6} - 4 \sqrt{3}}{3} \sum_j \lambda_j \phi(\xi)_j
+       \beta_0 &= \frac{3 \sqrt{6} - 4 \sqrt{3}}{3} \sum_j \lambda_j \phi(\xi)_j
        \approx 0.1402\, f(\phi(\xi)),
 
-       \beta_{1+j} = \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j
+       \beta_{1+j} &= \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j
        \approx 1.3654\, \lambda_j \phi(\xi)_j.
 
     This is Eq. (simplified-betainf-linear) of the paper's supplement (Proposition 4 with

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._validation import as_float_array
 
-#: most boxes in one figure: matplotlib takes about 5 ms per box, and more boxes are not readable anyway
+#: most boxes in one figure (matplotlib takes about 5 ms per box, and more boxes are not readable anyway)
 MAX_PLOTTED_WORDS = 500
 
 

@@ -21,8 +21,8 @@ d, s, t, nu = sp.symbols("d s t nu", positive=True)
 k = sp.Symbol("k", integer=True, nonnegative=True)
 psi_function = sp.Function("psi")
 
-#: largest number p of given words in the symbolic probabilities: they are products of p factors that sympy
-#: expands and sums, at a cost that doubles with every two more words (about 1.4 s at p = 8 here)
+#: largest number p of given words in the symbolic probabilities (they are products of p factors that sympy
+#: expands and sums, at a cost that doubles with every two more words; about 1.4 s at p = 8 here)
 MAX_SYMBOLIC_P = 10
 
 
