@@ -101,7 +101,10 @@ class WeightedLaw:
 
     Attributes
     ----------
-    d, nu : int, float
+    d : int
+        Number of distinct words.
+    nu : float
+        Bandwidth (``np.inf`` allowed).
     log_psi1 : float
         log ψ(1/d), the logarithm of the largest weight.
     w : ndarray, shape (d,)
