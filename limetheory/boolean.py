@@ -423,7 +423,7 @@ def beta_boolean(expr, words, nu):
     Examples
     --------
     >>> import sympy as sp
-    >>> beta_boolean(sp.Symbol("good"), ["good", "food"], np.inf).round(12).tolist()
+    >>> (beta_boolean(sp.Symbol("good"), ["good", "food"], np.inf).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0]
     """
     words, _, poly = _expand(expr, words)

@@ -82,7 +82,7 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
     Examples
     --------
     >>> # f = indicator of word 0 with d = 2: E[f | s] = (1/2, 0), E[z_j f | s] = ((1/2, 0), (0, 0))
-    >>> beta_from_conditional_moments([0.5, 0.0], [[0.5, 0.0], [0.0, 0.0]], 0.25).round(12).tolist()
+    >>> (beta_from_conditional_moments([0.5, 0.0], [[0.5, 0.0], [0.0, 0.0]], 0.25).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0]
     """
     f_given_s = as_float_array(f_given_s, "f_given_s", ndim=1)
@@ -136,7 +136,7 @@ def beta_from_gamma(gamma, d, nu):
     --------
     >>> from limetheory import sigma_matrix
     >>> gamma = sigma_matrix(3, 0.25) @ np.array([0.5, 1.0, 0.0, -1.0])  # the Gamma of an affine model
-    >>> beta_from_gamma(gamma, 3, 0.25).round(12).tolist()
+    >>> (beta_from_gamma(gamma, 3, 0.25).round(12) + 0.0).tolist()
     [0.5, 1.0, 0.0, -1.0]
     """
     d = check_d_invertible(d)
@@ -306,7 +306,7 @@ def beta_indicator_product(J, d, nu):
 
     Examples
     --------
-    >>> beta_indicator_product((0,), 3, 0.25).round(12).tolist()
+    >>> (beta_indicator_product((0,), 3, 0.25).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0, 0.0]
     """
     d = check_d_invertible(d)

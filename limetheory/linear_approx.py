@@ -81,7 +81,7 @@ def beta_linear_approx(lam, tfidf):
 
     Examples
     --------
-    >>> beta_linear_approx([1.0, 0.0], [1.0, 1.0]).round(6).tolist()
+    >>> (beta_linear_approx([1.0, 0.0], [1.0, 1.0]).round(6) + 0.0).tolist()
     [0.099058, 0.965083, 0.0]
     """
     lam, scaled = check_linear_model(lam, tfidf)

@@ -239,7 +239,7 @@ def conditional_moments_linear_exact(lam, tfidf):
     Examples
     --------
     >>> f_given_s, zf_given_s = conditional_moments_linear_exact([1.0, 1.0], [1.0, 1.0])
-    >>> f_given_s.round(12).tolist(), zf_given_s.round(12).tolist()
+    >>> (f_given_s.round(12) + 0.0).tolist(), (zf_given_s.round(12) + 0.0).tolist()
     ([1.0, 0.0], [[0.5, 0.5], [0.0, 0.0]])
 
     Notes
@@ -318,7 +318,7 @@ def gamma_linear_exact(lam, tfidf, nu):
 
     Examples
     --------
-    >>> gamma_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(12).tolist()
+    >>> (gamma_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(12) + 0.0).tolist()
     [0.25, 0.25, 0.0]
     """
     nu = check_nu(nu)
@@ -368,7 +368,7 @@ def beta_linear_exact(lam, tfidf, nu):
 
     Examples
     --------
-    >>> beta_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(6).tolist()
+    >>> (beta_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(6) + 0.0).tolist()
     [0.0, 1.0, 0.0]
 
     Notes
