@@ -601,6 +601,27 @@ def _copy_markdown_sources(app, exception):
         shutil.copyfile(source, target / source.name)
 
 
+def _write_root_redirect(app, exception):
+    """The site's root page: a redirect to the landing page that also names the favicon.
+
+    sphinx-external-toc writes a bare ``<meta http-equiv="Refresh">`` index.html when none exists; a browser
+    that opens it asks for /favicon.ico, which the book does not have (its icon is an SVG), and logs a 404.
+    Written before sphinx-external-toc's own handler runs (priority 400 < 500), so that one leaves it alone.
+    """
+    if exception is not None or app.builder.format != "html" or app.builder.name == "dirhtml":
+        return
+    landing = f"{app.config.root_doc}.html"
+    favicon = Path(app.config.html_favicon or "").name
+    icon = f'<link rel="icon" href="_static/{favicon}">' if favicon else ""
+    (Path(app.outdir) / "index.html").write_text(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Refresh" content="0; url={landing}">{icon}'
+        f"<title>{html.escape(app.config.project)}</title></head>"
+        f'<body><a href="{landing}">{html.escape(app.config.project)}</a></body></html>\n',
+        encoding="utf8",
+    )
+
+
 def setup(app):
     bibstyle.register()
     app.setup_extension("sphinx.ext.graphviz")
@@ -621,6 +642,7 @@ def setup(app):
     app.connect("html-page-context", _markdown_download, priority=600)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("build-finished", _copy_markdown_sources)
+    app.connect("build-finished", _write_root_redirect, priority=400)
     app.add_css_file("bookext.css")
     app.add_js_file("bookext.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "2"}
