@@ -47,7 +47,8 @@ def read_source(md_path):
 
 
 def _inputs(notebook):
-    return [(cell.cell_type, cell.source.strip()) for cell in notebook.cells]
+    # the tags too: they decide what the book folds or removes, and the book renders the .ipynb
+    return [(cell.cell_type, cell.source.strip(), tuple(cell.metadata.get("tags", ()))) for cell in notebook.cells]
 
 
 def input_drift(md_path, ipynb_path=None):

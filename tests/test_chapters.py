@@ -140,3 +140,45 @@ def test_prf_statements_are_numbered_and_references_show_a_number_or_a_name(sour
     texts = re.findall(r"\{prf:ref\}`([^`<]+?)\s*<[^`>]+>`", text)
     kind_only = [label_text for label_text in texts if bare_kind.fullmatch(label_text.strip())]
     assert kind_only == [], f"{source.name}: use {{prf:ref}}`label` (shows the number) instead of: {kind_only}"
+
+
+# a visible code cell longer than this is folded (hide-input): the reader sees its output and a "Show code"
+# toggle, and the page keeps to prose, short cells of one idea and results
+VISIBLE_CELL_LINES = 25
+FOLDING_TAGS = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
+
+
+def long_visible_cells(notebook, limit=VISIBLE_CELL_LINES):
+    """(index, lines) of the code cells that the book shows in full and that are longer than ``limit`` lines."""
+    return [
+        (index, len(cell.source.splitlines()))
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code"
+        and not FOLDING_TAGS & set(cell.metadata.get("tags", ()))
+        and len(cell.source.splitlines()) > limit
+    ]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
+def test_visible_code_cells_are_short(source):
+    long_cells = long_visible_cells(chapters.read_source(source))
+    assert long_cells == [], f"{source.name}: fold (hide-input) or split these (cell, lines): {long_cells}"
+
+
+def test_long_visible_cells_are_found_and_folding_hides_them():
+    notebook = nbformat.v4.new_notebook()
+    long_source = "\n".join(f"x{i} = {i}" for i in range(VISIBLE_CELL_LINES + 1))
+    notebook.cells = [nbformat.v4.new_code_cell(long_source), nbformat.v4.new_code_cell("y = 1")]
+    assert long_visible_cells(notebook) == [(0, VISIBLE_CELL_LINES + 1)]
+    notebook.cells[0].metadata["tags"] = ["hide-input"]
+    assert long_visible_cells(notebook) == []
+
+
+def test_drift_covers_tags(tmp_path):
+    source = tmp_path / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    notebook = chapters.read_source(source)
+    notebook.cells[1].metadata["tags"] = ["hide-input"]
+    nbformat.write(chapters.normalise(notebook), source.with_suffix(".ipynb"))
+    problems = chapters.input_drift(source)
+    assert len(problems) == 1 and "cell 1 differs" in problems[0]
