@@ -24,7 +24,7 @@ In both, each run's weighted ridge regression is lime's (:func:`limetheory.ridge
 centred as scikit-learn's ``Ridge`` centres, solved in the primal or the dual, whichever system is
 smaller), and the model is evaluated once per distinct mask.  The word counts and the perturbed
 TF-IDF rows are sparse and lime's kernel distances are computed only for the numbers of kept words
-that occur, so long documents cost memory in proportion to n x d (the int8 masks), not d^2.
+that occur, so long documents cost memory in proportion to n × d (the int8 masks), not d².
 """
 
 from __future__ import annotations
@@ -492,7 +492,7 @@ def fast_lime_explanations(
     num_samples : int
         lime's n (>= 2), including the unperturbed first row.
     kernel_width : float
-        lime's kernel width (> 0); the paper's nu is kernel_width / 100.
+        lime's kernel width (> 0); the paper's ν is kernel_width / 100.
     label : int
         Column of the model's output that is explained.
     random_state : int, None, numpy RandomState (stream "lime") or numpy Generator (stream "batched")

@@ -1,16 +1,17 @@
-"""lime's surrogate: scikit-learn's weighted ridge regression, solved in the primal or the dual, whichever is smaller.
+r"""lime's surrogate: scikit-learn's weighted ridge regression, solved in the primal or the dual, whichever is smaller.
 
 lime fits ``Ridge(alpha=1, fit_intercept=True)`` with sample weights.  scikit-learn centres the data with the
-weighted means, rescales the rows by sqrt(weights) (X and y below) and, with its default "cholesky" solver,
+weighted means, rescales the rows by √weights (X and y below) and, with its default "cholesky" solver,
 solves
 
-* the primal (X^T X + I) coef = X^T y, a (d x d) system, when d <= n, and
-* the dual (X X^T + I) a = y, coef = X^T a (the Woodbury / kernel form), an (n x n) system, when d > n.
+* the primal :math:`(X^\top X + I)\, \mathrm{coef} = X^\top y`, a (d × d) system, when d <= n, and
+* the dual :math:`(X X^\top + I)\, a = y`, :math:`\mathrm{coef} = X^\top a` (the Woodbury / kernel form), an
+  (n × n) system, when d > n.
 
-Both give the same coefficients (in exact arithmetic), so the cheaper one is always allowed: O(n d^2 + d^3) or
-O(n^2 d + n^3).  The centred, rescaled matrix is never formed whole: it is built block by block from the 0/1
-masks (blocks of rows for X^T X, of columns for X X^T), so the memory beyond the masks is that of the
-min(n, d)-sized system plus one block.
+Both give the same coefficients (in exact arithmetic), so the cheaper one is always allowed: O(n d² + d³) or
+O(n² d + n³).  The centred, rescaled matrix is never formed whole: it is built block by block from the 0/1
+masks (blocks of rows for :math:`X^\top X`, of columns for :math:`X X^\top`), so the memory beyond the masks is
+that of the min(n, d)-sized system plus one block.
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ def _dual(z, root, z_mean, y_centred):
 def ridge_coefficients(z, y, weights, *, form="auto"):
     """lime's surrogate fit: ``sklearn Ridge(alpha=1, fit_intercept=True).fit(z, y, sample_weight=weights)``.
 
-    Solves the (d x d) primal system when d <= n and the (n x n) dual (kernel) system when d > n, so the cost
-    is O(n d min(n, d) + min(n, d)^3) and the extra memory O(min(n, d)^2) plus one block of the design; the
+    Solves the (d × d) primal system when d <= n and the (n × n) dual (kernel) system when d > n, so the cost
+    is O(n d min(n, d) + min(n, d)³) and the extra memory O(min(n, d)²) plus one block of the design; the
     masks are read in blocks and never converted to float64 as a whole.
 
     Parameters
