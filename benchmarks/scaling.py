@@ -419,14 +419,17 @@ def table_markdown(results):
     if skipped:
         lines += ["", "Skipped points:", ""]
         lines += [
-            f"- {p['method']} at d = {p['d']}" + (f", n = {p['n']}" if p["n"] else "") + f": {p['skipped']}."
+            # the stored reasons are plain text ("as d^2"): the page shows the power as a superscript
+            f"- {p['method']} at d = {p['d']}"
+            + (f", n = {p['n']}" if p["n"] else "")
+            + f": {p['skipped']}.".replace("d^2", "d²")
             for p in skipped
         ]
     lines += ["", "Fitted growth (least squares of log CPU time over the points with d ≥ 1000):", ""]
     for method in METHODS:
         a, b = growth_exponents(results, method)
         if a is not None:
-            lines.append(f"- {method}: time ∝ d^{a:.2f}" + ("" if b is None else f" n^{b:.2f}"))
+            lines.append(f"- {method}: time ∝ $d^{{{a:.2f}}}" + ("" if b is None else f"\\, n^{{{b:.2f}}}") + "$")
     return "\n".join(lines) + "\n"
 
 
