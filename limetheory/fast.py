@@ -400,7 +400,6 @@ def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_widt
         raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array")
     n_exp = check_int(n_exp, "n_exp", minimum=1)
     num_samples = check_int(num_samples, "num_samples", minimum=2)
-    _check_engine_memory(n_exp, num_samples, len(IndexedString(text).inverse_vocab))  # before any work
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     label = check_int(label, "label", minimum=0)
     if stream not in STREAMS:
@@ -424,8 +423,9 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
     text, n_exp, num_samples, kernel_width, label, random_state = _check_arguments(
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream
     )
-    document = _Document(text, vectorizer)
+    document = _Document(text, vectorizer)  # tokenises once; its memory does not grow with the runs
     d = document.d
+    _check_engine_memory(n_exp, num_samples, d)  # before any sampling or model call
     table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur
     per_chunk = max(1, _MAX_CHUNK_ENTRIES // (num_samples * d))
     checked = False
