@@ -80,11 +80,11 @@ test: lint pytest book browser
 
 # every execution also records its time and the kernel's peak memory in book/chapter_costs.json (the book's table)
 outputs: venv
-	$(PYTHON) -m limetheory.chapters --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
+	$(PYTHON) -m booktools.chapters --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
 
 # the same measurement without rewriting any .ipynb
 costs: venv
-	$(PYTHON) -m limetheory.chapters --measure-only --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
+	$(PYTHON) -m booktools.chapters --measure-only --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
 
 bench: venv
 	@set -e; for script in benchmarks/*.py; do if [ -f "$$script" ]; then $(PYTHON) "$$script"; fi; done

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from limetheory import chapters
+from booktools import chapters
 
 LINUX_PROC = Path("/proc/self/status").is_file()
 BLOCK_MIB = 200

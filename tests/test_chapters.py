@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from limetheory import chapters
+from booktools import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
