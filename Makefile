@@ -19,7 +19,7 @@ export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 CHAPTERS := $(sort $(wildcard notebooks/*.md))
-LINTED   := limetheory tests benchmarks tools browser_tests
+LINTED   := limetheory booktools tests benchmarks browser_tests
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian's chromium and chromium-driver unless set (CI sets them to the runner's Chrome); the browser tests read both
 CHROMEDRIVER  ?= /usr/bin/chromedriver
@@ -61,9 +61,9 @@ $(CHROMEDRIVER):
 
 # JupyterLab's default viewer for Markdown becomes jupytext's notebook, so that notebooks/*.md open as notebooks
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/limetheory.json
-$(LAB_SETTINGS): tools/lab_settings.json $(STAMP)
+$(LAB_SETTINGS): booktools/lab_settings.json $(STAMP)
 	mkdir -p $(dir $@)
-	cp tools/lab_settings.json $@
+	cp booktools/lab_settings.json $@
 
 # the kernel is this venv's python (the Jupyter server runs from it); JupyterLab prints its address with a token
 lab: venv $(LAB_SETTINGS)
@@ -90,10 +90,10 @@ bench: venv
 	@set -e; for script in benchmarks/*.py; do if [ -f "$$script" ]; then $(PYTHON) "$$script"; fi; done
 
 # the suite as an upstream-change detector (not part of make test; a scheduled CI job runs it): each change of
-# tools/mutants_catalogue.py applied to a copy of lime or scikit-learn, the guarding tests and chapters run
+# booktools/mutants_catalogue.py applied to a copy of lime or scikit-learn, the guarding tests and chapters run
 # against it; the report feeds the page "What the suite guards"
 mutants: venv
-	$(PYTHON) tools/mutants.py --report book/_data/mutants.json
+	$(PYTHON) -m booktools.mutants --report book/_data/mutants.json
 
 # a fresh resolve of requirements.txt in a throw-away venv, frozen to exact versions (setuptools and wheel too, pip
 # itself not: the venv upgrades it first); run it after changing requirements.txt (tests/test_lock.py checks)

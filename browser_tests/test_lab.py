@@ -32,7 +32,7 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 # Debian's chromium and chromium-driver unless the Makefile (or CI) names others
 CHROMIUM = os.environ.get("CHROME_BINARY", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
-# `make lab` copies tools/lab_settings.json here: without it JupyterLab opens a .md as text
+# `make lab` copies booktools/lab_settings.json here: without it JupyterLab opens a .md as text
 LAB_SETTINGS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "limetheory.json"
 # the quickest chapter to execute (the least kernel CPU time in book/chapter_costs.json); one chapter keeps
 # `make test` short, and a short one still runs lime, sympy and matplotlib through the browser
@@ -115,7 +115,7 @@ def _summary_cell(cells: list[dict]) -> dict:
 def lab(tmp_path_factory):
     """A JupyterLab server on a copy of the chapter; yields (base URL, token, served file name)."""
     if not LAB_SETTINGS.is_file():
-        pytest.fail(f"{LAB_SETTINGS} is missing: `make lab` (or `make browser`) installs tools/lab_settings.json")
+        pytest.fail(f"{LAB_SETTINGS} is missing: `make lab` (or `make browser`) installs booktools/lab_settings.json")
     work = tmp_path_factory.mktemp("lab")
     served = work / "served"
     served.mkdir()

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from booktools import blueprint
 
-import blueprint  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_result_has_a_consistent_blueprint_entry():
@@ -280,7 +278,7 @@ def test_errata_quotes_the_gamma_hat_thresholds_that_chapter_10_computes():
         assert f"$M > {mantissa}\\cdot 10^{exponent}$ for $n = {n}$" in text, (name, value)
 
 
-# The blueprint's graph, the concordance and the bibliography labels (tools/blueprint_graph.py, concordance.py,
+# The blueprint's graph, the concordance and the bibliography labels (booktools/blueprint_graph.py, concordance.py,
 # bibstyle.py), against independent computations.
 
 
@@ -289,7 +287,7 @@ def test_transitive_reduction_agrees_with_networkx():
 
     import networkx as nx
 
-    import blueprint_graph
+    from booktools import blueprint_graph
 
     rng = random.Random(20260)
     for _ in range(30):
@@ -301,7 +299,7 @@ def test_transitive_reduction_agrees_with_networkx():
 
 
 def test_transitive_reduction_refuses_a_cycle():
-    import blueprint_graph
+    from booktools import blueprint_graph
 
     with pytest.raises(ValueError, match="acyclic"):
         blueprint_graph.transitive_reduction({"a": ["b"], "b": ["a"]})
@@ -312,7 +310,7 @@ def test_transitive_reduction_refuses_a_cycle():
 def test_the_book_graph_keeps_reachability_and_draws_every_result_once():
     import networkx as nx
 
-    import blueprint_graph
+    from booktools import blueprint_graph
 
     results = blueprint.load_results(ROOT)
     labels = {r.label for r in results}
@@ -347,13 +345,13 @@ def test_the_book_graph_keeps_reachability_and_draws_every_result_once():
     ],
 )
 def test_printed_refs_reads_the_paper_numbers_a_text_names(text, expected):
-    import concordance
+    from booktools import concordance
 
     assert concordance.printed_refs(text) == expected
 
 
 def test_concordance_maps_every_statement_and_figure_of_the_paper():
-    import concordance
+    from booktools import concordance
 
     rows = concordance.rows(ROOT)
     kinds = {row.kind for row in rows}
@@ -376,7 +374,7 @@ def test_concordance_maps_every_statement_and_figure_of_the_paper():
 def test_bibliography_labels_are_author_year_with_letters_for_one_pair():
     from pybtex.database import parse_file
 
-    import bibstyle
+    from booktools import bibstyle
 
     entries = parse_file(ROOT / "book" / "references.bib").entries
     labels = {key: bibstyle.author_year(entry) for key, entry in entries.items()}
@@ -390,7 +388,7 @@ def test_bibliography_labels_are_author_year_with_letters_for_one_pair():
             assert "doi" in entry.fields or "url" in entry.fields, key
 
 
-# The Sphinx extension's helpers (tools/bookext.py).
+# The Sphinx extension's helpers (booktools/bookext.py).
 
 
 def _notebook_with_figure(tmp_path, name, data):
@@ -414,7 +412,7 @@ def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
 
     from PIL import Image
 
-    import bookext
+    from booktools import bookext
 
     buffer = io.BytesIO()
     Image.new("RGB", (1000, 500), "white").save(buffer, format="PNG")
@@ -435,7 +433,7 @@ def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
 def test_an_inline_script_reaches_the_page_once():
     from sphinx.builders.html._assets import _JavaScript
 
-    import bookext
+    from booktools import bookext
 
     context = {
         "script_files": [
@@ -451,7 +449,7 @@ def test_an_inline_script_reaches_the_page_once():
 
 
 def test_where_an_erratum_is_reads_as_printed_numbers():
-    import bookext
+    from booktools import bookext
 
     where = 'supplement, Section 1.2 ("Computation of $\\Sigma^{-1}$"), proof of Proposition 7, Eq. (18)'
     assert bookext._where_short(where) == "supplement: Proposition 7, Eq. (18)"

@@ -1,22 +1,20 @@
 """The page "What the suite guards" shows the catalogue's plain-text formulas without raw carets.
 
 The browser test reports a ``^`` outside math on any page; these tests check the conversion behind the page
-(tools/guards.py) on hand-written cases and on the stored report, without building the book.
+(booktools/guards.py) on hand-written cases and on the stored report, without building the book.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from booktools import guards
 
-import guards  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(

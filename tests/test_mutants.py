@@ -1,4 +1,4 @@
-"""The mutation harness (tools/mutants.py), its catalogue and the page rendered from its report.
+"""The mutation harness (booktools/mutants.py), its catalogue and the page rendered from its report.
 
 The harness itself runs in ``make mutants`` (minutes per mutant); these tests check its parts on small inputs:
 patching a copy (and refusing a patch whose text is gone), reading pytest's JUnit report, the verdicts, the
@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import ast
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from booktools import guards, mutants
+from booktools import mutants_catalogue as catalogue
 
-import guards  # noqa: E402
-import mutants  # noqa: E402
-import mutants_catalogue as catalogue  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def fake_package(folder):

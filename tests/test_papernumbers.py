@@ -1,4 +1,4 @@
-"""The paper's printed numbering (tools/papernumbers.py) replays LaTeX's counters correctly.
+"""The paper's printed numbering (booktools/papernumbers.py) replays LaTeX's counters correctly.
 
 The miniature documents below are numbered by hand, following LaTeX's rules (amsthm counters,
 amsmath's numbered lines, \\caption and \\captionof, \\setcounter and \\appendix); the stored table
@@ -7,16 +7,14 @@ amsmath's numbered lines, \\caption and \\captionof, \\setcounter and \\appendix
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from booktools import papernumbers
 
-import papernumbers  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PAPER = ROOT / papernumbers.DEFAULT_TEX
 STORED = ROOT / papernumbers.DEFAULT_OUT
@@ -163,7 +161,7 @@ def test_comments_are_stripped_but_escaped_percent_signs_stay():
 @pytest.mark.skipif(not PAPER.is_file(), reason=f"the paper's source is not at {PAPER}")
 def test_stored_table_equals_a_fresh_derivation():
     fresh = papernumbers.dump(papernumbers.table(papernumbers.derive(PAPER)))
-    assert STORED.read_text(encoding="utf-8") == fresh, "regenerate with: python tools/papernumbers.py"
+    assert STORED.read_text(encoding="utf-8") == fresh, "regenerate with: python -m booktools.papernumbers"
 
 
 @pytest.mark.skipif(not PAPER.is_file(), reason=f"the paper's source is not at {PAPER}")

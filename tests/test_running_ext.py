@@ -1,4 +1,4 @@
-"""tools/running.py: the chapters' "Run this chapter" line and the table of what running them costs."""
+"""booktools/running.py: the chapters' "Run this chapter" line and the table of what running them costs."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from booktools import running
 
-import running  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_docstring_examples():
@@ -71,13 +70,11 @@ def test_stored_costs_cover_every_chapter_and_are_in_record_costs_format():
     assert path.read_text() == json.dumps(content, indent=2, sort_keys=True) + "\n"
 
 
-CONF = f"""
-import sys
-sys.path.insert(0, {str(ROOT / "tools")!r})
-extensions = ["myst_parser", "running"]
+CONF = """
+extensions = ["myst_parser", "booktools.running"]
 # the book's theme, which takes the repository address as an option
 html_theme = "sphinx_book_theme"
-html_theme_options = {{"repository_url": "https://github.com/example/limetheory"}}
+html_theme_options = {"repository_url": "https://github.com/example/limetheory"}
 exclude_patterns = ["_build"]
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import blueprint
+from booktools import blueprint
 
 #: fill colours (light, so that dark text stays legible) and the matching border, by verification status
 STATUS_STYLE = {

@@ -3,7 +3,7 @@
 - Every chapter page (``notebooks/*``) opens with one admonition saying how to run it: ``make lab`` in a clone, or
   the package with its ``notebook`` extra and the page's downloaded ``.ipynb``; with the chapter's measured time.
 - The ``chapter-costs`` directive renders ``book/chapter_costs.json`` (written by ``make outputs`` and ``make costs``,
-  that is ``python -m limetheory.chapters --costs``) as a table: each chapter's time, the kernel's CPU time and its
+  that is ``python -m booktools.chapters --costs``) as a table: each chapter's time, the kernel's CPU time and its
   peak memory, on the machine the file states.  A chapter without a measurement, or a measurement without a
   chapter, is a Sphinx warning, so the ``-W`` build fails on a stale table.
 """

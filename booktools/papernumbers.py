@@ -17,7 +17,7 @@ LaTeX's counters over the source in order, the way ``\\refstepcounter`` and ``\\
 
 A ``\\label`` names the most recent numbered item, as in LaTeX (inside an ``align``, the current line).
 
-``python tools/papernumbers.py [TEX] [OUT]`` writes ``book/paper_numbers.yml``; the book reads that stored
+``python -m booktools.papernumbers [TEX] [OUT]`` writes ``book/paper_numbers.yml``; the book reads that stored
 file (it must build without the paper), and ``tests/test_book_registries.py`` checks that it equals a fresh
 derivation whenever the paper's source is present.
 """
@@ -508,8 +508,8 @@ def table(items: list[Numbered]) -> dict[str, dict]:
 
 
 HEADER = (
-    "# The paper's printed numbering, derived from its LaTeX source by tools/papernumbers.py; do not edit.\n"
-    "# Regenerate: .venv/bin/python tools/papernumbers.py ../shared/paper/analysis-of-lime-for-text-data.tex\n"
+    "# The paper's printed numbering, derived from its LaTeX source by booktools/papernumbers.py; do not edit.\n"
+    "# Regenerate: .venv/bin/python -m booktools.papernumbers ../shared/paper/analysis-of-lime-for-text-data.tex\n"
     "# Key: the LaTeX label (or the printed number of an unlabelled item). Counters are global: the\n"
     "# supplement continues the main text's numbering of statements, equations and figures.\n"
 )

@@ -1,6 +1,6 @@
 """Sphinx extension: the page "What the suite guards", rendered from the mutation harness's stored report.
 
-Directive ``mutation-report`` (option ``:report:``, the JSON written by ``tools/mutants.py``, relative to the
+Directive ``mutation-report`` (option ``:report:``, the JSON written by ``booktools/mutants.py``, relative to the
 book's root): a summary of the last run (date, versions, verdicts), then one table per upstream behaviour the
 book relies on, with the tests and chapters that guard it and, for each upstream change of the catalogue, the
 last result and the tests that caught it.  A missing or malformed report is a Sphinx warning (an error under
@@ -89,7 +89,7 @@ def _chapter_links(chapters):
 
 
 def report_markdown(report):
-    """The page's MyST text for a harness report (a dictionary as written by ``tools/mutants.py``)."""
+    """The page's MyST text for a harness report (a dictionary as written by ``booktools/mutants.py``)."""
     summary = report["summary"]
     versions = ", ".join(f"{name} {version}" for name, version in report["versions"].items())
     counts = "; ".join(f"{VERDICT_MARKS.get(v, v)}: {n}" for v, n in sorted(summary["counts"].items()))

@@ -11,7 +11,7 @@ Directives (each usable once per page):
 - ``figure-index``: the paper's figures beside thumbnails of the book figures that reproduce them;
 - ``book-summary``: the landing page's overview and the paper's false statements.
 
-At ``builder-inited`` the registries are checked against the chapters (``tools/blueprint.py``); every
+At ``builder-inited`` the registries are checked against the chapters (``booktools/blueprint.py``); every
 disagreement is a Sphinx warning, so the ``-W`` build fails on an inconsistent blueprint.
 """
 
@@ -32,10 +32,7 @@ from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-import bibstyle
-import blueprint
-import blueprint_graph
-import concordance
+from booktools import bibstyle, blueprint, blueprint_graph, concordance
 
 logger = logging.getLogger(__name__)
 

@@ -239,7 +239,7 @@ def blueprint_problems(root, scope=None) -> list[str]:
 
 
 def paper_numbers(root) -> dict[str, dict]:
-    """``book/paper_numbers.yml``: the paper's printed numbering, keyed by LaTeX label (see tools/papernumbers.py)."""
+    """``book/paper_numbers.yml``: the paper's printed numbering, keyed by LaTeX label (see ``papernumbers``)."""
     path = Path(root) / "book" / "paper_numbers.yml"
     if not path.is_file():
         return {}

@@ -12,7 +12,7 @@ tests and the verdict:
 - either: ``no longer applies`` when a patch's search text is not in the installed sources, ``not run`` when a
   test module could not even be collected against the mutated copy.
 
-Usage: ``python tools/mutants.py --report book/_data/mutants.json [--only NAME ...]``; ``--list`` prints the
+Usage: ``python -m booktools.mutants --report book/_data/mutants.json [--only NAME ...]``; ``--list`` prints the
 catalogue.  The exit status is 0 when every behaviour change is caught by a named test and every equivalent
 rewrite passes.
 """
@@ -34,9 +34,7 @@ import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import mutants_catalogue as catalogue  # noqa: E402
+from booktools import mutants_catalogue as catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 CAUGHT = "caught"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import blueprint
+from booktools import blueprint
 
 _STATEMENT = re.compile(r"\b(Definition|Theorem|Proposition|Lemma|Corollary|Remark|Figure)s? (\d+)(?![\d.])")
 _EQUATIONS = re.compile(r"\bEqs?\.\s*\((\d+)\)((?:\s*(?:,|and|or|–|-)\s*\(\d+\))*)")
