@@ -25,7 +25,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
-from limetheory import fast
+from limetheory.tokens import DocumentCounts
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
@@ -128,7 +128,7 @@ def main():
         print(f"  floor, stream={stream!r}: the forest's predict_proba takes {sum(model_seconds) / total:.0%} of the "
               f"fast engine's time (it is evaluated once per distinct perturbed document)")  # fmt: skip
     samples = lt.fast_lime_samples(text, forest_vectorizer, forest_model, num_samples=NUM_SAMPLES, random_state=SEED)
-    matrix = fast._Document(text, forest_vectorizer).transform(samples.z[0])
+    matrix = DocumentCounts(text, forest_vectorizer).transform(samples.z[0])
     floor = median_seconds(lambda: forest_model(matrix), 3)
     print(
         f"  for comparison, predict_proba on one explanation's {NUM_SAMPLES} TF-IDF rows in one call takes "

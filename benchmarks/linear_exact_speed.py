@@ -19,8 +19,8 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 import limetheory as lt
-from limetheory.linear_approx import tfidf_columns, tfidf_weights
 from limetheory.linear_exact import inverse_sqrt_quadrature
+from limetheory.tokens import tfidf_columns, tfidf_weights
 
 D_TARGET = 537
 NU = 0.25
@@ -69,7 +69,7 @@ def naive_gamma(lam, tfidf, nu):
     w = np.asarray(lam, float) * t / np.sqrt(np.sum(t**2))
     nodes, weights = inverse_sqrt_quadrature(float(omega[omega > 0].min()))
     x = np.exp(-np.outer(nodes, omega))
-    psi = lt.kernel_weights(d, nu)
+    psi = lt.kernel_weights(d, nu=nu)
     size = np.arange(d)  # a = size of the kept set without j, kept set size m = a + 1
     # c_{a+1} binom(d-1, a) = psi(s = d-a-1) (a+1) / d^2, zero for a = d-1
     coef = np.zeros(d)
@@ -120,7 +120,7 @@ def main():
     print(f"document: {len(text.split())} tokens, d = {d} distinct lime words, {int((tfidf > 0).sum())} visible")
 
     def exact():
-        return lt.beta_linear_exact(lam, tfidf, NU)
+        return lt.beta_linear_exact(lam, tfidf, nu=NU)
 
     def lime_once():
         return lt.lime_explanations(text, classifier_fn, n_exp=1, num_samples=NUM_SAMPLES, kernel_width=100 * NU)
@@ -141,10 +141,10 @@ def main():
         lam_n, tfidf_n = lam[:dn], tfidf[:dn]
         if not (tfidf_n > 0).any():
             continue
-        fast = lt.gamma_linear_exact(lam_n, tfidf_n, NU)
+        fast = lt.gamma_linear_exact(lam_n, tfidf_n, nu=NU)
         slow = naive_gamma(lam_n, tfidf_n, NU)
         assert np.allclose(fast, slow, rtol=1e-10, atol=1e-13 * np.abs(fast).max())
-        t_fast = median_seconds(lambda lam_n=lam_n, tfidf_n=tfidf_n: lt.gamma_linear_exact(lam_n, tfidf_n, NU))
+        t_fast = median_seconds(lambda lam_n=lam_n, tfidf_n=tfidf_n: lt.gamma_linear_exact(lam_n, tfidf_n, nu=NU))
         t_slow = median_seconds(lambda lam_n=lam_n, tfidf_n=tfidf_n: naive_gamma(lam_n, tfidf_n, NU), repeats=1)
         print(f"  d = {dn:4d}: O(d^2 Q) {t_fast:8.3f} s, naive O(d^3 Q) {t_slow:8.3f} s, ratio {t_slow / t_fast:6.1f}x")
 

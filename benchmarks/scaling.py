@@ -123,7 +123,7 @@ def child(method, d, n_values, lime_limit):
     from sklearn.linear_model import LogisticRegression
 
     import limetheory as lt
-    from limetheory.linear_approx import tfidf_columns, tfidf_weights
+    from limetheory.tokens import tfidf_columns, tfidf_weights
 
     texts, stars = lowercase_reviews()
     vectorizer = lt.fit_yelp_vectorizer(texts)
@@ -143,7 +143,7 @@ def child(method, d, n_values, lime_limit):
         columns = tfidf_columns(text, vectorizer)
         lam = np.where(columns >= 0, model.coef_[0][np.maximum(columns, 0)], 0.0)
         tfidf = tfidf_weights(text, vectorizer)
-        _, wall, cpu, peak, calls = measure_repeated(lambda: lt.beta_linear_exact(lam, tfidf, KERNEL_WIDTH / 100))
+        _, wall, cpu, peak, calls = measure_repeated(lambda: lt.beta_linear_exact(lam, tfidf, nu=KERNEL_WIDTH / 100))
         emit(n=None, wall=wall, cpu=cpu, peak_mib=peak, calls=calls)
         return
 

@@ -34,19 +34,16 @@ tree_formula_for_document(tree, vectorizer, text, ...)
 from __future__ import annotations
 
 import numbers
-import re
 from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 from sympy.logic import boolalg
 
-from ._validation import check_int, check_nu
-from .empirical import local_dictionary
+from ._validation import check_int, check_nu, check_vectorizer
 from .explanation import beta_indicator_product
-
-# scikit-learn's default token pattern, applied after lower-casing (TfidfVectorizer's defaults)
-_DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+from .tokens import local_dictionary, word_tokens
+from .units import bandwidth_keyword
 
 _FORMS = ("leaves", "piecewise")
 
@@ -389,7 +386,8 @@ def indicator_polynomial(expr, words):
     return {k: _sympy_number(v) for k, v in items}
 
 
-def beta_boolean(expr, words, nu):
+@bandwidth_keyword
+def beta_boolean(expr, words, *, nu):
     r"""Exact LIME explanation βᶠ of a model that is a boolean formula / polynomial in word indicators.
 
     With ``expr`` expanded into its multilinear form :math:`f = \sum_J c_J \prod_{j \in J} z_j`
@@ -423,7 +421,7 @@ def beta_boolean(expr, words, nu):
     Examples
     --------
     >>> import sympy as sp
-    >>> (beta_boolean(sp.Symbol("good"), ["good", "food"], np.inf).round(12) + 0.0).tolist()
+    >>> (beta_boolean(sp.Symbol("good"), ["good", "food"], nu=np.inf).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0]
     """
     words, _, poly = _expand(expr, words)
@@ -440,7 +438,7 @@ def beta_boolean(expr, words, nu):
         by_size.setdefault(len(monomial), []).append((monomial, value))
     beta = np.zeros(d + 1)
     for p, terms in sorted(by_size.items()):
-        reference = beta_indicator_product(tuple(range(p)), d, nu)  # J = {0, ..., p-1}
+        reference = beta_indicator_product(tuple(range(p)), d, nu=nu)  # J = {0, ..., p-1}
         inside = reference[1] if p > 0 else 0.0  # coefficient of a word of J
         outside = reference[p + 1] if p < d else 0.0  # coefficient of a word not in J
         total = sum(c for _, c in terms)
@@ -659,29 +657,6 @@ def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
     return sp.Add(*terms)
 
 
-def _check_vectorizer(vectorizer):
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    if not isinstance(vectorizer, CountVectorizer):
-        raise TypeError(
-            f"vectorizer must be a scikit-learn CountVectorizer or TfidfVectorizer, got {type(vectorizer).__name__}"
-        )
-    if getattr(vectorizer, "vocabulary_", None) is None:
-        raise ValueError("vectorizer must be fitted")
-    if vectorizer.analyzer != "word" or tuple(vectorizer.ngram_range) != (1, 1):
-        raise ValueError(
-            "vectorizer must use analyzer='word' and ngram_range=(1, 1): with n-grams or character analyzers, "
-            "a column's presence is not a function of which lime words are kept"
-        )
-    return vectorizer.build_analyzer()
-
-
-def _tokens(word, analyzer):
-    if analyzer is None:
-        return _DEFAULT_TOKEN.findall(word.lower())
-    return list(analyzer(word))
-
-
 def presence_formula(column_word, words, vectorizer=None):
     """ "Column ``column_word`` of the vectorizer is positive", as a boolean formula in lime's words.
 
@@ -711,10 +686,10 @@ def presence_formula(column_word, words, vectorizer=None):
     words, _ = _check_words(words)
     analyzer = None
     if vectorizer is not None:
-        analyzer = _check_vectorizer(vectorizer)
+        analyzer = check_vectorizer(vectorizer, unigrams=True).build_analyzer()
         if column_word not in vectorizer.vocabulary_:
             raise ValueError(f"column_word must be in the vectorizer's vocabulary, got {column_word!r}")
-    return sp.Or(*[sp.Symbol(w) for w in words if column_word in _tokens(w, analyzer)])
+    return sp.Or(*[sp.Symbol(w) for w in words if column_word in word_tokens(w, analyzer)])
 
 
 def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form="leaves"):
@@ -744,7 +719,7 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
     (sympy expression, list of str)
         The formula and the local dictionary ``words`` to pass to :func:`beta_boolean` with it.
     """
-    analyzer = _check_vectorizer(vectorizer)
+    analyzer = check_vectorizer(vectorizer, unigrams=True).build_analyzer()
     words = local_dictionary(text)
     vocabulary = vectorizer.vocabulary_
     n_columns = len(vocabulary)
@@ -755,11 +730,11 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
         )
     feeding = {}
     for w in words:
-        for token in _tokens(w, analyzer):
+        for token in word_tokens(w, analyzer):
             if token in vocabulary:
                 feeding.setdefault(vocabulary[token], []).append(w)
     seen = {token for token in analyzer(text) if token in vocabulary}
-    if seen != {token for w in words for token in _tokens(w, analyzer) if token in vocabulary}:
+    if seen != {token for w in words for token in word_tokens(w, analyzer) if token in vocabulary}:
         raise ValueError(
             "the vectorizer's tokens of text are not the tokens of lime's words taken one by one: its token "
             "pattern spans lime's separators, and presence is not a function of the kept words"

@@ -59,6 +59,7 @@ import numpy as np
 
 from ._validation import check_bool, check_d_invertible, check_int, check_linear_d, check_memory, check_nu, check_work
 from .sampling import _NU_SQUARE_MIN
+from .units import bandwidth_keyword
 
 # beyond exp(+-708) a double is subnormal or infinite: assemble such values from logarithms
 _SAFE_LOG = 700.0
@@ -264,7 +265,8 @@ def _relative_weights(d, nu):
         return np.exp(-_gap_sq(d, 1, nu))
 
 
-def alpha(p, d, nu, *, log=False):
+@bandwidth_keyword
+def alpha(p, d, *, nu, log=False):
     r"""The coefficient :math:`\alpha_p = \mathbb{E}[\pi z_1 \cdots z_p]` for a document with ``d`` distinct words
     (Proposition 1).
 
@@ -290,9 +292,9 @@ def alpha(p, d, nu, *, log=False):
 
     Examples
     --------
-    >>> alpha(1, 4, np.inf)
+    >>> alpha(1, 4, nu=np.inf)
     0.375
-    >>> round(alpha(0, 29, 0.25), 6)
+    >>> round(alpha(0, 29, nu=0.25), 6)
     0.484412
     """
     d = check_linear_d(check_int(d, "d", minimum=1), what="alpha")
@@ -306,7 +308,8 @@ def alpha(p, d, nu, *, log=False):
     return float(_times_exp(mantissa, _log_psi_first(d, nu), f"alpha_{p}", d, nu))
 
 
-def alphas(d, nu, p_max=2, *, log=False):
+@bandwidth_keyword
+def alphas(d, *, nu, p_max=2, log=False):
     r"""The array :math:`(\alpha_0, \ldots, \alpha_{p_\mathrm{max}})` (``log=True``: their logarithms); see
     :func:`alpha`.
 
@@ -328,7 +331,7 @@ def alphas(d, nu, p_max=2, *, log=False):
 
     Examples
     --------
-    >>> alphas(4, np.inf, 2).tolist()
+    >>> alphas(4, nu=np.inf, p_max=2).tolist()
     [1.0, 0.375, 0.16666666666666669]
     """
     d = check_linear_d(check_int(d, "d", minimum=1), what="alphas")
@@ -345,7 +348,8 @@ def alphas(d, nu, p_max=2, *, log=False):
     return _times_exp(mantissas, log_psi1, "alpha_p", d, nu)
 
 
-def normalization_constant(d, nu, *, log=False):
+@bandwidth_keyword
+def normalization_constant(d, *, nu, log=False):
     r"""The determinant factor of Σ, :math:`c_d = (d - 1) \alpha_0 \alpha_2 - d \alpha_1^2 + \alpha_0 \alpha_1`.
 
     Computed as :math:`c_d = d \alpha_0^2 V`, V the variance of the fraction of kept words under the weighted law
@@ -367,7 +371,7 @@ def normalization_constant(d, nu, *, log=False):
 
     Examples
     --------
-    >>> normalization_constant(4, np.inf)
+    >>> normalization_constant(4, nu=np.inf)
     0.3125
     """
     law = weighted_law(d, nu)
@@ -392,7 +396,8 @@ def _sigma_mantissas(law):
     )
 
 
-def sigma_coefficients(d, nu):
+@bandwidth_keyword
+def sigma_coefficients(d, *, nu):
     r"""(σ₀, σ₁, σ₂, σ₃) exactly as the paper defines them.
 
     .. math::
@@ -413,7 +418,7 @@ def sigma_coefficients(d, nu):
 
     Examples
     --------
-    >>> [round(value, 6) for value in sigma_coefficients(4, np.inf)]
+    >>> [round(value, 6) for value in sigma_coefficients(4, nu=np.inf)]
     [0.875, -0.375, 1.375, -0.125]
     """
     law = weighted_law(d, nu)
@@ -431,7 +436,8 @@ def _eigen_logs(law):
     return log_small, law.log_alpha0 + float(np.log(large)), law.log_alpha0 + float(np.log(law.bulk_ratio))
 
 
-def sigma_eigenvalues(d, nu, *, log=False):
+@bandwidth_keyword
+def sigma_eigenvalues(d, *, nu, log=False):
     r"""The eigenvalues of Σ: (smallest of the pair, largest of the pair, the bulk value).
 
     Σ maps span{e₀, (0, 1, ..., 1)} to itself through the 2 × 2 matrix
@@ -443,7 +449,7 @@ def sigma_eigenvalues(d, nu, *, log=False):
 
     Examples
     --------
-    >>> [round(value, 6) for value in sigma_eigenvalues(4, np.inf)]
+    >>> [round(value, 6) for value in sigma_eigenvalues(4, nu=np.inf)]
     [0.1849, 1.6901, 0.208333]
     """
     law = weighted_law(d, nu)
@@ -454,7 +460,8 @@ def sigma_eigenvalues(d, nu, *, log=False):
     return tuple(float(_times_exp(1.0, v, "an eigenvalue of Sigma", law.d, law.nu)) for v in logs)
 
 
-def sigma_inverse_opnorm(d, nu, *, log=False):
+@bandwidth_keyword
+def sigma_inverse_opnorm(d, *, nu, log=False):
     """The exact operator norm of Σ⁻¹: one over Σ's smallest eigenvalue.
 
     ``log=True`` returns log ‖Σ⁻¹‖ (finite for ν > 1e-150); otherwise a norm beyond the double
@@ -462,7 +469,7 @@ def sigma_inverse_opnorm(d, nu, *, log=False):
 
     Examples
     --------
-    >>> round(sigma_inverse_opnorm(4, np.inf), 6)
+    >>> round(sigma_inverse_opnorm(4, nu=np.inf), 6)
     5.408319
     """
     law = weighted_law(d, nu)
@@ -492,7 +499,8 @@ def _patterned(d, corner, edge, diagonal, off_diagonal):
     return m
 
 
-def sigma_matrix(d, nu):
+@bandwidth_keyword
+def sigma_matrix(d, *, nu):
     r"""The dense (d + 1) × (d + 1) population covariance :math:`\Sigma = \mathbb{E}[\pi\, (1, z)(1, z)^\top]`.
 
     Entries are α₀, α₁, α₂ (see :func:`alpha` for their range).  d >= 1 (singular for d = 1).
@@ -503,16 +511,17 @@ def sigma_matrix(d, nu):
 
     Examples
     --------
-    >>> sigma_matrix(2, np.inf).tolist()
+    >>> sigma_matrix(2, nu=np.inf).tolist()
     [[1.0, 0.25, 0.25], [0.25, 0.25, 0.0], [0.25, 0.0, 0.25]]
     """
     d = check_int(d, "d", minimum=1)
     _check_dense(d)
-    a0, a1, a2 = alphas(d, nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
+    a0, a1, a2 = alphas(d, nu=nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
     return _patterned(d, a0, a1, a1, a2)
 
 
-def sigma_inverse(d, nu):
+@bandwidth_keyword
+def sigma_inverse(d, *, nu):
     r"""Σ⁻¹ from the closed form: :math:`1/c_d` times the matrix patterned by (σ₀, σ₁, σ₂, σ₃).
 
     Entries are evaluated as :math:`\frac{1}{\alpha_0 V}` times :math:`\mathbb{E}[a^2]`, :math:`-A/d`,
@@ -526,7 +535,7 @@ def sigma_inverse(d, nu):
 
     Examples
     --------
-    >>> sigma_inverse(2, np.inf).round(6).tolist()
+    >>> sigma_inverse(2, nu=np.inf).round(6).tolist()
     [[2.0, -2.0, -2.0], [-2.0, 6.0, 2.0], [-2.0, 2.0, 6.0]]
     """
     size = check_int(d, "d")

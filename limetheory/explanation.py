@@ -40,6 +40,7 @@ import numpy as np
 
 from ._validation import as_float_array, check_d_invertible, check_int, check_nu
 from .coefficients import _SAFE_LOG, _eigen_logs, _kept_given_s, weighted_law
+from .units import bandwidth_keyword
 
 MAX_ENUMERATION_D = 22
 # beta_from_gamma warns when cond(Sigma) * 1e-16 exceeds 1e-4: a rounded Gamma no longer determines beta well
@@ -61,7 +62,8 @@ def _beta_from_parts(law, first, gaps, within):
     return beta
 
 
-def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
+@bandwidth_keyword
+def beta_from_conditional_moments(f_given_s, zf_given_s, *, nu):
     r"""Exact β from the conditional moments of f given the number s of removed words, at every bandwidth.
 
     Parameters
@@ -82,7 +84,7 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
     Examples
     --------
     >>> # f = indicator of word 0 with d = 2: E[f | s] = (1/2, 0), E[z_j f | s] = ((1/2, 0), (0, 0))
-    >>> (beta_from_conditional_moments([0.5, 0.0], [[0.5, 0.0], [0.0, 0.0]], 0.25).round(12) + 0.0).tolist()
+    >>> (beta_from_conditional_moments([0.5, 0.0], [[0.5, 0.0], [0.0, 0.0]], nu=0.25).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0]
     """
     f_given_s = as_float_array(f_given_s, "f_given_s", ndim=1)
@@ -98,7 +100,8 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, nu):
         return _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
 
 
-def beta_from_gamma(gamma, d, nu):
+@bandwidth_keyword
+def beta_from_gamma(gamma, d, *, nu):
     r""":math:`\beta = \Sigma^{-1} \Gamma` by the closed form of Proposition 2 (and its intercept), in O(d).
 
     Parameters
@@ -135,8 +138,8 @@ def beta_from_gamma(gamma, d, nu):
     Examples
     --------
     >>> from limetheory import sigma_matrix
-    >>> gamma = sigma_matrix(3, 0.25) @ np.array([0.5, 1.0, 0.0, -1.0])  # the Gamma of an affine model
-    >>> (beta_from_gamma(gamma, 3, 0.25).round(12) + 0.0).tolist()
+    >>> gamma = sigma_matrix(3, nu=0.25) @ np.array([0.5, 1.0, 0.0, -1.0])  # the Gamma of an affine model
+    >>> (beta_from_gamma(gamma, 3, nu=0.25).round(12) + 0.0).tolist()
     [0.5, 1.0, 0.0, -1.0]
     """
     d = check_d_invertible(d)
@@ -211,7 +214,8 @@ def all_masks(d):
     return z, s, (1.0 / d) / binom[s]
 
 
-def beta_enumerate(f, d, nu):
+@bandwidth_keyword
+def beta_enumerate(f, d, *, nu):
     r"""Exact β by enumerating every mask LIME can draw (a reference independent of the closed forms).
 
     Parameters
@@ -233,7 +237,7 @@ def beta_enumerate(f, d, nu):
 
     Examples
     --------
-    >>> (np.round(beta_enumerate(lambda z: 2.0 + z[:, 1], 3, 0.25), 12) + 0.0).tolist()
+    >>> (np.round(beta_enumerate(lambda z: 2.0 + z[:, 1], 3, nu=0.25), 12) + 0.0).tolist()
     [2.0, 0.0, 1.0, 0.0]
     """
     if not callable(f):
@@ -281,7 +285,8 @@ def beta_enumerate(f, d, nu):
     return beta
 
 
-def beta_indicator_product(J, d, nu):
+@bandwidth_keyword
+def beta_indicator_product(J, d, *, nu):
     r"""Exact β for :math:`f(x) = \prod_{j \in J} \mathbb{1}[\text{word } j \text{ is in } x]` (Proposition 3;
     J empty gives the constant 1).
 
@@ -306,7 +311,7 @@ def beta_indicator_product(J, d, nu):
 
     Examples
     --------
-    >>> (beta_indicator_product((0,), 3, 0.25).round(12) + 0.0).tolist()
+    >>> (beta_indicator_product((0,), 3, nu=0.25).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0, 0.0]
     """
     d = check_d_invertible(d)

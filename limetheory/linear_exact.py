@@ -42,6 +42,7 @@ import numpy as np
 from ._validation import check_linear_model, check_memory, check_nu, check_work
 from .coefficients import _times_exp, weighted_law
 from .explanation import beta_from_conditional_moments
+from .units import bandwidth_keyword
 
 __all__ = [
     "beta_linear_exact",
@@ -286,7 +287,8 @@ def conditional_moments_linear_exact(lam, tfidf):
     return f_given_s, zf_given_s
 
 
-def gamma_linear_exact(lam, tfidf, nu):
+@bandwidth_keyword
+def gamma_linear_exact(lam, tfidf, *, nu):
     r""":math:`\Gamma^f = (\mathbb{E}[\pi f], \mathbb{E}[\pi z_1 f], \ldots, \mathbb{E}[\pi z_d f])` for
     :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`, exactly.
 
@@ -318,7 +320,7 @@ def gamma_linear_exact(lam, tfidf, nu):
 
     Examples
     --------
-    >>> (gamma_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(12) + 0.0).tolist()
+    >>> (gamma_linear_exact([1.0, 0.0], [1.0, 1.0], nu=np.inf).round(12) + 0.0).tolist()
     [0.25, 0.25, 0.0]
     """
     nu = check_nu(nu)
@@ -339,7 +341,8 @@ def gamma_linear_exact(lam, tfidf, nu):
     return gamma
 
 
-def beta_linear_exact(lam, tfidf, nu):
+@bandwidth_keyword
+def beta_linear_exact(lam, tfidf, *, nu):
     r"""Exact :math:`\beta^f = \Sigma^{-1} \Gamma^f` for the linear model
     :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`.
 
@@ -368,7 +371,7 @@ def beta_linear_exact(lam, tfidf, nu):
 
     Examples
     --------
-    >>> (beta_linear_exact([1.0, 0.0], [1.0, 1.0], np.inf).round(6) + 0.0).tolist()
+    >>> (beta_linear_exact([1.0, 0.0], [1.0, 1.0], nu=np.inf).round(6) + 0.0).tolist()
     [0.0, 1.0, 0.0]
 
     Notes
@@ -383,4 +386,4 @@ def beta_linear_exact(lam, tfidf, nu):
     """
     nu = check_nu(nu)
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
-    return beta_from_conditional_moments(f_given_s, zf_given_s, nu)
+    return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_float_array, check_int, check_linear_d, check_memory, check_nu, check_work
+from .units import bandwidth_keyword
 
 # nu * nu is a normal double for nu in [_NU_SQUARE_MIN, inf): there gap^2 / (2 nu^2) is evaluated as printed
 # (so every value in the ordinary range keeps its bits); below, nu^2 would lose digits to underflow, and
@@ -35,7 +36,8 @@ def _half_squared_ratio(gap, nu):
         return (gap / nu) ** 2 / 2.0
 
 
-def psi(t, nu):
+@bandwidth_keyword
+def psi(t, *, nu):
     """Weight of a perturbed document from which a fraction ``t`` of the distinct words was removed.
 
     Parameters
@@ -61,9 +63,9 @@ def psi(t, nu):
 
     Examples
     --------
-    >>> psi(0.5, 0.25)
+    >>> psi(0.5, nu=0.25)
     0.5034396167555494
-    >>> psi([0.0, 1.0], np.inf).tolist(), psi(1.0, 1e300)
+    >>> psi([0.0, 1.0], nu=np.inf).tolist(), psi(1.0, nu=1e300)
     ([1.0, 1.0], 1.0)
     """
     nu = check_nu(nu)
@@ -76,7 +78,8 @@ def psi(t, nu):
     return out if out.ndim else float(out)
 
 
-def kernel_weights(d, nu):
+@bandwidth_keyword
+def kernel_weights(d, *, nu):
     """The weights ψ(s/d) for s = 1, ..., d (array of length ``d``).
 
     Parameters
@@ -93,14 +96,14 @@ def kernel_weights(d, nu):
 
     Examples
     --------
-    >>> kernel_weights(4, np.inf).tolist()
+    >>> kernel_weights(4, nu=np.inf).tolist()
     [1.0, 1.0, 1.0, 1.0]
-    >>> kernel_weights(2, 0.25).round(4).tolist()
+    >>> kernel_weights(2, nu=0.25).round(4).tolist()
     [0.5034, 0.0003]
     """
     d = check_linear_d(check_int(d, "d", minimum=1), what="kernel_weights")
     nu = check_nu(nu)
-    return psi(np.arange(1, d + 1) / d, nu)
+    return psi(np.arange(1, d + 1) / d, nu=nu)
 
 
 def prob_kept(p, d, s=None):

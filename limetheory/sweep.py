@@ -36,6 +36,7 @@ from scipy.optimize import brentq
 
 from ._validation import as_float_array, check_bool, check_int, check_memory, check_real, check_work
 from .sampling import psi
+from .units import bandwidth_keyword
 
 # nu^3 is a normal double for nu >= _NU_CUBE_MIN; below, the derivative is formed as ((gap / nu)^2) / nu
 _NU_CUBE_MIN = float(np.finfo(float).tiny ** (1.0 / 3.0))
@@ -102,7 +103,7 @@ def _check_n_blocks(n_blocks, n):
 def _weights(d, nus):
     """psi(s/d; nu) for s = 0..d, one row per nu: shape (len(nus), d + 1)."""
     t = np.arange(d + 1) / d
-    return np.array([psi(t, float(nu)) for nu in nus])
+    return np.array([psi(t, nu=float(nu)) for nu in nus])
 
 
 def _weight_derivatives(d, nus):
@@ -120,7 +121,7 @@ def _weight_derivatives(d, nus):
         if np.isinf(nu):
             out.append(np.zeros(d + 1))
             continue
-        weights = psi(t, nu)
+        weights = psi(t, nu=nu)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             if nu >= _NU_CUBE_MIN:
                 value = weights * gap**2 / np.power(np.float64(nu), 3)  # the C pow of nu**3, inf above 5.6e102
@@ -259,7 +260,8 @@ def _jackknife(values):
     return np.sqrt((n_blocks - 1) / n_blocks * ((values - values.mean(axis=0)) ** 2).sum(axis=0))
 
 
-def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
+@bandwidth_keyword
+def beta_bandwidth_sweep(z, y, *, nus, standard_errors=False, n_blocks=1):
     r"""Weighted least-squares explanations at many bandwidths from one sample (each ν is a reweighting).
 
     For each bandwidth, the fit of y on x = (1, z) with weights ψ(s_i/d; ν), s_i = d - sum(z_i) the number of
@@ -316,7 +318,7 @@ def beta_bandwidth_sweep(z, y, nus, *, standard_errors=False, n_blocks=1):
     --------
     >>> import numpy as np, limetheory as lt
     >>> z = lt.sample_masks(5, 2000, np.random.default_rng(0))
-    >>> beta = beta_bandwidth_sweep(z, 2.0 + z[:, 0] - 0.5 * z[:, 3], [0.1, 0.25, np.inf])
+    >>> beta = beta_bandwidth_sweep(z, 2.0 + z[:, 0] - 0.5 * z[:, 3], nus=[0.1, 0.25, np.inf])
     >>> beta.shape, bool(np.allclose(beta, [2.0, 1.0, 0.0, 0.0, -0.5, 0.0]))  # y is affine in z: exact at every nu
     ((3, 6), True)
     """

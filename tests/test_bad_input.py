@@ -67,9 +67,9 @@ SIGMA_FUNCTIONS = {
     "weighted_law": weighted_law,
     "kernel_weights": lt.kernel_weights,
     "alphas": lt.alphas,
-    "alpha(p=0)": lambda d, nu: lt.alpha(0, d, nu),
-    "beta_indicator_product(J=())": lambda d, nu: lt.beta_indicator_product((), d, nu),
-    "beta_enumerate(f=z_0)": lambda d, nu: lt.beta_enumerate(lambda z: z[:, 0], d, nu),
+    "alpha(p=0)": lambda d, nu: lt.alpha(0, d, nu=nu),
+    "beta_indicator_product(J=())": lambda d, nu: lt.beta_indicator_product((), d, nu=nu),
+    "beta_enumerate(f=z_0)": lambda d, nu: lt.beta_enumerate(lambda z: z[:, 0], d, nu=nu),
 }
 
 
@@ -78,9 +78,9 @@ def _cases():
     # --------------------------------------------------------------------- shared d and nu checks
     for name, function in SIGMA_FUNCTIONS.items():
         for label, nu, error, pattern in NU_CASES:
-            cases.append((f"{name}-{label}", lambda f=function, nu=nu: f(3, nu), error, pattern))
+            cases.append((f"{name}-{label}", lambda f=function, nu=nu: f(3, nu=nu), error, pattern))
         for label, d, error, pattern in D_CASES:
-            cases.append((f"{name}-{label}", lambda f=function, d=d: f(d, 0.25), error, pattern))
+            cases.append((f"{name}-{label}", lambda f=function, d=d: f(d, nu=0.25), error, pattern))
     singular = r"^d must be >= 2, got 1: .*Sigma is singular"
     for name in (
         "normalization_constant",
@@ -92,17 +92,17 @@ def _cases():
         "beta_indicator_product(J=())",
         "beta_enumerate(f=z_0)",
     ):
-        cases.append((f"{name}-d=1", lambda f=SIGMA_FUNCTIONS[name]: f(1, 0.25), ValueError, singular))
+        cases.append((f"{name}-d=1", lambda f=SIGMA_FUNCTIONS[name]: f(1, nu=0.25), ValueError, singular))
 
     # --------------------------------------------------------------------- sampling
     cases += [
-        ("psi-t>1", lambda: lt.psi(1.5, 0.25), ValueError, r"^t must lie in \[0, 1\]"),
-        ("psi-t<0", lambda: lt.psi([-0.1, 0.5], 0.25), ValueError, r"^t must lie in \[0, 1\]"),
-        ("psi-t=nan", lambda: lt.psi([0.5, NAN], 0.25), ValueError, r"^t must lie in \[0, 1\]"),
-        ("psi-t=str", lambda: lt.psi("half", 0.25), TypeError, "^t must be an array of real numbers"),
-        ("psi-t=None", lambda: lt.psi(None, 0.25), TypeError, "^t must be an array of real numbers"),
-        ("psi-t=complex", lambda: lt.psi(0.5j, 0.25), TypeError, "^t must be real"),
-        ("psi-nu=0", lambda: lt.psi(0.5, 0), ValueError, "^nu must be > 0"),
+        ("psi-t>1", lambda: lt.psi(1.5, nu=0.25), ValueError, r"^t must lie in \[0, 1\]"),
+        ("psi-t<0", lambda: lt.psi([-0.1, 0.5], nu=0.25), ValueError, r"^t must lie in \[0, 1\]"),
+        ("psi-t=nan", lambda: lt.psi([0.5, NAN], nu=0.25), ValueError, r"^t must lie in \[0, 1\]"),
+        ("psi-t=str", lambda: lt.psi("half", nu=0.25), TypeError, "^t must be an array of real numbers"),
+        ("psi-t=None", lambda: lt.psi(None, nu=0.25), TypeError, "^t must be an array of real numbers"),
+        ("psi-t=complex", lambda: lt.psi(0.5j, nu=0.25), TypeError, "^t must be real"),
+        ("psi-nu=0", lambda: lt.psi(0.5, nu=0), ValueError, "^nu must be > 0"),
         ("prob_kept-p>d", lambda: lt.prob_kept(4, 3), ValueError, "^p must be <= 3"),
         ("prob_kept-p<0", lambda: lt.prob_kept(-1, 3), ValueError, "^p must be >= 0"),
         ("prob_kept-s=0", lambda: lt.prob_kept(1, 3, 0), ValueError, "^s must be >= 1"),
@@ -123,86 +123,86 @@ def _cases():
 
     # --------------------------------------------------------------------- coefficients
     cases += [
-        ("alpha-p>d", lambda: lt.alpha(3, 2, 0.25), ValueError, "^p must be <= 2"),
-        ("alpha-p<0", lambda: lt.alpha(-1, 2, 0.25), ValueError, "^p must be >= 0"),
-        ("alpha-p=float", lambda: lt.alpha(1.0, 2, 0.25), TypeError, "^p must be an integer"),
-        ("alpha-log=str", lambda: lt.alpha(1, 2, 0.25, log="yes"), TypeError, "^log must be True or False"),
-        ("alphas-p_max>d", lambda: lt.alphas(2, 0.25, 3), ValueError, "^p_max must be <= 2"),
-        ("alphas-p_max<0", lambda: lt.alphas(2, 0.25, -1), ValueError, "^p_max must be >= 0"),
-        ("alphas-log=1", lambda: lt.alphas(2, 0.25, log=1), TypeError, "^log must be True or False"),
-        ("c_d-log=None", lambda: lt.normalization_constant(3, 0.25, log=None), TypeError, "^log must be True or"),
-        ("eigenvalues-log=0", lambda: lt.sigma_eigenvalues(3, 0.25, log=0), TypeError, "^log must be True or"),
-        ("opnorm-log=str", lambda: lt.sigma_inverse_opnorm(3, 0.25, log="no"), TypeError, "^log must be True or"),
+        ("alpha-p>d", lambda: lt.alpha(3, 2, nu=0.25), ValueError, "^p must be <= 2"),
+        ("alpha-p<0", lambda: lt.alpha(-1, 2, nu=0.25), ValueError, "^p must be >= 0"),
+        ("alpha-p=float", lambda: lt.alpha(1.0, 2, nu=0.25), TypeError, "^p must be an integer"),
+        ("alpha-log=str", lambda: lt.alpha(1, 2, nu=0.25, log="yes"), TypeError, "^log must be True or False"),
+        ("alphas-p_max>d", lambda: lt.alphas(2, nu=0.25, p_max=3), ValueError, "^p_max must be <= 2"),
+        ("alphas-p_max<0", lambda: lt.alphas(2, nu=0.25, p_max=-1), ValueError, "^p_max must be >= 0"),
+        ("alphas-log=1", lambda: lt.alphas(2, nu=0.25, log=1), TypeError, "^log must be True or False"),
+        ("c_d-log=None", lambda: lt.normalization_constant(3, nu=0.25, log=None), TypeError, "^log must be True or"),
+        ("eigenvalues-log=0", lambda: lt.sigma_eigenvalues(3, nu=0.25, log=0), TypeError, "^log must be True or"),
+        ("opnorm-log=str", lambda: lt.sigma_inverse_opnorm(3, nu=0.25, log="no"), TypeError, "^log must be True or"),
     ]
 
     # --------------------------------------------------------------------- explanation
     z3 = np.zeros((3, 3))
     cases += [
-        ("beta_from_gamma-short", lambda: lt.beta_from_gamma(np.zeros(3), 3, 0.25), ValueError, r"^gamma must have"),
-        ("beta_from_gamma-2d", lambda: lt.beta_from_gamma(np.zeros((4, 1)), 3, 0.25), ValueError, r"^gamma must have"),
-        ("beta_from_gamma-scalar", lambda: lt.beta_from_gamma(0.0, 3, 0.25), ValueError, r"^gamma must have"),
-        ("beta_from_gamma-nan", lambda: lt.beta_from_gamma([0, NAN, 0, 0], 3, 0.25), ValueError, "^gamma must be"),
-        ("beta_from_gamma-inf", lambda: lt.beta_from_gamma([0, 0, INF, 0], 3, 0.25), ValueError, "^gamma must be"),
-        ("beta_from_gamma-str", lambda: lt.beta_from_gamma(["a"] * 4, 3, 0.25), TypeError, "^gamma must be an array"),
-        ("beta_from_gamma-None", lambda: lt.beta_from_gamma(None, 3, 0.25), TypeError, "^gamma must be an array"),
-        ("beta_from_gamma-ragged", lambda: lt.beta_from_gamma([[1], [1, 2]], 3, 0.25), ValueError, "^gamma must be"),
-        ("beta_from_gamma-d=1", lambda: lt.beta_from_gamma(np.zeros(2), 1, 0.25), ValueError, "^d must be >= 2"),
-        ("beta_from_gamma-nu=0", lambda: lt.beta_from_gamma(np.zeros(4), 3, 0), ValueError, "^nu must be > 0"),
+        ("beta_from_gamma-short", lambda: lt.beta_from_gamma(np.zeros(3), 3, nu=0.25), ValueError, r"^gamma must have"),
+        ("beta_from_gamma-2d", lambda: lt.beta_from_gamma(np.zeros((4, 1)), 3, nu=0.25), ValueError, r"^gamma must have"),
+        ("beta_from_gamma-scalar", lambda: lt.beta_from_gamma(0.0, 3, nu=0.25), ValueError, r"^gamma must have"),
+        ("beta_from_gamma-nan", lambda: lt.beta_from_gamma([0, NAN, 0, 0], 3, nu=0.25), ValueError, "^gamma must be"),
+        ("beta_from_gamma-inf", lambda: lt.beta_from_gamma([0, 0, INF, 0], 3, nu=0.25), ValueError, "^gamma must be"),
+        ("beta_from_gamma-str", lambda: lt.beta_from_gamma(["a"] * 4, 3, nu=0.25), TypeError, "^gamma must be an array"),
+        ("beta_from_gamma-None", lambda: lt.beta_from_gamma(None, 3, nu=0.25), TypeError, "^gamma must be an array"),
+        ("beta_from_gamma-ragged", lambda: lt.beta_from_gamma([[1], [1, 2]], 3, nu=0.25), ValueError, "^gamma must be"),
+        ("beta_from_gamma-d=1", lambda: lt.beta_from_gamma(np.zeros(2), 1, nu=0.25), ValueError, "^d must be >= 2"),
+        ("beta_from_gamma-nu=0", lambda: lt.beta_from_gamma(np.zeros(4), 3, nu=0), ValueError, "^nu must be > 0"),
         (
             "beta_from_gamma-alpha0-underflows",
-            lambda: lt.beta_from_gamma(np.zeros(3), 2, 0.005),
+            lambda: lt.beta_from_gamma(np.zeros(3), 2, nu=0.005),
             ValueError,
             "^at d = 2, nu = 0.005 the entries of Gamma .* below the double range",
         ),
-        ("conditional-f=2d", lambda: lt.beta_from_conditional_moments(z3, z3, 0.25), ValueError, "^f_given_s must"),
-        ("conditional-len=1", lambda: lt.beta_from_conditional_moments([1.0], [[1.0]], 0.25), ValueError, r"^len\("),
-        ("conditional-f=nan", lambda: lt.beta_from_conditional_moments([1, NAN, 0], z3, 0.25), ValueError, "^f_given"),
-        ("conditional-f=str", lambda: lt.beta_from_conditional_moments("abc", z3, 0.25), TypeError, "^f_given_s"),
+        ("conditional-f=2d", lambda: lt.beta_from_conditional_moments(z3, z3, nu=0.25), ValueError, "^f_given_s must"),
+        ("conditional-len=1", lambda: lt.beta_from_conditional_moments([1.0], [[1.0]], nu=0.25), ValueError, r"^len\("),
+        ("conditional-f=nan", lambda: lt.beta_from_conditional_moments([1, NAN, 0], z3, nu=0.25), ValueError, "^f_given"),
+        ("conditional-f=str", lambda: lt.beta_from_conditional_moments("abc", z3, nu=0.25), TypeError, "^f_given_s"),
         (
             "conditional-zf-shape",
-            lambda: lt.beta_from_conditional_moments([1, 2, 3], np.zeros((2, 2)), 0.25),
+            lambda: lt.beta_from_conditional_moments([1, 2, 3], np.zeros((2, 2)), nu=0.25),
             ValueError,
             r"^zf_given_s must have shape \(3, 3\)",
         ),
         (
             "conditional-zf-1d",
-            lambda: lt.beta_from_conditional_moments([1, 2, 3], np.zeros(3), 0.25),
+            lambda: lt.beta_from_conditional_moments([1, 2, 3], np.zeros(3), nu=0.25),
             ValueError,
             "^zf_given_s must be a 2-D array",
         ),
         (
             "conditional-zf-inf",
-            lambda: lt.beta_from_conditional_moments([1, 2, 3], np.full((3, 3), INF), 0.25),
+            lambda: lt.beta_from_conditional_moments([1, 2, 3], np.full((3, 3), INF), nu=0.25),
             ValueError,
             "^zf_given_s must be finite",
         ),
-        ("conditional-nu=0", lambda: lt.beta_from_conditional_moments([1, 2], np.eye(2), 0), ValueError, "^nu must"),
-        ("enumerate-f=str", lambda: lt.beta_enumerate("z", 3, 0.25), TypeError, "^f must be a callable"),
-        ("enumerate-d>22", lambda: lt.beta_enumerate(lambda z: z[:, 0], 23, 0.25), ValueError, "^d must be <= 22"),
+        ("conditional-nu=0", lambda: lt.beta_from_conditional_moments([1, 2], np.eye(2), nu=0), ValueError, "^nu must"),
+        ("enumerate-f=str", lambda: lt.beta_enumerate("z", 3, nu=0.25), TypeError, "^f must be a callable"),
+        ("enumerate-d>22", lambda: lt.beta_enumerate(lambda z: z[:, 0], 23, nu=0.25), ValueError, "^d must be <= 22"),
         (
             "enumerate-f-shape",
-            lambda: lt.beta_enumerate(lambda z: np.zeros((len(z), 2)), 3, 0.25),
+            lambda: lt.beta_enumerate(lambda z: np.zeros((len(z), 2)), 3, nu=0.25),
             ValueError,
             r"^f must return one output per mask \(7\)",
         ),
         (
             "enumerate-f-nan",
-            lambda: lt.beta_enumerate(lambda z: np.full(len(z), NAN), 3, 0.25),
+            lambda: lt.beta_enumerate(lambda z: np.full(len(z), NAN), 3, nu=0.25),
             ValueError,
             "^f returned a non-finite value",
         ),
         (
             "enumerate-f-str",
-            lambda: lt.beta_enumerate(lambda z: ["a"] * len(z), 3, 0.25),
+            lambda: lt.beta_enumerate(lambda z: ["a"] * len(z), 3, nu=0.25),
             ValueError,
             "^f must return one real output per mask",
         ),
-        ("indicator-J=int", lambda: lt.beta_indicator_product(3, 4, 0.25), TypeError, "^J must be an iterable"),
-        ("indicator-J=str", lambda: lt.beta_indicator_product("ab", 4, 0.25), TypeError, "^J must be an iterable"),
-        ("indicator-J-out", lambda: lt.beta_indicator_product([4], 4, 0.25), ValueError, "^J element must be <= 3"),
-        ("indicator-J-neg", lambda: lt.beta_indicator_product([-1], 4, 0.25), ValueError, "^J element must be >= 0"),
-        ("indicator-J-float", lambda: lt.beta_indicator_product([0.5], 4, 0.25), TypeError, "^J element must be an"),
-        ("indicator-J-repeat", lambda: lt.beta_indicator_product([1, 1], 4, 0.25), ValueError, "^J must not repeat"),
+        ("indicator-J=int", lambda: lt.beta_indicator_product(3, 4, nu=0.25), TypeError, "^J must be an iterable"),
+        ("indicator-J=str", lambda: lt.beta_indicator_product("ab", 4, nu=0.25), TypeError, "^J must be an iterable"),
+        ("indicator-J-out", lambda: lt.beta_indicator_product([4], 4, nu=0.25), ValueError, "^J element must be <= 3"),
+        ("indicator-J-neg", lambda: lt.beta_indicator_product([-1], 4, nu=0.25), ValueError, "^J element must be >= 0"),
+        ("indicator-J-float", lambda: lt.beta_indicator_product([0.5], 4, nu=0.25), TypeError, "^J element must be an"),
+        ("indicator-J-repeat", lambda: lt.beta_indicator_product([1, 1], 4, nu=0.25), ValueError, "^J must not repeat"),
         ("all_masks-d=0", lambda: all_masks(0), ValueError, "^d must be >= 1"),
         ("all_masks-d=23", lambda: all_masks(23), ValueError, "^d must be <= 22"),
     ]
@@ -311,7 +311,7 @@ def _cases():
     ]
 
     def expected(**kwargs):
-        arguments = {"sigma": lt.sigma_matrix(3, 0.25), "gamma": np.ones(4), "y0": 0.5, "num_samples": 100, **kwargs}
+        arguments = {"sigma": lt.sigma_matrix(3, nu=0.25), "gamma": np.ones(4), "y0": 0.5, "num_samples": 100, **kwargs}
         return lambda: lt.surrogate.expected_lime_fit(**arguments)
 
     cases += [
@@ -396,12 +396,12 @@ def _cases():
     # --------------------------------------------------------------------- resource limits (issue 20)
     cases += [
         ("sample_masks-memory", lambda: lt.sample_masks(10**4, 10**6, np.random.default_rng(0)), ValueError, "^sam"),
-        ("alphas-work", lambda: lt.alphas(10**7, 0.25, 10**4), ValueError, "^alphas at d = 10000000 with p_max"),
-        ("alpha-d=2**63", lambda: lt.alpha(0, 2**63, 0.25), ValueError, "^alpha at d = 9223372036854775808 needs"),
-        ("kernel_weights-d=1e9", lambda: lt.kernel_weights(10**9, 0.25), ValueError, "^kernel_weights at d = "),
+        ("alphas-work", lambda: lt.alphas(10**7, nu=0.25, p_max=10**4), ValueError, "^alphas at d = 10000000 with p_max"),
+        ("alpha-d=2**63", lambda: lt.alpha(0, 2**63, nu=0.25), ValueError, "^alpha at d = 9223372036854775808 needs"),
+        ("kernel_weights-d=1e9", lambda: lt.kernel_weights(10**9, nu=0.25), ValueError, "^kernel_weights at d = "),
         ("prob_kept-p=2**40", lambda: lt.prob_kept(2**40, 2**41, 1), ValueError, "^prob_kept given s .* needs"),
-        ("sigma_matrix-d=1e9", lambda: lt.sigma_matrix(10**9, 0.25), ValueError, "^a dense Sigma at d = 1000000000"),
-        ("sigma_inverse-d=16384", lambda: lt.sigma_inverse(16384, 0.25), ValueError, "^a dense Sigma at d = 16384"),
+        ("sigma_matrix-d=1e9", lambda: lt.sigma_matrix(10**9, nu=0.25), ValueError, "^a dense Sigma at d = 1000000000"),
+        ("sigma_inverse-d=16384", lambda: lt.sigma_inverse(16384, nu=0.25), ValueError, "^a dense Sigma at d = 16384"),
         (
             "expected_lime_fit-n>2**53",
             lambda: lt.expected_lime_fit(np.eye(2), np.ones(2), 1.0, 2**53 + 1),
@@ -416,7 +416,7 @@ def _cases():
         ),
         (
             "sweep-too-many-bandwidths",
-            lambda: lt.beta_bandwidth_sweep(np.eye(3), np.ones(3), np.full(10**6, 0.25)),
+            lambda: lt.beta_bandwidth_sweep(np.eye(3), np.ones(3), nus=np.full(10**6, 0.25)),
             ValueError,
             "^a sweep of 1000000 bandwidths costs about",
         ),
@@ -497,16 +497,16 @@ def _other_modules_cases():
         return lambda: function(text, vectorizer(), model_fn, **arguments)
 
     cases += [
-        ("beta_boolean-nu=nan", lambda: lt.beta_boolean(food, words, NAN), ValueError, "^nu must be > 0"),
-        ("beta_boolean-nu=-1", lambda: lt.beta_boolean(food, words, -1.0), ValueError, "^nu must be > 0"),
-        ("beta_boolean-nu=str", lambda: lt.beta_boolean(food, words, "0.25"), TypeError, "^nu must be"),
-        ("beta_boolean-nu=None", lambda: lt.beta_boolean(food, words, None), TypeError, "^nu must be"),
+        ("beta_boolean-nu=nan", lambda: lt.beta_boolean(food, words, nu=NAN), ValueError, "^nu must be > 0"),
+        ("beta_boolean-nu=-1", lambda: lt.beta_boolean(food, words, nu=-1.0), ValueError, "^nu must be > 0"),
+        ("beta_boolean-nu=str", lambda: lt.beta_boolean(food, words, nu="0.25"), TypeError, "^nu must be"),
+        ("beta_boolean-nu=None", lambda: lt.beta_boolean(food, words, nu=None), TypeError, "^nu must be"),
         ("indicator_polynomial-words=None", lambda: lt.indicator_polynomial(food, None), TypeError, "^words must"),
         ("mask_function-unknown-word", lambda: lt.mask_function(sp.Symbol("x"), words), ValueError, "^expr has"),
         ("tfidf_columns-text=None", lambda: lt.tfidf_columns(None, vectorizer()), TypeError, "^text must be a str"),
         ("tfidf_columns-text=empty", lambda: lt.tfidf_columns("", vectorizer()), ValueError, "^text must be a non"),
         ("tfidf_weights-text=bytes", lambda: lt.tfidf_weights(b"good", vectorizer()), TypeError, "^text must be a"),
-        ("gamma_linear_exact-nu=None", lambda: lt.gamma_linear_exact([1, 2], [1, 2], None), TypeError, "^nu must"),
+        ("gamma_linear_exact-nu=None", lambda: lt.gamma_linear_exact([1, 2], [1, 2], nu=None), TypeError, "^nu must"),
         ("fast-text=empty", fast(text=""), ValueError, "^text must be a non-empty document"),
         ("fast-text=None", fast(text=None), TypeError, "^text must be a str"),
         ("fast-text=bytes", fast(text=b"good food"), TypeError, "^text must be a str"),
@@ -522,13 +522,13 @@ def _other_modules_cases():
     cases += [
         (
             "beta_boolean-2^30-monomials",
-            lambda: lt.beta_boolean(sp.Or(*many), [str(w) for w in many], 0.25),
+            lambda: lt.beta_boolean(sp.Or(*many), [str(w) for w in many], nu=0.25),
             ValueError,
             "^expr expands into too many monomials",
         ),
         (
             "beta_boolean-power",
-            lambda: lt.beta_boolean((1 + food) ** 2000, words, 0.25),
+            lambda: lt.beta_boolean((1 + food) ** 2000, words, nu=0.25),
             ValueError,
             "^expr has the power",
         ),

@@ -98,8 +98,8 @@ def test_random_formulas_match_enumeration(seed):
     for nu, d_min in BANDWIDTHS:
         if d < d_min:
             continue
-        expected = lt.beta_enumerate(f, d, nu)
-        assert close(lt.beta_boolean(expr, words, nu), expected), (seed, nu, str(expr))
+        expected = lt.beta_enumerate(f, d, nu=nu)
+        assert close(lt.beta_boolean(expr, words, nu=nu), expected), (seed, nu, str(expr))
 
 
 @pytest.mark.parametrize("nu,d_min", BANDWIDTHS)
@@ -119,17 +119,17 @@ def test_paper_tree_and_its_equivalent_forms(nu, d_min):
     def g(z):
         return z[:, 0] + (1 - z[:, 0]) * z[:, 1] * z[:, 2]
 
-    expected = lt.beta_enumerate(g, d, nu)
+    expected = lt.beta_enumerate(g, d, nu=nu)
     for form in forms:
         assert np.array_equal(lt.mask_function(form, words)(z_all), g(z_all).astype(float))
-        assert close(lt.beta_boolean(form, words, nu), expected)
+        assert close(lt.beta_boolean(form, words, nu=nu), expected)
     # the supplement's deeper rule, with values up to 3
     rule = food + (1 - food) * about * every + bad + bad * character
 
     def rule_np(z):
         return g(z) + z[:, 3] + z[:, 3] * z[:, 4]
 
-    assert close(lt.beta_boolean(rule, words, nu), lt.beta_enumerate(rule_np, d, nu))
+    assert close(lt.beta_boolean(rule, words, nu=nu), lt.beta_enumerate(rule_np, d, nu=nu))
 
 
 def test_monomials_reduce_to_beta_indicator_product():
@@ -138,7 +138,7 @@ def test_monomials_reduce_to_beta_indicator_product():
     for J in [(), (3,), (0, 6), (1, 2, 5), tuple(range(7))]:
         expr = sp.Mul(*[w[j] ** (j + 1) for j in J])  # powers reduce to the indicator itself
         for nu in (0.1, 0.25, np.inf):
-            assert close(lt.beta_boolean(expr, words, nu), lt.beta_indicator_product(J, 7, nu), tol=1e-13)
+            assert close(lt.beta_boolean(expr, words, nu=nu), lt.beta_indicator_product(J, 7, nu=nu), tol=1e-13)
 
 
 def test_linearity_in_the_formula():
@@ -150,8 +150,8 @@ def test_linearity_in_the_formula():
     a = sp.Piecewise((1, a), (0, True)) if isinstance(a, sp.logic.boolalg.Boolean) else a
     b = sp.Piecewise((1, b), (0, True)) if isinstance(b, sp.logic.boolalg.Boolean) else b
     for nu in (0.1, 0.25, np.inf):
-        combined = lt.beta_boolean(2 * a - sp.Rational(1, 3) * b, words, nu)
-        separate = 2 * lt.beta_boolean(a, words, nu) - lt.beta_boolean(b, words, nu) / 3
+        combined = lt.beta_boolean(2 * a - sp.Rational(1, 3) * b, words, nu=nu)
+        separate = 2 * lt.beta_boolean(a, words, nu=nu) - lt.beta_boolean(b, words, nu=nu) / 3
         assert close(combined, separate, tol=1e-12)
 
 
@@ -192,11 +192,11 @@ def test_constant_models():
     e0 = np.eye(5)[0]
     for constant, value in [(3, 3.0), (-2.5, -2.5), (np.float64(0.25), 0.25), (np.int64(2), 2.0), (True, 1.0)]:
         for nu in (0.1, 0.35, np.inf):
-            assert close(lt.beta_boolean(constant, words, nu), value * e0, tol=1e-12)
-    assert close(lt.beta_boolean(sp.pi, words, 0.25), np.pi * e0, tol=1e-12)
-    assert close(lt.beta_boolean(sp.true, words, 0.25), e0, tol=1e-12)
-    assert np.array_equal(lt.beta_boolean(sp.false, words, 0.25), np.zeros(5))
-    assert np.array_equal(lt.beta_boolean(0, words, 0.25), np.zeros(5))
+            assert close(lt.beta_boolean(constant, words, nu=nu), value * e0, tol=1e-12)
+    assert close(lt.beta_boolean(sp.pi, words, nu=0.25), np.pi * e0, tol=1e-12)
+    assert close(lt.beta_boolean(sp.true, words, nu=0.25), e0, tol=1e-12)
+    assert np.array_equal(lt.beta_boolean(sp.false, words, nu=0.25), np.zeros(5))
+    assert np.array_equal(lt.beta_boolean(0, words, nu=0.25), np.zeros(5))
     assert lt.indicator_polynomial(7, words) == {(): 7}
     assert lt.mask_function(7, words)(np.ones((3, 4))).tolist() == [7.0, 7.0, 7.0]
 
@@ -211,7 +211,7 @@ def test_words_that_are_not_identifiers():
         return np.maximum(z[:, 0], z[:, 1] * z[:, 2]) + z[:, 3] * z[:, 4] - 2 * z[:, 5] * z[:, 6]
 
     for nu in (0.1, 0.25, np.inf):
-        assert close(lt.beta_boolean(expr, words, nu), lt.beta_enumerate(f, d, nu))
+        assert close(lt.beta_boolean(expr, words, nu=nu), lt.beta_enumerate(f, d, nu=nu))
     # same name, different assumptions: the same word
     assert lt.indicator_polynomial(sp.Symbol("I", positive=True) * i_word, words) == {(2,): 1}
 
@@ -223,32 +223,32 @@ def test_errors_name_the_problem():
     words = ["food", "about", "bad"]
     food, about = sp.symbols("food about")
     with pytest.raises(ValueError, match=r"\['pizza', 'salad'\]"):
-        lt.beta_boolean(food + sp.Symbol("pizza") * sp.Symbol("salad"), words, 0.25)
+        lt.beta_boolean(food + sp.Symbol("pizza") * sp.Symbol("salad"), words, nu=0.25)
     for bad in [sp.exp(food), 1 / food, food**0.5, sp.sqrt(food), 2**food, food ** sp.Float(2.0), sp.Abs(food - about)]:
         with pytest.raises(ValueError, match="polynomial"):
-            lt.beta_boolean(bad, words, 0.25)
+            lt.beta_boolean(bad, words, nu=0.25)
     with pytest.raises(ValueError, match="relation"):
-        lt.beta_boolean(sp.Gt(food, 0), words, 0.25)
+        lt.beta_boolean(sp.Gt(food, 0), words, nu=0.25)
     with pytest.raises(ValueError, match="undefined"):
-        lt.beta_boolean(sp.Piecewise((1, food), (0, about)), words, 0.25)
+        lt.beta_boolean(sp.Piecewise((1, food), (0, about)), words, nu=0.25)
     # exhaustive conditions without a True branch are fine
     assert lt.indicator_polynomial(sp.Piecewise((1, food), (0, sp.Not(food))), words) == {(0,): 1}
     with pytest.raises(ValueError, match=r"repeated: \['food'\]"):
-        lt.beta_boolean(food, ["food", "about", "food"], 0.25)
+        lt.beta_boolean(food, ["food", "about", "food"], nu=0.25)
     with pytest.raises(ValueError, match="finite real"):
-        lt.beta_boolean(sp.I * food, words, 0.25)
+        lt.beta_boolean(sp.I * food, words, nu=0.25)
     with pytest.raises(ValueError, match="finite"):
-        lt.beta_boolean(float("nan"), words, 0.25)
+        lt.beta_boolean(float("nan"), words, nu=0.25)
     with pytest.raises(ValueError, match="len\\(words\\)"):
-        lt.beta_boolean(food, ["food"], 0.25)
+        lt.beta_boolean(food, ["food"], nu=0.25)
     with pytest.raises(ValueError, match="nu"):
-        lt.beta_boolean(food, words, 0.0)
+        lt.beta_boolean(food, words, nu=0.0)
     for not_sympy in ["food", None, [food], 1 + 2j]:
         with pytest.raises(TypeError, match="expr"):
-            lt.beta_boolean(not_sympy, words, 0.25)
+            lt.beta_boolean(not_sympy, words, nu=0.25)
     for bad_words in ["food about", [1, 2], {"food", "about"}]:
         with pytest.raises(TypeError, match="words"):
-            lt.beta_boolean(food, bad_words, 0.25)
+            lt.beta_boolean(food, bad_words, nu=0.25)
     f = lt.mask_function(food, words)
     with pytest.raises(ValueError, match="shape"):
         f(np.ones((2, 4)))
@@ -286,9 +286,9 @@ def test_tree_formula_equals_the_tree_on_every_input(seed):
                 expected = lt.beta_enumerate(
                     lambda m, tree=tree, k=k: tree.predict_proba(m)[:, k] if k is not None else tree.predict(m),
                     d,
-                    nu,
+                    nu=nu,
                 )
-                assert close(lt.beta_boolean(expr, words, nu), expected), (seed, k, nu)
+                assert close(lt.beta_boolean(expr, words, nu=nu), expected), (seed, k, nu)
 
 
 def test_tree_default_class_and_extra_trees():
@@ -412,8 +412,8 @@ def check_tree_on_document(tree, vectorizer, text, class_index=1):
     for nu, d_min in BANDWIDTHS:
         if d >= d_min:
             # the tree's output on the document of mask m, looked up by the mask's code (all_binary order)
-            expected = lt.beta_enumerate(lambda m: truth[m @ (1 << np.arange(d))], d, nu)
-            assert close(lt.beta_boolean(expr, words, nu), expected), nu
+            expected = lt.beta_enumerate(lambda m: truth[m @ (1 << np.arange(d))], d, nu=nu)
+            assert close(lt.beta_boolean(expr, words, nu=nu), expected), nu
     return expr, words
 
 

@@ -76,11 +76,11 @@ def test_lime_explains_the_linear_model_as_its_exact_beta(vectorizer):
     n, nu = 2000, 0.25
     runs = lt.lime_explanations(text, classifier_fn, n_exp=8, num_samples=n, random_state=0)
     y0 = float(classifier_fn([text])[0, 1])
-    gamma = lt.gamma_linear_exact(lam_visible, tfidf, nu)
-    centre = lt.expected_lime_fit(lt.sigma_matrix(len(lam), nu), gamma, y0, n)
+    gamma = lt.gamma_linear_exact(lam_visible, tfidf, nu=nu)
+    centre = lt.expected_lime_fit(lt.sigma_matrix(len(lam), nu=nu), gamma, y0, n)
     se = runs.std(axis=0, ddof=1) / np.sqrt(len(runs))
     assert (np.abs(runs.mean(axis=0) - centre) <= 6 * se).all()
-    assert np.allclose(centre, lt.beta_linear_exact(lam_visible, tfidf, nu), rtol=0, atol=10 / n)
+    assert np.allclose(centre, lt.beta_linear_exact(lam_visible, tfidf, nu=nu), rtol=0, atol=10 / n)
 
 
 @pytest.mark.parametrize(

@@ -133,7 +133,7 @@ def test_capture_responses_are_the_classifier_outputs(samples, brute):
 def test_capture_weights_are_psi_of_the_removed_fraction(samples, brute):
     d = len(WORDS)
     s = d - samples.z.sum(axis=1)
-    np.testing.assert_allclose(samples.weights, lt.psi(s / d, 25 / 100), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(samples.weights, lt.psi(s / d, nu=25 / 100), rtol=0, atol=1e-12)
     np.testing.assert_allclose(samples.weights, [brute.psi(v / d, 0.25) for v in s], rtol=0, atol=1e-12)
 
 
@@ -147,7 +147,7 @@ def test_capture_other_kernel_widths(kernel_width):
     run = capture_lime_samples(TEXT, classifier_fn, num_samples=120, kernel_width=kernel_width, random_state=0)
     d = len(WORDS)
     s = d - run.z.sum(axis=1)
-    np.testing.assert_allclose(run.weights, lt.psi(s / d, kernel_width / 100), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(run.weights, lt.psi(s / d, nu=kernel_width / 100), rtol=0, atol=1e-12)
     np.testing.assert_allclose(run.beta, weighted_ridge(run.z, run.y, run.weights), rtol=0, atol=1e-8)
 
 

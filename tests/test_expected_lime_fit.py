@@ -53,16 +53,16 @@ def test_equals_a_brute_force_population_fit(brute, d, nu, num_samples, lam):
     sigma, gamma = brute.sigma_gamma(lambda mask: float(f(np.array([mask]))[0]), d, nu)
     np.testing.assert_allclose(expected_lime_fit(sigma, gamma, y0, num_samples, lam=lam), expected, atol=1e-10)
     # the same with the package's closed-form Sigma and Gamma = Sigma beta^f
-    sigma_closed = lt.sigma_matrix(d, nu)
-    gamma_closed = sigma_closed @ lt.beta_enumerate(f, d, nu)
+    sigma_closed = lt.sigma_matrix(d, nu=nu)
+    gamma_closed = sigma_closed @ lt.beta_enumerate(f, d, nu=nu)
     np.testing.assert_allclose(expected_lime_fit(sigma_closed, gamma_closed, y0, num_samples, lam), expected, atol=1e-9)
 
 
 def test_tends_to_beta_with_many_samples():
     d, nu = 6, 0.25
     f = table_model(d, seed=1)
-    beta = lt.beta_enumerate(f, d, nu)
-    sigma = lt.sigma_matrix(d, nu)
+    beta = lt.beta_enumerate(f, d, nu=nu)
+    sigma = lt.sigma_matrix(d, nu=nu)
     gaps = [np.abs(expected_lime_fit(sigma, sigma @ beta, 5.0, n) - beta).max() for n in (10**3, 10**4, 10**5, 10**6)]
     assert gaps[-1] < 1e-4
     assert all(later < earlier / 5 for earlier, later in zip(gaps, gaps[1:], strict=False))  # O(1/n)
@@ -72,12 +72,12 @@ def test_affine_model_without_penalty_is_exact():
     """f = a + b.z is fitted exactly by any weighted least squares, so with lam = 0 the target is (a, b)."""
     d, nu = 5, 0.3
     coef = np.array([0.4, 1.0, -0.5, 0.0, 2.0, 0.25])
-    sigma = lt.sigma_matrix(d, nu)
+    sigma = lt.sigma_matrix(d, nu=nu)
     fit = expected_lime_fit(sigma, sigma @ coef, coef.sum(), 100, lam=0.0)
     np.testing.assert_allclose(fit, coef, atol=1e-12)
 
 
-SIGMA_OK = lt.sigma_matrix(3, 0.25)
+SIGMA_OK = lt.sigma_matrix(3, nu=0.25)
 GAMMA_OK = SIGMA_OK @ np.array([0.5, 0.1, -0.2, 0.3])
 
 

@@ -12,6 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
 from limetheory import fast
+from limetheory.tokens import DocumentCounts
 
 TOY_CORPUS = [
     "The food was good but the service was slow, and the food was cold!",
@@ -125,7 +126,7 @@ VECTORIZERS = {
 @pytest.mark.parametrize("name", sorted(VECTORIZERS))
 def test_tfidf_of_perturbed_documents_is_bitwise_that_of_the_vectorizer(name):
     vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
-    document = fast._Document(TOY_TEXT, vectorizer)
+    document = DocumentCounts(TOY_TEXT, vectorizer)
     rng = np.random.default_rng(1)
     masks = (rng.random((300, document.d)) < rng.random((300, 1))).astype(np.int8)
     masks[0] = 1
@@ -143,7 +144,7 @@ def test_tfidf_of_perturbed_documents_is_bitwise_that_of_the_vectorizer(name):
 
 def test_words_and_documents_are_limes():
     vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
-    document = fast._Document(TOY_TEXT, vectorizer)
+    document = DocumentCounts(TOY_TEXT, vectorizer)
     assert document.words == lt.local_dictionary(TOY_TEXT)
     mask = np.ones(document.d, dtype=np.int8)
     mask[[0, 2]] = 0
@@ -268,7 +269,7 @@ def test_distance_table_is_limes_distance_and_gives_the_papers_weights():
         np.testing.assert_allclose(table, 100 * (1 - np.sqrt(k / d)), rtol=0, atol=1e-12)
         for nu in [0.1, 0.25, 1.0]:
             weights = fast._kernel(table[d - np.arange(1, d + 1)], 100 * nu)
-            np.testing.assert_allclose(weights, lt.kernel_weights(d, nu), rtol=1e-12)
+            np.testing.assert_allclose(weights, lt.kernel_weights(d, nu=nu), rtol=1e-12)
 
 
 # ----------------------------------------------------------------------------- batched stream: lime's law
@@ -302,7 +303,7 @@ def test_batched_stream_draws_limes_law():
     removed = d - z.sum(axis=1).astype(int)
     for s in range(1, d + 1):
         assert within_5_se((removed == s).mean(), 1 / d), s
-    np.testing.assert_allclose(weights, lt.kernel_weights(d, 0.25)[removed - 1], rtol=1e-12)
+    np.testing.assert_allclose(weights, lt.kernel_weights(d, nu=0.25)[removed - 1], rtol=1e-12)
 
 
 def test_batched_explanations_agree_in_law_with_limes_stream():

@@ -24,6 +24,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 import limetheory as lt
 from limetheory import fast
 from limetheory.ridge import ridge_coefficients
+from limetheory.tokens import DocumentCounts
 
 ROOT = Path(__file__).resolve().parent.parent
 EPS = np.finfo(float).eps
@@ -128,7 +129,7 @@ def test_exact_stream_equals_real_lime_on_both_sides_of_d(long_setting, num_samp
 
 def test_long_document_tfidf_is_bitwise_the_vectorizers(long_setting):
     text, vectorizer, _ = long_setting
-    document = fast._Document(text, vectorizer)
+    document = DocumentCounts(text, vectorizer)
     rng = np.random.default_rng(8)
     masks = (rng.random((40, document.d)) < rng.random((40, 1))).astype(np.int8)
     ours = document.transform(masks)

@@ -868,8 +868,24 @@ def _on_timer(signum, frame):
 NUMPY_WARNINGS = ("overflow encountered", "invalid value encountered", "divide by zero encountered")
 
 
+def by_keyword(function, args, kwargs):
+    """Pass the drawn arguments beyond a theory function's positional ones by keyword, in signature order.
+
+    The strategies draw a theory function's arguments in the paper's order (``alpha(p, d, nu)``); its bandwidth
+    is keyword-only (``limetheory.units``), so ``nu`` and what follows it are passed by name.
+    """
+    if not hasattr(function, "__wrapped__"):
+        return args, kwargs
+    parameters = inspect.signature(function).parameters.values()
+    positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+    keywords = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    extra = dict(zip(keywords, args[positional:]))
+    return args[:positional], {**extra, **kwargs}
+
+
 def run_call(name, spec, args, kwargs):
     """Call ``spec.call(*args, **kwargs)`` under the alarm; return (outcome, value or exception, seconds)."""
+    args, kwargs = by_keyword(spec.call, tuple(args), kwargs)
     previous = {signum: signal.signal(signum, _on_timer) for signum in (signal.SIGPROF, signal.SIGALRM)}
     signal.setitimer(signal.ITIMER_PROF, BUDGET_SECONDS, RETRY_SECONDS)
     signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS, RETRY_SECONDS)
@@ -1041,15 +1057,15 @@ D_TOO_LARGE = 10**9
 @pytest.mark.parametrize(
     "call",
     [
-        lambda d: lt.alpha(0, d, 0.25),
-        lambda d: lt.alphas(d, 0.25),
-        lambda d: lt.normalization_constant(d, 0.25),
-        lambda d: lt.sigma_coefficients(d, 0.25),
-        lambda d: lt.sigma_inverse_opnorm(d, 0.25),
-        lambda d: lt.sigma_eigenvalues(d, 0.25),
-        lambda d: lt.kernel_weights(d, 0.25),
-        lambda d: lt.beta_indicator_product((0, 1), d, 0.25),
-        lambda d: lt.beta_from_gamma(np.zeros(3), d, 0.25),
+        lambda d: lt.alpha(0, d, nu=0.25),
+        lambda d: lt.alphas(d, nu=0.25),
+        lambda d: lt.normalization_constant(d, nu=0.25),
+        lambda d: lt.sigma_coefficients(d, nu=0.25),
+        lambda d: lt.sigma_inverse_opnorm(d, nu=0.25),
+        lambda d: lt.sigma_eigenvalues(d, nu=0.25),
+        lambda d: lt.kernel_weights(d, nu=0.25),
+        lambda d: lt.beta_indicator_product((0, 1), d, nu=0.25),
+        lambda d: lt.beta_from_gamma(np.zeros(3), d, nu=0.25),
     ],
     ids=[
         "alpha",
@@ -1092,18 +1108,18 @@ def test_the_largest_dense_sigma_within_the_limit_is_allowed():
 def test_o_of_d_routines_answer_at_ten_million_words():
     """The O(d) routines stay usable at d = 10**7 (about a second each here; no timing is asserted)."""
     d = 10**7
-    c_d = lt.normalization_constant(d, 0.25)
+    c_d = lt.normalization_constant(d, nu=0.25)
     assert np.isfinite(c_d) and c_d > 0
-    beta = lt.beta_from_gamma(np.zeros(d + 1), d, 0.25)
+    beta = lt.beta_from_gamma(np.zeros(d + 1), d, nu=0.25)
     assert beta.shape == (d + 1,) and not beta.any()  # Gamma = 0 gives beta = 0 exactly
-    weights = lt.kernel_weights(d, 0.25)
-    assert weights.shape == (d,) and weights[0] == lt.psi(1 / d, 0.25)
+    weights = lt.kernel_weights(d, nu=0.25)
+    assert weights.shape == (d,) and weights[0] == lt.psi(1 / d, nu=0.25)
 
 
 @pytest.mark.parametrize("nu", [1e155, 1e300, 1.7976931348623157e308, np.float64(1e300), INF])
 def test_psi_and_kernel_weights_at_huge_nu_are_their_limit(nu):
-    assert lt.psi(0.5, nu) == 1.0 and lt.psi(1.0, nu) == 1.0
-    assert (lt.kernel_weights(7, nu) == 1.0).all()
+    assert lt.psi(0.5, nu=nu) == 1.0 and lt.psi(1.0, nu=nu) == 1.0
+    assert (lt.kernel_weights(7, nu=nu) == 1.0).all()
 
 
 # ----------------------------------------------------------------------------- continuity in nu up to inf
@@ -1121,25 +1137,25 @@ def _scalar_functions():
     gamma = np.array([0.3, 0.1, -0.2, 0.05])
     good, food = sp.symbols("good food")
     return {
-        "psi(t=0.3)": lambda nu: lt.psi(0.3, nu),
-        "psi(t=1)": lambda nu: lt.psi(1.0, nu),
-        "kernel_weights(5)": lambda nu: lt.kernel_weights(5, nu),
-        "alpha_2(d=6)": lambda nu: lt.alpha(2, 6, nu),
-        "alphas(29)": lambda nu: lt.alphas(29, nu, 3),
-        "log alpha_1(d=4)": lambda nu: lt.alpha(1, 4, nu, log=True),
-        "c_d(7)": lambda nu: lt.normalization_constant(7, nu),
-        "sigma_coefficients(5)": lambda nu: np.array(lt.sigma_coefficients(5, nu)),
-        "sigma_eigenvalues(5)": lambda nu: np.array(lt.sigma_eigenvalues(5, nu)),
-        "opnorm(5)": lambda nu: lt.sigma_inverse_opnorm(5, nu),
-        "sigma_matrix(3)": lambda nu: lt.sigma_matrix(3, nu),
-        "sigma_inverse(3)": lambda nu: lt.sigma_inverse(3, nu),
-        "beta_from_gamma(3)": lambda nu: lt.beta_from_gamma(gamma, 3, nu),
-        "beta_indicator_product((0, 2), 5)": lambda nu: lt.beta_indicator_product((0, 2), 5, nu),
-        "beta_enumerate(4)": lambda nu: lt.beta_enumerate(lambda z: z[:, 0] * (1 - z[:, 3]), 4, nu),
-        "beta_boolean": lambda nu: lt.beta_boolean(sp.Or(good, food), ["good", "food", "bad"], nu),
-        "beta_linear_exact": lambda nu: lt.beta_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu),
-        "gamma_linear_exact": lambda nu: lt.gamma_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu),
-        "sweep": lambda nu: lt.beta_bandwidth_sweep(SWEEP_Z, SWEEP_Y, [nu])[0],
+        "psi(t=0.3)": lambda nu: lt.psi(0.3, nu=nu),
+        "psi(t=1)": lambda nu: lt.psi(1.0, nu=nu),
+        "kernel_weights(5)": lambda nu: lt.kernel_weights(5, nu=nu),
+        "alpha_2(d=6)": lambda nu: lt.alpha(2, 6, nu=nu),
+        "alphas(29)": lambda nu: lt.alphas(29, nu=nu, p_max=3),
+        "log alpha_1(d=4)": lambda nu: lt.alpha(1, 4, nu=nu, log=True),
+        "c_d(7)": lambda nu: lt.normalization_constant(7, nu=nu),
+        "sigma_coefficients(5)": lambda nu: np.array(lt.sigma_coefficients(5, nu=nu)),
+        "sigma_eigenvalues(5)": lambda nu: np.array(lt.sigma_eigenvalues(5, nu=nu)),
+        "opnorm(5)": lambda nu: lt.sigma_inverse_opnorm(5, nu=nu),
+        "sigma_matrix(3)": lambda nu: lt.sigma_matrix(3, nu=nu),
+        "sigma_inverse(3)": lambda nu: lt.sigma_inverse(3, nu=nu),
+        "beta_from_gamma(3)": lambda nu: lt.beta_from_gamma(gamma, 3, nu=nu),
+        "beta_indicator_product((0, 2), 5)": lambda nu: lt.beta_indicator_product((0, 2), 5, nu=nu),
+        "beta_enumerate(4)": lambda nu: lt.beta_enumerate(lambda z: z[:, 0] * (1 - z[:, 3]), 4, nu=nu),
+        "beta_boolean": lambda nu: lt.beta_boolean(sp.Or(good, food), ["good", "food", "bad"], nu=nu),
+        "beta_linear_exact": lambda nu: lt.beta_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu=nu),
+        "gamma_linear_exact": lambda nu: lt.gamma_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu=nu),
+        "sweep": lambda nu: lt.beta_bandwidth_sweep(SWEEP_Z, SWEEP_Y, nus=[nu])[0],
     }
 
 
@@ -1181,7 +1197,7 @@ def test_psi_is_non_decreasing_in_nu_over_the_whole_double_range(t):
     nus = [10.0**k for k in range(-320, 309)] + [1.7976931348623157e308, np.inf]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        values = [lt.psi(t, nu) for nu in nus if nu > 0]
+        values = [lt.psi(t, nu=nu) for nu in nus if nu > 0]
     assert all(0.0 <= v <= 1.0 for v in values)
     assert all(a <= b for a, b in zip(values, values[1:], strict=False))
     assert values[-1] == 1.0
@@ -1194,7 +1210,7 @@ def test_alpha_is_non_decreasing_in_nu_down_to_the_smallest_bandwidths(p):
     nus = sorted(nu for nu in nus if nu > 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # alpha below the double range: documented, returns 0.0
-        values = [lt.alpha(p, 6, nu) for nu in nus]
+        values = [lt.alpha(p, 6, nu=nu) for nu in nus]
     assert all(np.isfinite(values))
     assert all(a <= b * (1 + 4 * np.finfo(float).eps) for a, b in zip(values, values[1:], strict=False))
 
@@ -1276,7 +1292,7 @@ _VALID = {
     "normal_equations": _valid([st.just(ZERO_Z), st.just(ZERO_Y), st.just(np.ones(len(ZERO_Y)))]),
     "weighted_ridge": _valid([st.just(ZERO_Z), st.just(ZERO_Y), st.just(np.ones(len(ZERO_Y)))], {"lam": _NU}),
     "expected_lime_fit": _valid(
-        [st.just(lt.sigma_matrix(2, 0.25)), st.just([0.3, 0.1, 0.1]), st.floats(0, 1), st.integers(1, 10**6)]
+        [st.just(lt.sigma_matrix(2, nu=0.25)), st.just([0.3, 0.1, 0.1]), st.floats(0, 1), st.integers(1, 10**6)]
     ),
     "beta_bandwidth_sweep": _valid(
         [st.just(ZERO_Z), st.just(ZERO_Y), st.lists(_NU, min_size=1, max_size=3)],

@@ -100,7 +100,7 @@ def test_readme_call_uses_kernel_width_25_and_the_highest_weights_selection(defa
     z = masks_of(documents)
     d = len(WORDS)
     y = review_model(documents)[:, 1]
-    weights = lt.psi((d - z.sum(axis=1)) / d, 25 / 100)
+    weights = lt.psi((d - z.sum(axis=1)) / d, nu=25 / 100)
     ranking, _ = weighted_ridge(z, y, weights, 0.01)
     chosen = np.argsort(-np.abs(ranking[1:]), kind="stable")[:10]
     expected, condition = weighted_ridge(z[:, chosen], y, weights, 1.0)
@@ -110,7 +110,7 @@ def test_readme_call_uses_kernel_width_25_and_the_highest_weights_selection(defa
     tolerance = condition * (len(documents) + 512) * EPS * np.abs(expected).max()
     np.testing.assert_allclose(ours, expected, rtol=0, atol=tolerance)
     # kernel width 30 instead of 25 would move the coefficients far more than the tolerance
-    other, _ = weighted_ridge(z[:, chosen], y, lt.psi((d - z.sum(axis=1)) / d, 30 / 100), 1.0)
+    other, _ = weighted_ridge(z[:, chosen], y, lt.psi((d - z.sum(axis=1)) / d, nu=30 / 100), 1.0)
     assert np.abs(other - expected).max() > 1e3 * tolerance
 
 

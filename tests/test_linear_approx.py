@@ -8,14 +8,14 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from sklearn.feature_extraction.text import TfidfVectorizer
 
 from limetheory.linear_approx import (
     LINEAR_COEFFICIENT,
     LINEAR_INTERCEPT_COEFFICIENT,
     beta_linear_approx,
-    tfidf_columns,
-    tfidf_weights,
 )
+from limetheory.tokens import tfidf_columns, tfidf_weights
 
 mpmath.mp.dps = 40
 
@@ -175,8 +175,10 @@ def test_tfidf_weights_refuse_shared_columns_and_bad_vectorizers():
     assert tfidf_columns("The food and the beer", _fitted(lowercase=False))[0] == -1
     with pytest.raises(ValueError, match="no word"):
         tfidf_weights("I a zebra", _fitted())
-    with pytest.raises(ValueError, match="fitted"):
+    with pytest.raises(TypeError, match="fitted scikit-learn TfidfVectorizer"):
         tfidf_weights("great food", object())
+    with pytest.raises(ValueError, match="fitted"):
+        tfidf_weights("great food", TfidfVectorizer())
     with pytest.raises(ValueError, match="norm='l2'"):
         tfidf_weights("great food", _fitted(norm="l1"))
     with pytest.raises(ValueError, match="norm='l2'"):

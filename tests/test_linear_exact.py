@@ -66,8 +66,8 @@ CASES = [(d, nu) for nu in NUS for d in (2, 3, 4, 6, 9, 12, 14) if nu > 0.05 or 
 @pytest.mark.parametrize(("d", "nu"), CASES)
 def test_beta_matches_enumeration(d, nu):
     lam, tfidf = document(d, seed=d)
-    expected = lt.beta_enumerate(linear_model_on_masks(lam, tfidf), d, nu)
-    got = beta_linear_exact(lam, tfidf, nu)
+    expected = lt.beta_enumerate(linear_model_on_masks(lam, tfidf), d, nu=nu)
+    got = beta_linear_exact(lam, tfidf, nu=nu)
     assert got.shape == (d + 1,)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * max(1.0, np.abs(expected).max()))
 
@@ -77,20 +77,20 @@ def test_gamma_matches_enumeration(nu):
     d = 10
     lam, tfidf = document(d, seed=7)
     z, s, prob = lt.explanation.all_masks(d)
-    weight = prob * lt.kernel_weights(d, nu)[s - 1]
+    weight = prob * lt.kernel_weights(d, nu=nu)[s - 1]
     y = linear_model_on_masks(lam, tfidf)(z)
     expected = np.concatenate([[weight @ y], (weight * y) @ z])
     # entries of gamma are sums of weight * response that may cancel: compare those at the scale of their terms
     scale = weight.sum() * np.abs(y).max()
-    np.testing.assert_allclose(gamma_linear_exact(lam, tfidf, nu), expected, rtol=1e-12, atol=1e-12 * scale)
+    np.testing.assert_allclose(gamma_linear_exact(lam, tfidf, nu=nu), expected, rtol=1e-12, atol=1e-12 * scale)
 
 
 def test_gamma_below_the_double_range_warns():
     """At d = 2, nu = 0.005, alpha_0 = E[pi] is about exp(-1716): Gamma is 0.0 in float64, with a warning."""
     with pytest.warns(RuntimeWarning, match="Gamma"):
-        gamma = gamma_linear_exact([1.0, -2.0], [1.0, 3.0], 0.005)
+        gamma = gamma_linear_exact([1.0, -2.0], [1.0, 3.0], nu=0.005)
     assert np.array_equal(gamma, np.zeros(3))
-    assert np.isfinite(beta_linear_exact([1.0, -2.0], [1.0, 3.0], 0.005)).all()
+    assert np.isfinite(beta_linear_exact([1.0, -2.0], [1.0, 3.0], nu=0.005)).all()
 
 
 # ----------------------------------------------------------------------------- conditional moments
@@ -148,8 +148,8 @@ def test_single_coordinate_models_add_up(nu):
     """beta is linear in lam: the sum of the explanations of the models phi_j weighted by lam_j."""
     d = 8
     lam, tfidf = document(d, seed=3)
-    total = beta_linear_exact(lam, tfidf, nu)
-    parts = sum(lam[j] * beta_linear_exact(np.eye(d)[j], tfidf, nu) for j in range(d))
+    total = beta_linear_exact(lam, tfidf, nu=nu)
+    parts = sum(lam[j] * beta_linear_exact(np.eye(d)[j], tfidf, nu=nu) for j in range(d))
     np.testing.assert_allclose(total, parts, rtol=0, atol=1e-12)
 
 
@@ -166,8 +166,8 @@ def test_single_coordinate_models_add_up(nu):
 def test_extreme_and_invisible_weights(tfidf, nu):
     d = len(tfidf)
     lam = np.linspace(-1.0, 2.0, d)
-    expected = lt.beta_enumerate(linear_model_on_masks(lam, tfidf), d, nu)
-    got = beta_linear_exact(lam, tfidf, nu)
+    expected = lt.beta_enumerate(linear_model_on_masks(lam, tfidf), d, nu=nu)
+    got = beta_linear_exact(lam, tfidf, nu=nu)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * max(1.0, np.abs(expected).max()))
 
 
@@ -227,7 +227,7 @@ def test_beta_matches_mpmath_brute_force(nu):
     lam = [0.7, -1.3, 2.1, 0.4, -0.2]
     tfidf = [2.5, 0.0, 1.75, 1.75, 4.0]  # an invisible word and a repeated weight
     expected = np.array(_mp_beta(lam, tfidf, nu))
-    got = beta_linear_exact(lam, tfidf, nu)
+    got = beta_linear_exact(lam, tfidf, nu=nu)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
 
 
@@ -237,7 +237,7 @@ def test_beta_matches_mpmath_at_small_bandwidth(d, nu):
     """Where Sigma is numerically singular (cond up to 10^8000 at d = 2, nu = 0.005) beta is still exact."""
     lam, tfidf = document(d, seed=d)
     expected = np.array(_mp_beta(lam, tfidf, nu, dps=_reference_digits(d, nu)))
-    got = beta_linear_exact(lam, tfidf, nu)
+    got = beta_linear_exact(lam, tfidf, nu=nu)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
 
 
@@ -260,7 +260,7 @@ def test_one_visible_word_gives_its_indicator(d, nu):
     lam = np.linspace(1.0, 2.0, d)
     expected = np.zeros(d + 1)
     expected[1 + d // 2] = lam[d // 2]
-    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu=nu), expected, rtol=0, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- large d, exact references
@@ -318,7 +318,7 @@ def _class_reference(counts, weights, lam, nu):
     """Gamma = sum_s (psi(s/d) / d) (E[f | s], E[z_1 f | s], ...) from :func:`_class_moments`."""
     f_given_s, zf_given_s, tfidf = _class_moments(counts, weights, lam)
     d = len(tfidf)
-    weight = lt.kernel_weights(d, nu) / d
+    weight = lt.kernel_weights(d, nu=nu) / d
     return np.concatenate([[weight @ f_given_s], weight @ zf_given_s]), tfidf
 
 
@@ -328,7 +328,7 @@ def test_uniform_weights_at_large_d(nu):
     d = 300
     lam = np.random.default_rng(0).normal(size=d)
     expected, tfidf = _class_reference([d], [2.0], lam, nu)
-    np.testing.assert_allclose(gamma_linear_exact(lam, tfidf, nu), expected, rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(gamma_linear_exact(lam, tfidf, nu=nu), expected, rtol=1e-11, atol=1e-14)
 
 
 @pytest.mark.parametrize("nu", [0.25, np.inf])
@@ -337,11 +337,11 @@ def test_three_weight_classes_at_large_d(nu):
     counts, weights = [6, 64, 30], [0.0, 1.0, 7.0]
     lam = np.random.default_rng(1).normal(size=sum(counts))
     expected, tfidf = _class_reference(counts, weights, lam, nu)
-    got = gamma_linear_exact(lam, tfidf, nu)
+    got = gamma_linear_exact(lam, tfidf, nu=nu)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-11 * np.abs(expected).max())
     # where Sigma is well conditioned, the closed-form Sigma^{-1} applied to Gamma gives the same beta
     np.testing.assert_allclose(
-        beta_linear_exact(lam, tfidf, nu), lt.beta_from_gamma(expected, len(tfidf), nu), rtol=0, atol=1e-9
+        beta_linear_exact(lam, tfidf, nu=nu), lt.beta_from_gamma(expected, len(tfidf), nu=nu), rtol=0, atol=1e-9
     )
 
 
@@ -365,8 +365,8 @@ def test_three_weight_classes_at_small_bandwidth(nu):
     counts, weights = [6, 64, 30], [0.0, 1.0, 7.0]
     lam = np.random.default_rng(1).normal(size=sum(counts))
     expected_f, expected_zf, tfidf = _class_moments(counts, weights, lam)
-    expected = lt.beta_from_conditional_moments(expected_f, expected_zf, nu)
-    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu), expected, rtol=0, atol=1e-10)
+    expected = lt.beta_from_conditional_moments(expected_f, expected_zf, nu=nu)
+    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu=nu), expected, rtol=0, atol=1e-10)
 
 
 # ----------------------------------------------------------------------------- structure
@@ -375,31 +375,31 @@ def test_three_weight_classes_at_small_bandwidth(nu):
 def test_invariances():
     d = 9
     lam, tfidf = document(d, seed=11)
-    base = beta_linear_exact(lam, tfidf, 0.25)
+    base = beta_linear_exact(lam, tfidf, nu=0.25)
     # phi is invariant under scaling of the weights
-    np.testing.assert_allclose(beta_linear_exact(lam, 1e-30 * tfidf, 0.25), base, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(beta_linear_exact(lam, 1e30 * tfidf, 0.25), base, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(beta_linear_exact(lam, 1e-30 * tfidf, nu=0.25), base, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(beta_linear_exact(lam, 1e30 * tfidf, nu=0.25), base, rtol=1e-12, atol=1e-14)
     # relabelling the words permutes the coefficients
     perm = np.random.default_rng(0).permutation(d)
-    permuted = beta_linear_exact(lam[perm], tfidf[perm], 0.25)
+    permuted = beta_linear_exact(lam[perm], tfidf[perm], nu=0.25)
     np.testing.assert_allclose(permuted[1:], base[1:][perm], rtol=1e-11, atol=1e-14)
     np.testing.assert_allclose(permuted[0], base[0], rtol=1e-11)
     # the coefficient of an invisible word in the model plays no role
     changed = lam.copy()
     changed[tfidf == 0] = 123.0
-    np.testing.assert_allclose(beta_linear_exact(changed, tfidf, 0.25), base, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(beta_linear_exact(changed, tfidf, nu=0.25), base, rtol=0, atol=1e-14)
 
 
 def test_large_bandwidth_is_the_limit():
     lam, tfidf = document(7, seed=5)
     np.testing.assert_allclose(
-        beta_linear_exact(lam, tfidf, 1e4), beta_linear_exact(lam, tfidf, np.inf), rtol=0, atol=1e-7
+        beta_linear_exact(lam, tfidf, nu=1e4), beta_linear_exact(lam, tfidf, nu=np.inf), rtol=0, atol=1e-7
     )
 
 
 def test_accepts_lists_and_integers():
-    got = beta_linear_exact([1, 0, -2], [1, 2, 3], 0.25)
-    np.testing.assert_allclose(got, beta_linear_exact(np.array([1.0, 0, -2]), np.array([1.0, 2, 3]), 0.25))
+    got = beta_linear_exact([1, 0, -2], [1, 2, 3], nu=0.25)
+    np.testing.assert_allclose(got, beta_linear_exact(np.array([1.0, 0, -2]), np.array([1.0, 2, 3]), nu=0.25))
 
 
 # ----------------------------------------------------------------------------- quadrature
@@ -465,9 +465,9 @@ def test_inverse_sqrt_quadrature_errors(r_min, error, pattern):
 )
 def test_validation(lam, tfidf, nu, error, pattern):
     with pytest.raises(error, match=pattern):
-        beta_linear_exact(lam, tfidf, nu)
+        beta_linear_exact(lam, tfidf, nu=nu)
     with pytest.raises(error, match=pattern):
-        gamma_linear_exact(lam, tfidf, nu)
+        gamma_linear_exact(lam, tfidf, nu=nu)
     if not pattern.startswith("nu"):
         with pytest.raises(error, match=pattern):
             conditional_moments_linear_exact(lam, tfidf)

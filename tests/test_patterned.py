@@ -88,22 +88,22 @@ def _mp_sigma(d_value, nu, digits=50):
 def test_sigma_eigenvalues_against_mpmath(d_value, nu):
     with mp.workdps(50):
         exact = sorted(mp.eigsy(_mp_sigma(d_value, nu))[0])
-    small, large, bulk = lt.sigma_eigenvalues(d_value, nu)
+    small, large, bulk = lt.sigma_eigenvalues(d_value, nu=nu)
     ours = sorted([small, large, *([bulk] * (d_value - 1))])
     for mine, reference in zip(ours, exact, strict=True):
         assert mine == pytest.approx(float(reference), rel=1e-10)
-    assert lt.sigma_inverse_opnorm(d_value, nu) == pytest.approx(float(1 / exact[0]), rel=1e-10)
+    assert lt.sigma_inverse_opnorm(d_value, nu=nu) == pytest.approx(float(1 / exact[0]), rel=1e-10)
 
 
 def test_sigma_inverse_opnorm_matches_numpy_where_well_conditioned():
     for d_value in (5, 29, 100):
-        expected = np.linalg.norm(lt.sigma_inverse(d_value, 0.5), 2)
-        assert lt.sigma_inverse_opnorm(d_value, 0.5) == pytest.approx(expected, rel=1e-9)
+        expected = np.linalg.norm(lt.sigma_inverse(d_value, nu=0.5), 2)
+        assert lt.sigma_inverse_opnorm(d_value, nu=0.5) == pytest.approx(expected, rel=1e-9)
 
 
 @pytest.mark.parametrize("bad_d", [1, 0])
 def test_eigenvalues_need_two_words(bad_d):
     with pytest.raises(ValueError, match="d must be >= 2"):
-        lt.sigma_eigenvalues(bad_d, 0.25)
+        lt.sigma_eigenvalues(bad_d, nu=0.25)
     with pytest.raises(ValueError, match="nu must be > 0"):
-        lt.sigma_inverse_opnorm(5, -1.0)
+        lt.sigma_inverse_opnorm(5, nu=-1.0)

@@ -50,10 +50,10 @@ def conditional_moments(f, d):
 def test_sigma_times_its_inverse_is_the_identity(d, nu):
     # an entrywise error e in Sigma^{-1} leaves Sigma Sigma^{-1} - I of size ||Sigma|| e: the check is meaningful
     # where cond(Sigma) * 1e-16 is small, and Sigma^{-1} must then be exact to that level
-    small, large, bulk = lt.sigma_eigenvalues(d, nu, log=True)
+    small, large, bulk = lt.sigma_eigenvalues(d, nu=nu, log=True)
     log_condition = large - min(small, bulk)
     assume(log_condition < math.log(1e10))
-    sigma, inverse = lt.sigma_matrix(d, nu), lt.sigma_inverse(d, nu)
+    sigma, inverse = lt.sigma_matrix(d, nu=nu), lt.sigma_inverse(d, nu=nu)
     tolerance = 1e-14 * math.exp(log_condition) * d
     np.testing.assert_allclose(sigma @ inverse, np.eye(d + 1), atol=tolerance)
     np.testing.assert_allclose(inverse @ sigma, np.eye(d + 1), atol=tolerance)
@@ -65,13 +65,13 @@ def test_sigma_times_its_inverse_is_the_identity(d, nu):
 def test_beta_of_a_constant_is_exactly_c_e0(d, nu, c):
     expected = np.zeros(d + 1)
     expected[0] = 1.0
-    np.testing.assert_array_equal(lt.beta_indicator_product((), d, nu), expected)
+    np.testing.assert_array_equal(lt.beta_indicator_product((), d, nu=nu), expected)
     kept = (d - np.arange(1, d + 1)) / d
     if d <= 500:  # the conditional moments of f = c: E[f | s] = c, E[z_j f | s] = c (1 - s/d)
-        beta = lt.beta_from_conditional_moments(np.full(d, c), np.outer(kept, np.full(d, c)), nu)
+        beta = lt.beta_from_conditional_moments(np.full(d, c), np.outer(kept, np.full(d, c)), nu=nu)
         np.testing.assert_array_equal(beta, c * expected)
     if d <= 8:
-        np.testing.assert_array_equal(lt.beta_enumerate(lambda z: np.full(len(z), c), d, nu), c * expected)
+        np.testing.assert_array_equal(lt.beta_enumerate(lambda z: np.full(len(z), c), d, nu=nu), c * expected)
 
 
 @SETTINGS
@@ -80,9 +80,9 @@ def test_beta_of_one_word_indicator_is_e_j(d, nu, data):
     j = data.draw(st.integers(0, d - 1))
     expected = np.zeros(d + 1)
     expected[1 + j] = 1.0
-    np.testing.assert_allclose(lt.beta_indicator_product((j,), d, nu), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(lt.beta_indicator_product((j,), d, nu=nu), expected, rtol=0, atol=1e-12)
     if d <= 8:
-        np.testing.assert_allclose(lt.beta_enumerate(lambda z: z[:, j], d, nu), expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(lt.beta_enumerate(lambda z: z[:, j], d, nu=nu), expected, rtol=0, atol=1e-12)
 
 
 @SETTINGS
@@ -90,8 +90,8 @@ def test_beta_of_one_word_indicator_is_e_j(d, nu, data):
 def test_beta_is_linear_in_f(d, nu, a, b, seed):
     rng = np.random.default_rng(seed)
     f, g = table_model(rng.normal(size=2**d)), table_model(rng.normal(size=2**d))
-    combined = lt.beta_enumerate(lambda z: a * f(z) + b * g(z), d, nu)
-    beta_f, beta_g = lt.beta_enumerate(f, d, nu), lt.beta_enumerate(g, d, nu)
+    combined = lt.beta_enumerate(lambda z: a * f(z) + b * g(z), d, nu=nu)
+    beta_f, beta_g = lt.beta_enumerate(f, d, nu=nu), lt.beta_enumerate(g, d, nu=nu)
     scale = (abs(a) * np.abs(beta_f).max() + abs(b) * np.abs(beta_g).max()) or 1.0
     np.testing.assert_allclose(combined, a * beta_f + b * beta_g, rtol=0, atol=1e-10 * scale)
 
@@ -100,8 +100,8 @@ def test_beta_is_linear_in_f(d, nu, a, b, seed):
 @given(d=small_d, nu=any_nu, seed=st.integers(0, 2**32 - 1))
 def test_conditional_moments_route_equals_enumeration(d, nu, seed):
     f = table_model(np.random.default_rng(seed).normal(size=2**d))
-    enumerated = lt.beta_enumerate(f, d, nu)
-    closed = lt.beta_from_conditional_moments(*conditional_moments(f, d), nu)
+    enumerated = lt.beta_enumerate(f, d, nu=nu)
+    closed = lt.beta_from_conditional_moments(*conditional_moments(f, d), nu=nu)
     np.testing.assert_allclose(closed, enumerated, rtol=0, atol=1e-10 * max(1.0, np.abs(enumerated).max()))
 
 
@@ -109,25 +109,25 @@ def test_conditional_moments_route_equals_enumeration(d, nu, seed):
 @given(d=st.integers(2, 8), nu=any_nu, data=st.data())
 def test_indicator_product_closed_form_equals_enumeration(d, nu, data):
     J = tuple(data.draw(st.sets(st.integers(0, d - 1), max_size=d)))
-    closed = lt.beta_indicator_product(J, d, nu)
-    enumerated = lt.beta_enumerate(lambda z: np.prod(z[:, list(J)], axis=1) if J else np.ones(len(z)), d, nu)
+    closed = lt.beta_indicator_product(J, d, nu=nu)
+    enumerated = lt.beta_enumerate(lambda z: np.prod(z[:, list(J)], axis=1) if J else np.ones(len(z)), d, nu=nu)
     np.testing.assert_allclose(closed, enumerated, rtol=0, atol=1e-10 * max(1.0, np.abs(enumerated).max()))
 
 
 @SETTINGS
 @given(d=small_d, nu=st.one_of(st.floats(0.2, 1e3), st.just(math.inf)), seed=st.integers(0, 2**32 - 1))
 def test_gamma_route_equals_enumeration_where_sigma_is_well_conditioned(d, nu, seed):
-    small, large, bulk = lt.sigma_eigenvalues(d, nu, log=True)
+    small, large, bulk = lt.sigma_eigenvalues(d, nu=nu, log=True)
     condition = math.exp(large - min(small, bulk))
     f = table_model(np.random.default_rng(seed).normal(size=2**d))
     codes = np.arange(2**d - 1)
     z = (codes[:, None] >> np.arange(d)) & 1
     s = d - z.sum(axis=1)
-    weights = lt.kernel_weights(d, nu)[s - 1] / (d * np.array([math.comb(d, k) for k in s]))
+    weights = lt.kernel_weights(d, nu=nu)[s - 1] / (d * np.array([math.comb(d, k) for k in s]))
     design = np.column_stack([np.ones(len(z)), z])
     gamma = design.T @ (weights * f(z))
-    enumerated = lt.beta_enumerate(f, d, nu)
-    closed = lt.beta_from_gamma(gamma, d, nu)
+    enumerated = lt.beta_enumerate(f, d, nu=nu)
+    closed = lt.beta_from_gamma(gamma, d, nu=nu)
     scale = max(1.0, np.abs(enumerated).max())
     np.testing.assert_allclose(closed, enumerated, rtol=0, atol=max(1e-10, 1e-14 * condition) * scale)
 
@@ -137,11 +137,11 @@ def test_gamma_route_equals_enumeration_where_sigma_is_well_conditioned(d, nu, s
 def test_the_papers_identities_hold_in_the_stable_forms(d, nu):
     # c_d is the determinant factor: lambda_- lambda_+ = c_d; the bulk eigenvalue is alpha_1 - alpha_2;
     # ||Sigma^{-1}|| is one over the smallest eigenvalue; all in logarithms, so at every bandwidth
-    log_c = lt.normalization_constant(d, nu, log=True)
-    small, large, bulk = lt.sigma_eigenvalues(d, nu, log=True)
+    log_c = lt.normalization_constant(d, nu=nu, log=True)
+    small, large, bulk = lt.sigma_eigenvalues(d, nu=nu, log=True)
     assert small + large == pytest.approx(log_c, abs=1e-11 * max(1.0, abs(log_c)))
-    assert lt.sigma_inverse_opnorm(d, nu, log=True) == pytest.approx(-min(small, bulk), abs=1e-12)
+    assert lt.sigma_inverse_opnorm(d, nu=nu, log=True) == pytest.approx(-min(small, bulk), abs=1e-12)
     assert small <= large
     if d <= 200 and abs(log_c) < 600:
-        a0, a1, a2 = lt.alphas(d, nu)
+        a0, a1, a2 = lt.alphas(d, nu=nu)
         assert math.exp(bulk) == pytest.approx(a1 - a2, rel=1e-8)

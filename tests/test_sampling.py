@@ -42,7 +42,7 @@ def rtol_for(value):
 @pytest.mark.parametrize("t", TS)
 def test_psi_matches_mpmath(t, nu):
     expected = psi_mp(t, nu)
-    got = psi(t, nu)
+    got = psi(t, nu=nu)
     assert isinstance(got, float)
     assert got == pytest.approx(float(expected), rel=rtol_for(float(expected)), abs=1e-300)
 
@@ -50,32 +50,32 @@ def test_psi_matches_mpmath(t, nu):
 def test_psi_keeps_accuracy_for_tiny_t():
     # with nu of the order of t, the exponent is O(1) and the naive 1 - sqrt(1 - t) would lose digits
     for t, nu in ((1e-10, 1e-11), (1e-7, 3e-8), (1e-13, 1e-13)):
-        assert psi(t, nu) == pytest.approx(float(psi_mp(t, nu)), rel=1e-13)
+        assert psi(t, nu=nu) == pytest.approx(float(psi_mp(t, nu)), rel=1e-13)
 
 
 def test_psi_array_shape_and_values():
     t = np.array([[0.0, 0.5], [0.25, 1.0]])
-    out = psi(t, 0.25)
+    out = psi(t, nu=0.25)
     assert isinstance(out, np.ndarray)
     assert out.shape == (2, 2)
     expected = [[float(psi_mp(x, 0.25)) for x in row] for row in t]
     np.testing.assert_allclose(out, expected, rtol=1e-14)
-    assert psi([], 0.3).shape == (0,)
+    assert psi([], nu=0.3).shape == (0,)
 
 
 def test_psi_accepts_lists_and_integer_nu():
     # exp(-0.0) is exactly 1; the same argument -0.5 through numpy's and libm's exp: a few ulps at most
-    np.testing.assert_array_max_ulp(psi([0.0, 1.0], 1), [1.0, math.exp(-0.5)], maxulp=4)
+    np.testing.assert_array_max_ulp(psi([0.0, 1.0], nu=1), [1.0, math.exp(-0.5)], maxulp=4)
 
 
 @pytest.mark.parametrize("t", [0.0, 0.3, 1.0, [0.1, 0.9]])
 def test_psi_infinite_bandwidth_is_one(t):
-    np.testing.assert_array_equal(psi(t, np.inf), np.ones_like(np.asarray(t, dtype=float)))
+    np.testing.assert_array_equal(psi(t, nu=np.inf), np.ones_like(np.asarray(t, dtype=float)))
 
 
 def test_psi_at_one_is_the_minimum_weight():
     for nu in NUS:
-        assert psi(1.0, nu) == pytest.approx(math.exp(-1 / (2 * nu**2)), rel=1e-14, abs=1e-300)
+        assert psi(1.0, nu=nu) == pytest.approx(math.exp(-1 / (2 * nu**2)), rel=1e-14, abs=1e-300)
 
 
 @settings(max_examples=30, deadline=None)
@@ -86,28 +86,28 @@ def test_psi_at_one_is_the_minimum_weight():
 )
 def test_psi_is_decreasing_and_within_the_paper_bounds(t1, t2, nu):
     lo, hi = sorted((t1, t2))
-    assert psi(lo, nu) >= psi(hi, nu)
+    assert psi(lo, nu=nu) >= psi(hi, nu=nu)
     # Eq. (psi-precise-bound) of the supplementary material: exp(-t^2/(2nu^2)) <= psi(t) <= exp(-t^2/(8nu^2))
-    value = psi(hi, nu)
+    value = psi(hi, nu=nu)
     assert math.exp(-(hi**2) / (2 * nu**2)) * (1 - 1e-12) <= value <= math.exp(-(hi**2) / (8 * nu**2)) * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("t", [-0.1, -1e-12, 1.0000001, 2.0, np.nan, [0.5, np.nan], [0.2, 1.5], [-np.inf]])
 def test_psi_rejects_t_outside_unit_interval(t):
     with pytest.raises(ValueError, match=r"^t must lie in \[0, 1\]"):
-        psi(t, 0.25)
+        psi(t, nu=0.25)
 
 
 @pytest.mark.parametrize("nu", [0, 0.0, -0.25, -np.inf, np.nan])
 def test_psi_rejects_bad_nu_values(nu):
     with pytest.raises(ValueError, match="^nu must be > 0"):
-        psi(0.5, nu)
+        psi(0.5, nu=nu)
 
 
 @pytest.mark.parametrize("nu", ["0.25", None, True, [0.25]])
 def test_psi_rejects_bad_nu_types(nu):
     with pytest.raises(TypeError, match="^nu must be"):
-        psi(0.5, nu)
+        psi(0.5, nu=nu)
 
 
 # ----------------------------------------------------------------------------- kernel_weights
@@ -116,7 +116,7 @@ def test_psi_rejects_bad_nu_types(nu):
 @pytest.mark.parametrize("d", [1, 2, 5, 29])
 @pytest.mark.parametrize("nu", [0.1, 0.25, 2.0, np.inf])
 def test_kernel_weights_are_psi_of_s_over_d(d, nu):
-    out = kernel_weights(d, nu)
+    out = kernel_weights(d, nu=nu)
     assert out.shape == (d,)
     expected = [1.0 if np.isinf(nu) else float(psi_mp(mpmath.mpf(s) / d, nu)) for s in range(1, d + 1)]
     for got, value in zip(out, expected, strict=True):
@@ -125,13 +125,13 @@ def test_kernel_weights_are_psi_of_s_over_d(d, nu):
 
 def test_kernel_weights_errors():
     with pytest.raises(ValueError, match="^d must be >= 1"):
-        kernel_weights(0, 0.25)
+        kernel_weights(0, nu=0.25)
     with pytest.raises(TypeError, match="^d must be an integer"):
-        kernel_weights(3.0, 0.25)
+        kernel_weights(3.0, nu=0.25)
     with pytest.raises(ValueError, match="^nu must be > 0"):
-        kernel_weights(3, -1)
+        kernel_weights(3, nu=-1)
     with pytest.raises(ValueError, match="^nu must be > 0"):
-        kernel_weights(3, np.nan)
+        kernel_weights(3, nu=np.nan)
 
 
 # ----------------------------------------------------------------------------- prob_kept

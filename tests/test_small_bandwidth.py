@@ -51,16 +51,16 @@ def _quiet_range_warnings():
 def test_c_d_eigenvalues_and_norm(d, nu):
     ref = printed(d, nu)
     assert ref["c"] > 0
-    assert abs(lt.normalization_constant(d, nu, log=True) - log_of(ref["c"])) < TOL
-    for got, exact in zip(lt.sigma_eigenvalues(d, nu, log=True), ref["eig"], strict=True):
+    assert abs(lt.normalization_constant(d, nu=nu, log=True) - log_of(ref["c"])) < TOL
+    for got, exact in zip(lt.sigma_eigenvalues(d, nu=nu, log=True), ref["eig"], strict=True):
         assert abs(got - log_of(exact)) < TOL
-    assert abs(lt.sigma_inverse_opnorm(d, nu, log=True) - log_of(ref["opnorm"])) < TOL
-    c_d = lt.normalization_constant(d, nu)
+    assert abs(lt.sigma_inverse_opnorm(d, nu=nu, log=True) - log_of(ref["opnorm"])) < TOL
+    c_d = lt.normalization_constant(d, nu=nu)
     if ref["c"] > NORMAL:
         assert rel_err(c_d, ref["c"]) < TOL
     elif ref["c"] < mp.mpf("1e-330"):
         assert c_d == 0.0
-    norm = lt.sigma_inverse_opnorm(d, nu)
+    norm = lt.sigma_inverse_opnorm(d, nu=nu)
     if ref["opnorm"] < 1e300:
         assert rel_err(norm, ref["opnorm"]) < TOL
     else:
@@ -72,14 +72,14 @@ def test_alphas(d, nu):
     dps = printed(d, nu)["dps"]
     p_max = min(3, d)
     reference = mp_alphas(d, nu, p_max, dps)
-    logs = lt.alphas(d, nu, p_max, log=True)
-    values = lt.alphas(d, nu, p_max)
+    logs = lt.alphas(d, nu=nu, p_max=p_max, log=True)
+    values = lt.alphas(d, nu=nu, p_max=p_max)
     for p in range(p_max + 1):
         if reference[p] == 0:
             assert logs[p] == -np.inf and values[p] == 0.0
             continue
         assert abs(logs[p] - log_of(reference[p])) < TOL
-        assert abs(lt.alpha(p, d, nu, log=True) - logs[p]) < 1e-12 * max(1.0, abs(logs[p]))
+        assert abs(lt.alpha(p, d, nu=nu, log=True) - logs[p]) < 1e-12 * max(1.0, abs(logs[p]))
         if reference[p] > NORMAL:
             assert rel_err(values[p], reference[p]) < TOL
 
@@ -87,7 +87,7 @@ def test_alphas(d, nu):
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_sigma_coefficients(d, nu):
     ref = printed(d, nu)
-    got = lt.sigma_coefficients(d, nu)
+    got = lt.sigma_coefficients(d, nu=nu)
     scale = max(abs(x) for x in ref["sigma"])
     if scale > NORMAL:
         assert max(rel_err(g, e, scale) for g, e in zip(got, ref["sigma"], strict=True)) < TOL
@@ -99,7 +99,7 @@ def test_sigma_coefficients(d, nu):
 @pytest.mark.parametrize(("d", "nu"), [(d, nu) for d, nu in GRID if d <= 1000], ids=ids)
 def test_sigma_inverse_entries(d, nu):
     ref = printed(d, nu)
-    inverse = lt.sigma_inverse(d, nu)
+    inverse = lt.sigma_inverse(d, nu=nu)
     entries = (inverse[0, 0], inverse[0, 1], inverse[1, 1], inverse[1, 2])
     scale = max(abs(x) for x in ref["inverse"])
     if scale < 1e300:
@@ -119,7 +119,7 @@ def _beta_reference(p, d, nu):
 
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_beta_of_the_constant_model_is_exactly_e0(d, nu):
-    beta = lt.beta_indicator_product((), d, nu)
+    beta = lt.beta_indicator_product((), d, nu=nu)
     expected = np.zeros(d + 1)
     expected[0] = 1.0
     np.testing.assert_array_equal(beta, expected)
@@ -130,7 +130,7 @@ def test_beta_of_the_constant_model_is_exactly_e0(d, nu):
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_beta_of_one_indicator_is_e_j(d, nu):
     for j in sorted({0, d // 2, d - 1}):
-        beta = lt.beta_indicator_product((j,), d, nu)
+        beta = lt.beta_indicator_product((j,), d, nu=nu)
         assert np.isfinite(beta).all()
         expected = np.zeros(d + 1)
         expected[1 + j] = 1.0
@@ -142,7 +142,7 @@ def test_beta_of_one_indicator_is_e_j(d, nu):
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_beta_of_a_product_of_two_indicators(d, nu):
     p = min(2, d)
-    beta = lt.beta_indicator_product(tuple(range(p)), d, nu)
+    beta = lt.beta_indicator_product(tuple(range(p)), d, nu=nu)
     reference = _beta_reference(p, d, nu)
     scale = max(abs(x) for x in reference)
     assert max(rel_err(g, e, scale) for g, e in zip(beta, reference, strict=True)) < TOL
@@ -162,7 +162,7 @@ def test_beta_enumerate_of_an_arbitrary_model(d, nu):
         return values[sum(bit << j for j, bit in enumerate(mask))]
 
     reference = beta_dense(f_tuple, d, nu)
-    beta = lt.beta_enumerate(f, d, nu)
+    beta = lt.beta_enumerate(f, d, nu=nu)
     scale = max(abs(x) for x in reference)
     assert max(rel_err(g, e, scale) for g, e in zip(beta, reference, strict=True)) < TOL
 
@@ -170,9 +170,9 @@ def test_beta_enumerate_of_an_arbitrary_model(d, nu):
 @pytest.mark.parametrize("d", [2, 3, 7])
 @pytest.mark.parametrize("nu", NU_GRID, ids=ids)
 def test_beta_enumerate_structural_cases(d, nu):
-    np.testing.assert_array_equal(lt.beta_enumerate(lambda z: np.full(len(z), -2.5), d, nu), -2.5 * np.eye(d + 1)[0])
+    np.testing.assert_array_equal(lt.beta_enumerate(lambda z: np.full(len(z), -2.5), d, nu=nu), -2.5 * np.eye(d + 1)[0])
     for j in range(d):
-        np.testing.assert_allclose(lt.beta_enumerate(lambda z, j=j: z[:, j], d, nu), np.eye(d + 1)[1 + j], atol=1e-13)
+        np.testing.assert_allclose(lt.beta_enumerate(lambda z, j=j: z[:, j], d, nu=nu), np.eye(d + 1)[1 + j], atol=1e-13)
 
 
 def _conditional_moments_of_a_product(p, d):
@@ -191,7 +191,7 @@ def _conditional_moments_of_a_product(p, d):
 def test_beta_from_conditional_moments(d, nu):
     for p in sorted({0, 1, min(2, d)}):
         f_given_s, zf = _conditional_moments_of_a_product(p, d)
-        beta = lt.beta_from_conditional_moments(f_given_s, zf, nu)
+        beta = lt.beta_from_conditional_moments(f_given_s, zf, nu=nu)
         reference = _beta_reference(p, d, nu)
         scale = max(abs(x) for x in reference)
         assert max(rel_err(g, e, scale) for g, e in zip(beta, reference, strict=True)) < TOL
@@ -209,17 +209,17 @@ def test_beta_from_gamma_where_gamma_determines_beta(d, nu):
     gamma_mp = [a[p]] + [a[p]] * p + [a[p + 1] if p < d else 0] * (d - p)
     if a[0] < mp.mpf("1e-300"):
         with pytest.raises(ValueError, match="below the double range"):
-            lt.beta_from_gamma(np.zeros(d + 1), d, nu)
+            lt.beta_from_gamma(np.zeros(d + 1), d, nu=nu)
         return
     gamma = np.array([float(x) for x in gamma_mp])
     if condition * 1e-16 > 1e-4:
         with pytest.warns(RuntimeWarning, match="ill-conditioned"):
             try:
-                lt.beta_from_gamma(gamma, d, nu)
+                lt.beta_from_gamma(gamma, d, nu=nu)
             except ValueError as error:  # the rounded gamma may not even give a finite beta
                 assert "does not determine beta" in str(error)
         return
-    beta = lt.beta_from_gamma(gamma, d, nu)
+    beta = lt.beta_from_gamma(gamma, d, nu=nu)
     reference = _beta_reference(p, d, nu)
     scale = max(abs(x) for x in reference)
     assert max(rel_err(g, e, scale) for g, e in zip(beta, reference, strict=True)) < max(TOL, 100 * condition * 1e-16)
@@ -244,18 +244,18 @@ def test_reference_precision_is_enough():
 )
 def test_d_equal_one_is_refused_because_sigma_is_singular(function):
     with pytest.raises(ValueError, match=r"^d must be >= 2, got 1: .*Sigma is singular"):
-        function(1, 0.25)
+        function(1, nu=0.25)
 
 
 def test_beta_functions_refuse_d_equal_one():
     with pytest.raises(ValueError, match=r"^d must be >= 2, got 1: .*singular"):
-        lt.beta_indicator_product((), 1, 0.25)
+        lt.beta_indicator_product((), 1, nu=0.25)
     with pytest.raises(ValueError, match=r"^d must be >= 2, got 1: .*singular"):
-        lt.beta_from_gamma(np.zeros(2), 1, 0.25)
+        lt.beta_from_gamma(np.zeros(2), 1, nu=0.25)
     with pytest.raises(ValueError, match=r"^d must be >= 2, got 1: .*singular"):
-        lt.beta_enumerate(lambda z: z[:, 0], 1, 0.25)
+        lt.beta_enumerate(lambda z: z[:, 0], 1, nu=0.25)
     with pytest.raises(ValueError, match=r"^len\(f_given_s\) must be >= 2, got 1"):
-        lt.beta_from_conditional_moments([1.0], [[0.0]], 0.25)
+        lt.beta_from_conditional_moments([1.0], [[0.0]], nu=0.25)
 
 
 @pytest.mark.parametrize(("d", "nu"), [(3, 0.01), (5, 0.02), (2, 0.05)])
@@ -269,7 +269,7 @@ def test_beta_linear_exact_at_small_bandwidth(d, nu):
         norms = np.sqrt((weighted**2).sum(axis=1))
         return np.where(norms > 0, weighted @ lam / np.where(norms > 0, norms, 1.0), 0.0)
 
-    expected = lt.beta_enumerate(f, d, nu)
+    expected = lt.beta_enumerate(f, d, nu=nu)
     np.testing.assert_allclose(
-        lt.beta_linear_exact(lam, tfidf, nu), expected, rtol=0, atol=1e-10 * np.abs(expected).max()
+        lt.beta_linear_exact(lam, tfidf, nu=nu), expected, rtol=0, atol=1e-10 * np.abs(expected).max()
     )

@@ -12,7 +12,7 @@ import limetheory as lt
 def _samples(seed=0, n=400, d=6):
     rng = np.random.default_rng(seed)
     z = lt.sample_masks(d, n, rng).astype(float)
-    weights = lt.kernel_weights(d, 0.25)[d - z.sum(axis=1).astype(int) - 1]
+    weights = lt.kernel_weights(d, nu=0.25)[d - z.sum(axis=1).astype(int) - 1]
     y = z @ rng.normal(size=d) + 0.3 + 0.1 * rng.normal(size=n)
     return z, y, weights
 

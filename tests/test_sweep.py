@@ -37,7 +37,7 @@ def population_rows(d):
 
 def removed_weights(z, nu):
     d = z.shape[1]
-    return lt.psi((d - z.sum(axis=1)) / d, nu)
+    return lt.psi((d - z.sum(axis=1)) / d, nu=nu)
 
 
 def mc_data(d=8, n=3000, seed=7):
@@ -52,7 +52,7 @@ def mc_data(d=8, n=3000, seed=7):
 
 def test_each_bandwidth_is_the_weighted_least_squares_fit():
     z, y = mc_data()
-    beta = beta_bandwidth_sweep(z, y, NUS)
+    beta = beta_bandwidth_sweep(z, y, nus=NUS)
     assert beta.shape == (len(NUS), z.shape[1] + 1)
     for row, nu in zip(beta, NUS, strict=True):
         direct = lt.weighted_ridge(z, y, removed_weights(z, nu), lam=0.0)
@@ -69,7 +69,7 @@ def test_lime_rows_with_nothing_removed_are_allowed():
 
     run = lt.capture_lime_samples(text, classifier, num_samples=400, kernel_width=40, random_state=5)
     assert run.z[0].all()
-    (beta,) = beta_bandwidth_sweep(run.z, run.y, [0.4])
+    (beta,) = beta_bandwidth_sweep(run.z, run.y, nus=[0.4])
     np.testing.assert_allclose(beta, lt.weighted_ridge(run.z, run.y, run.weights, lam=0.0), atol=1e-10)
 
 
@@ -77,9 +77,9 @@ def test_lime_rows_with_nothing_removed_are_allowed():
 def test_population_rows_give_the_exact_explanation(d):
     f = table_model(d, seed=d)
     z = population_rows(d)
-    beta = beta_bandwidth_sweep(z, f(z), NUS)
+    beta = beta_bandwidth_sweep(z, f(z), nus=NUS)
     for row, nu in zip(beta, NUS, strict=True):
-        np.testing.assert_allclose(row, lt.beta_enumerate(f, d, nu), rtol=0, atol=1e-8 if nu < 0.1 else 1e-10)
+        np.testing.assert_allclose(row, lt.beta_enumerate(f, d, nu=nu), rtol=0, atol=1e-8 if nu < 0.1 else 1e-10)
 
 
 def test_order_of_bandwidths_is_kept_and_an_affine_model_is_exact():
@@ -87,9 +87,9 @@ def test_order_of_bandwidths_is_kept_and_an_affine_model_is_exact():
     coef = np.array([0.5, 1.0, -2.0, 0.0, 0.25, 3.0, -1.0])
     y = coef[0] + z @ coef[1:]
     nus = [np.inf, 0.3, 0.07, 2.0]
-    beta = beta_bandwidth_sweep(z, y, nus)
+    beta = beta_bandwidth_sweep(z, y, nus=nus)
     np.testing.assert_allclose(beta, np.tile(coef, (4, 1)), atol=1e-9)
-    np.testing.assert_allclose(beta_bandwidth_sweep(z, y, nus[::-1]), beta[::-1], atol=1e-12)
+    np.testing.assert_allclose(beta_bandwidth_sweep(z, y, nus=nus[::-1]), beta[::-1], atol=1e-12)
 
 
 def test_sandwich_standard_errors_are_the_matrix_formula():
@@ -97,7 +97,7 @@ def test_sandwich_standard_errors_are_the_matrix_formula():
     z, y = mc_data(n=1500)
     n = len(y)
     x = np.column_stack([np.ones(n), z])
-    beta, se = beta_bandwidth_sweep(z, y, NUS, standard_errors=True)
+    beta, se = beta_bandwidth_sweep(z, y, nus=NUS, standard_errors=True)
     assert se.shape == beta.shape
     for row, row_se, nu in zip(beta, se, NUS, strict=True):
         w = removed_weights(z, nu)
@@ -112,8 +112,8 @@ def test_jackknife_is_the_leave_one_block_out_refit():
     z, y = mc_data(n=900)
     n_blocks = 6
     nus = (0.1, 0.5, np.inf)
-    beta, se, se_jackknife = beta_bandwidth_sweep(z, y, nus, standard_errors=True, n_blocks=n_blocks)
-    np.testing.assert_allclose(se, beta_bandwidth_sweep(z, y, nus, standard_errors=True)[1], rtol=1e-12)
+    beta, se, se_jackknife = beta_bandwidth_sweep(z, y, nus=nus, standard_errors=True, n_blocks=n_blocks)
+    np.testing.assert_allclose(se, beta_bandwidth_sweep(z, y, nus=nus, standard_errors=True)[1], rtol=1e-12)
     blocks = np.arange(len(y)) % n_blocks
     for k, nu in enumerate(nus):
         refits = np.array(
@@ -135,13 +135,13 @@ def test_standard_errors_are_calibrated_over_replicates():
     estimates, ses = [], []
     for _ in range(replicates):
         z = lt.sample_masks(d, n, rng)
-        beta, se = beta_bandwidth_sweep(z, f(z), nus, standard_errors=True)
+        beta, se = beta_bandwidth_sweep(z, f(z), nus=nus, standard_errors=True)
         estimates.append(beta)
         ses.append(se)
     estimates, ses = np.array(estimates), np.array(ses)
     ratio = estimates.std(axis=0, ddof=1) / ses.mean(axis=0)
     assert np.abs(ratio - 1).max() <= 5 * math.sqrt(1 / (2 * replicates))
-    truth = np.array([lt.beta_enumerate(f, d, nu) for nu in nus])
+    truth = np.array([lt.beta_enumerate(f, d, nu=nu) for nu in nus])
     centre = (estimates.mean(axis=0) - truth) / (estimates.std(axis=0, ddof=1) / math.sqrt(replicates))
     assert np.abs(centre).max() <= 5
 
@@ -153,7 +153,7 @@ D_ZERO, SEED_ZERO, WORD_ZERO, BRACKET = 5, 2, 4, (0.08, 0.4)
 
 def exact_zero():
     f = table_model(D_ZERO, SEED_ZERO)
-    return brentq(lambda nu: lt.beta_enumerate(f, D_ZERO, nu)[1 + WORD_ZERO], *BRACKET, xtol=1e-13)
+    return brentq(lambda nu: lt.beta_enumerate(f, D_ZERO, nu=nu)[1 + WORD_ZERO], *BRACKET, xtol=1e-13)
 
 
 def test_zero_on_population_rows_is_the_exact_zero():
@@ -164,8 +164,8 @@ def test_zero_on_population_rows_is_the_exact_zero():
     assert result.nu == pytest.approx(exact_zero(), abs=1e-9)
     step = 1e-5
     finite_difference = (
-        lt.beta_enumerate(f, D_ZERO, result.nu + step)[1 + WORD_ZERO]
-        - lt.beta_enumerate(f, D_ZERO, result.nu - step)[1 + WORD_ZERO]
+        lt.beta_enumerate(f, D_ZERO, nu=result.nu + step)[1 + WORD_ZERO]
+        - lt.beta_enumerate(f, D_ZERO, nu=result.nu - step)[1 + WORD_ZERO]
     ) / (2 * step)
     assert result.slope == pytest.approx(finite_difference, rel=1e-6)
 
@@ -186,7 +186,7 @@ def test_zero_delta_method_and_jackknife_by_hand():
     step = 1e-5
     slope = (curve(root + step) - curve(root - step)) / (2 * step)
     assert result.slope == pytest.approx(slope, rel=1e-6)
-    (se_at_root,) = beta_bandwidth_sweep(z, y, [result.nu], standard_errors=True)[1][:, column]
+    (se_at_root,) = beta_bandwidth_sweep(z, y, nus=[result.nu], standard_errors=True)[1][:, column]
     assert result.se == pytest.approx(se_at_root / abs(slope), rel=1e-6)
     blocks = np.arange(len(y)) % n_blocks
     roots = np.array([brentq(curve, *BRACKET, args=(blocks != b,), xtol=1e-13) for b in range(n_blocks)])

@@ -30,7 +30,7 @@ def test_psi_expr_matches_mpmath_and_the_numerical_psi(t, nu):
     with mpmath.workdps(40):
         expected = mpmath.exp(-((1 - mpmath.sqrt(1 - mpmath.mpf(t))) ** 2) / (2 * mpmath.mpf(nu) ** 2))
         assert abs(sp.N(value, 40) - sp.Float(str(expected), 40)) < sp.Float("1e-35")
-    assert lt.psi(float(t), float(nu)) == pytest.approx(float(expected), rel=1e-14)
+    assert lt.psi(float(t), nu=float(nu)) == pytest.approx(float(expected), rel=1e-14)
 
 
 def test_psi_expr_default_symbols_and_limits():
@@ -87,7 +87,7 @@ def test_alpha_large_bandwidth_closed_form(p):
     assert sp.simplify(expr - (sy.d - p) / ((p + 1) * sy.d)) == 0
     for d_value in (max(p, 1), 4, 9):
         # abs=0: alpha_d = 0 exactly on both sides, the other values are compared relatively
-        assert float(expr.subs(sy.d, d_value)) == pytest.approx(lt.alpha(p, d_value, np.inf), rel=1e-14, abs=0)
+        assert float(expr.subs(sy.d, d_value)) == pytest.approx(lt.alpha(p, d_value, nu=np.inf), rel=1e-14, abs=0)
 
 
 @pytest.mark.parametrize("p", [0, 1, 2])
@@ -106,7 +106,7 @@ def test_alpha_sum_with_numeric_psi_equals_alpha(d_value, nu_value):
     for p in range(min(3, d_value) + 1):
         expr = sy.alpha_sum(p, sp.Integer(d_value), weight=lambda t, nu_value=nu_value: sy.psi_expr(t, nu_value))
         value = float(sp.N(expr.doit(), 30))
-        assert value == pytest.approx(lt.alpha(p, d_value, float(nu_value)), rel=1e-13, abs=1e-300)
+        assert value == pytest.approx(lt.alpha(p, d_value, nu=float(nu_value)), rel=1e-13, abs=1e-300)
 
 
 def test_alpha_sum_default_keeps_psi_undefined_and_can_be_substituted():
@@ -115,7 +115,7 @@ def test_alpha_sum_default_keeps_psi_undefined_and_can_be_substituted():
     assert expr.has(sy.psi_function)
     nu_value = sp.Rational(1, 3)
     concrete = expr.subs(sy.d, 6).replace(sy.psi_function, sp.Lambda(sy.t, sy.psi_expr(sy.t, nu_value)))
-    assert float(sp.N(concrete.doit(), 30)) == pytest.approx(lt.alpha(2, 6, 1 / 3), rel=1e-13)
+    assert float(sp.N(concrete.doit(), 30)) == pytest.approx(lt.alpha(2, 6, nu=1 / 3), rel=1e-13)
 
 
 @pytest.mark.parametrize(
