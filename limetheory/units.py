@@ -38,10 +38,10 @@ def bandwidth_keyword(function):
     ...     return d * nu
     >>> width(4, nu=0.25)
     1.0
-    >>> width(4, 25)
+    >>> width(4, 25)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: width() takes the bandwidth by keyword only: width(..., nu=...), with nu the paper's bandwidth ν = kernel_width / 100 (lime's default kernel_width=25 is nu=0.25)
+    TypeError: width() takes the bandwidth by keyword only: width(..., nu=...), with nu the paper's bandwidth ν = ...
     """
     parameters = inspect.signature(function).parameters
     keyword = "nus" if "nus" in parameters else "nu"

@@ -139,11 +139,21 @@ def _cases():
     z3 = np.zeros((3, 3))
     cases += [
         ("beta_from_gamma-short", lambda: lt.beta_from_gamma(np.zeros(3), 3, nu=0.25), ValueError, r"^gamma must have"),
-        ("beta_from_gamma-2d", lambda: lt.beta_from_gamma(np.zeros((4, 1)), 3, nu=0.25), ValueError, r"^gamma must have"),
+        (
+            "beta_from_gamma-2d",
+            lambda: lt.beta_from_gamma(np.zeros((4, 1)), 3, nu=0.25),
+            ValueError,
+            r"^gamma must have",
+        ),
         ("beta_from_gamma-scalar", lambda: lt.beta_from_gamma(0.0, 3, nu=0.25), ValueError, r"^gamma must have"),
         ("beta_from_gamma-nan", lambda: lt.beta_from_gamma([0, NAN, 0, 0], 3, nu=0.25), ValueError, "^gamma must be"),
         ("beta_from_gamma-inf", lambda: lt.beta_from_gamma([0, 0, INF, 0], 3, nu=0.25), ValueError, "^gamma must be"),
-        ("beta_from_gamma-str", lambda: lt.beta_from_gamma(["a"] * 4, 3, nu=0.25), TypeError, "^gamma must be an array"),
+        (
+            "beta_from_gamma-str",
+            lambda: lt.beta_from_gamma(["a"] * 4, 3, nu=0.25),
+            TypeError,
+            "^gamma must be an array",
+        ),
         ("beta_from_gamma-None", lambda: lt.beta_from_gamma(None, 3, nu=0.25), TypeError, "^gamma must be an array"),
         ("beta_from_gamma-ragged", lambda: lt.beta_from_gamma([[1], [1, 2]], 3, nu=0.25), ValueError, "^gamma must be"),
         ("beta_from_gamma-d=1", lambda: lt.beta_from_gamma(np.zeros(2), 1, nu=0.25), ValueError, "^d must be >= 2"),
@@ -156,7 +166,12 @@ def _cases():
         ),
         ("conditional-f=2d", lambda: lt.beta_from_conditional_moments(z3, z3, nu=0.25), ValueError, "^f_given_s must"),
         ("conditional-len=1", lambda: lt.beta_from_conditional_moments([1.0], [[1.0]], nu=0.25), ValueError, r"^len\("),
-        ("conditional-f=nan", lambda: lt.beta_from_conditional_moments([1, NAN, 0], z3, nu=0.25), ValueError, "^f_given"),
+        (
+            "conditional-f=nan",
+            lambda: lt.beta_from_conditional_moments([1, NAN, 0], z3, nu=0.25),
+            ValueError,
+            "^f_given",
+        ),
         ("conditional-f=str", lambda: lt.beta_from_conditional_moments("abc", z3, nu=0.25), TypeError, "^f_given_s"),
         (
             "conditional-zf-shape",
@@ -396,7 +411,12 @@ def _cases():
     # --------------------------------------------------------------------- resource limits (issue 20)
     cases += [
         ("sample_masks-memory", lambda: lt.sample_masks(10**4, 10**6, np.random.default_rng(0)), ValueError, "^sam"),
-        ("alphas-work", lambda: lt.alphas(10**7, nu=0.25, p_max=10**4), ValueError, "^alphas at d = 10000000 with p_max"),
+        (
+            "alphas-work",
+            lambda: lt.alphas(10**7, nu=0.25, p_max=10**4),
+            ValueError,
+            "^alphas at d = 10000000 with p_max",
+        ),
         ("alpha-d=2**63", lambda: lt.alpha(0, 2**63, nu=0.25), ValueError, "^alpha at d = 9223372036854775808 needs"),
         ("kernel_weights-d=1e9", lambda: lt.kernel_weights(10**9, nu=0.25), ValueError, "^kernel_weights at d = "),
         ("prob_kept-p=2**40", lambda: lt.prob_kept(2**40, 2**41, 1), ValueError, "^prob_kept given s .* needs"),

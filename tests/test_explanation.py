@@ -347,7 +347,9 @@ def test_beta_from_gamma_is_silent_where_sigma_is_well_conditioned():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        np.testing.assert_allclose(beta_from_gamma(lt.sigma_matrix(29, nu=0.25)[:, 3], 29, nu=0.25), unit(3, 29), atol=1e-12)
+        np.testing.assert_allclose(
+            beta_from_gamma(lt.sigma_matrix(29, nu=0.25)[:, 3], 29, nu=0.25), unit(3, 29), atol=1e-12
+        )
 
 
 def test_beta_from_gamma_refuses_when_alpha0_is_below_the_double_range():

@@ -879,7 +879,7 @@ def by_keyword(function, args, kwargs):
     parameters = inspect.signature(function).parameters.values()
     positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
     keywords = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
-    extra = dict(zip(keywords, args[positional:]))
+    extra = dict(zip(keywords, args[positional:], strict=False))  # fewer drawn than declared: a bad call
     return args[:positional], {**extra, **kwargs}
 
 

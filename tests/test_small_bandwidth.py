@@ -172,7 +172,9 @@ def test_beta_enumerate_of_an_arbitrary_model(d, nu):
 def test_beta_enumerate_structural_cases(d, nu):
     np.testing.assert_array_equal(lt.beta_enumerate(lambda z: np.full(len(z), -2.5), d, nu=nu), -2.5 * np.eye(d + 1)[0])
     for j in range(d):
-        np.testing.assert_allclose(lt.beta_enumerate(lambda z, j=j: z[:, j], d, nu=nu), np.eye(d + 1)[1 + j], atol=1e-13)
+        np.testing.assert_allclose(
+            lt.beta_enumerate(lambda z, j=j: z[:, j], d, nu=nu), np.eye(d + 1)[1 + j], atol=1e-13
+        )
 
 
 def _conditional_moments_of_a_product(p, d):
