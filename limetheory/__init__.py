@@ -21,7 +21,7 @@ from .coefficients import (
 )
 from .data import load_yelp_reviews
 from .display import Equations, show_equations, significant
-from .empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
+from .empirical import LimeSamples, capture_lime_samples, lime_explanations
 from .explanation import (
     all_masks,
     beta_enumerate,
@@ -30,15 +30,15 @@ from .explanation import (
     beta_indicator_product,
 )
 from .fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
-from .linear_approx import beta_linear_approx, tfidf_columns, tfidf_weights
+from .linear_approx import beta_linear_approx
 from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
-from .perturbation import perturbed_documents
 from .plotting import theory_vs_practice
 from .prose import scientific
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
 from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
+from .tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
 
 __version__ = "0.1.0"
 
@@ -96,6 +96,7 @@ __all__ = [
     "weighted_ridge",
     "all_masks",
     "perturbed_documents",
+    "word_columns",
     "expected_lime_fit",
     "CoefficientZero",
     "beta_bandwidth_sweep",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 #: largest memory (bytes) the work arrays of one call may take; checked before the work starts
 MEMORY_LIMIT_BYTES = 2 * 1024**3
@@ -28,6 +29,9 @@ WORK_LIMIT_FLOPS = 2e10
 LINEAR_BYTES_PER_WORD = 128
 #: largest d accepted by the O(d) routines: MEMORY_LIMIT_BYTES / LINEAR_BYTES_PER_WORD
 MAX_LINEAR_D = MEMORY_LIMIT_BYTES // LINEAR_BYTES_PER_WORD
+#: token patterns whose tokens are exactly the maximal runs of word characters (of length >= 2 or >= 1): with them,
+#: a word of lime (a maximal run of \w in the original text) is analysed on its own
+WORD_TOKEN_PATTERNS = frozenset({r"(?u)\b\w\w+\b", r"\b\w\w+\b", r"(?u)\b\w+\b", r"\b\w+\b"})
 
 
 def check_memory(nbytes, what: str, advice: str = "") -> None:
@@ -227,3 +231,103 @@ def check_linear_model(lam, tfidf) -> tuple[np.ndarray, np.ndarray]:
     if not top > 0:
         raise ValueError("tfidf must have a positive entry: a document the model cannot see at all has no phi")
     return lam, tfidf / top
+
+
+def check_vectorizer(
+    vectorizer, name: str = "vectorizer", *, tfidf: bool = False, unigrams: bool = False, mirrored_by: str | None = None
+):
+    """A fitted scikit-learn ``CountVectorizer`` or ``TfidfVectorizer`` with the settings its caller relies on.
+
+    Every function that reads a vectorizer checks it here, so that one object is refused with the same words
+    everywhere.  Returns ``vectorizer`` unchanged.
+
+    Parameters
+    ----------
+    vectorizer : object
+        The object to check.
+    name : str
+        The argument's name, used in the messages.
+    tfidf : bool
+        Require the paper's normalised TF-IDF (Definition 1): a ``TfidfVectorizer`` with ``use_idf=True``,
+        ``norm='l2'``, ``sublinear_tf=False`` and ``binary=False``.
+    unigrams : bool
+        Require ``analyzer='word'`` and ``ngram_range=(1, 1)``: then whether a column is positive in a perturbed
+        document is a function of which lime words are kept.
+    mirrored_by : str, optional
+        The caller that recomputes the vectorizer's tokenisation itself (e.g. ``"the fast engine"``): refuse every
+        setting it cannot mirror exactly (only word unigrams on maximal runs of word characters, no custom
+        tokenizer or preprocessor, no accent stripping, norm 'l1', 'l2' or None).
+
+    Returns
+    -------
+    CountVectorizer or TfidfVectorizer
+        ``vectorizer`` itself.
+
+    Raises
+    ------
+    TypeError
+        If ``vectorizer`` is not a ``CountVectorizer`` (``TfidfVectorizer`` with ``tfidf``).
+    ValueError
+        If it is not fitted, or a setting the caller relies on differs (the message lists every such setting).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> vectorizer = TfidfVectorizer().fit(["good food", "bad service"])
+    >>> check_vectorizer(vectorizer, tfidf=True) is vectorizer
+    True
+    >>> check_vectorizer(TfidfVectorizer(ngram_range=(1, 2)).fit(["good food"]), unigrams=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: vectorizer must use analyzer='word' and ngram_range=(1, 1): ...
+    """
+    kind = TfidfVectorizer if tfidf else CountVectorizer
+    if not isinstance(vectorizer, kind):
+        wanted = "TfidfVectorizer" if tfidf else "CountVectorizer or TfidfVectorizer"
+        raise TypeError(f"{name} must be a fitted scikit-learn {wanted}, got {type(vectorizer).__name__}")
+    if getattr(vectorizer, "vocabulary_", None) is None:
+        raise ValueError(f"{name} must be fitted (call .fit first)")
+    if tfidf:
+        if not vectorizer.use_idf:
+            raise ValueError(f"{name} must be a fitted scikit-learn TfidfVectorizer with use_idf=True (with idf)")
+        if vectorizer.norm != "l2" or vectorizer.sublinear_tf or vectorizer.binary:
+            raise ValueError(
+                f"{name} must compute the paper's normalised TF-IDF: norm='l2', sublinear_tf=False, binary=False"
+            )
+    if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf and getattr(vectorizer, "idf_", None) is None:
+        raise ValueError(f"{name} must be fitted (call .fit first)")
+    if unigrams and (vectorizer.analyzer != "word" or tuple(vectorizer.ngram_range) != (1, 1)):
+        raise ValueError(
+            f"{name} must use analyzer='word' and ngram_range=(1, 1): with n-grams or character analyzers, "
+            "a column's presence is not a function of which lime words are kept"
+        )
+    if mirrored_by is not None:
+        problems = _unmirrored_settings(vectorizer)
+        if problems:
+            raise ValueError(
+                f"{mirrored_by} mirrors the {name}'s tokenisation exactly only for word unigrams on maximal "
+                "runs of word characters; unsupported: " + "; ".join(problems)
+            )
+    return vectorizer
+
+
+def _unmirrored_settings(vectorizer) -> list[str]:
+    """The settings of a vectorizer under which a lime word is not analysed on its own, one phrase each."""
+    problems = []
+    if vectorizer.input != "content":
+        problems.append(f"input={vectorizer.input!r} (only 'content')")
+    if vectorizer.analyzer != "word":
+        problems.append(f"analyzer={vectorizer.analyzer!r} (only 'word')")
+    if vectorizer.tokenizer is not None:
+        problems.append("a custom tokenizer")
+    if vectorizer.preprocessor is not None:
+        problems.append("a custom preprocessor")
+    if vectorizer.strip_accents is not None:
+        problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
+    if tuple(vectorizer.ngram_range) != (1, 1):
+        problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (only (1, 1))")
+    if vectorizer.token_pattern not in WORD_TOKEN_PATTERNS:
+        problems.append(f"token_pattern={vectorizer.token_pattern!r} (only {sorted(WORD_TOKEN_PATTERNS)})")
+    if isinstance(vectorizer, TfidfVectorizer) and vectorizer.norm not in ("l1", "l2", None):
+        problems.append(f"norm={vectorizer.norm!r} (only 'l1', 'l2' or None)")
+    return problems

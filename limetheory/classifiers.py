@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array
-from .linear_approx import tfidf_columns
+from ._validation import as_float_array, check_vectorizer
+from .tokens import tfidf_columns
 
 __all__ = ["linear_tfidf_classifier", "linear_tfidf_model", "vocabulary_coefficients"]
 
 
 def _check_fitted_vectorizer(vectorizer):
     """The vectorizer's vocabulary size; refuses anything that is not a fitted vectorizer."""
-    vocabulary = getattr(vectorizer, "vocabulary_", None)
-    if not callable(getattr(vectorizer, "transform", None)) or not isinstance(vocabulary, dict):
-        raise TypeError(f"vectorizer must be a fitted scikit-learn TfidfVectorizer, got {type(vectorizer).__name__}")
-    return len(vocabulary)
+    return len(check_vectorizer(vectorizer).vocabulary_)
 
 
 def vocabulary_coefficients(text, vectorizer, lam):

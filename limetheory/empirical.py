@@ -11,29 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from lime.lime_text import IndexedString, LimeTextExplainer
+from lime.lime_text import LimeTextExplainer
 from sklearn.linear_model import Ridge
 
 from ._validation import check_int, check_memory, check_positive_finite, check_text
-
-
-def local_dictionary(text):
-    """lime's local dictionary of ``text``: its distinct tokens, case-sensitive, in lime's order.
-
-    lime splits on the regular expression ``\\W+`` and indexes each distinct token once
-    (``bow=True``); the order is that of first appearance, which is the column order of
-    lime's masks and of every beta in this package (beta[1 + j] is word j).
-
-    Examples
-    --------
-    >>> local_dictionary("The food, the wine and the food!")
-    ['The', 'food', 'the', 'wine', 'and']
-    """
-    text = check_text(text)
-    words = [str(w) for w in IndexedString(text).inverse_vocab]
-    if not words:
-        raise ValueError(f"text must contain at least one word, got {text!r}")
-    return words
+from .tokens import local_dictionary
 
 
 class _RecordingRidge(Ridge):

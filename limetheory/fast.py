@@ -29,191 +29,26 @@ that occur, so long documents cost memory in proportion to n × d (the int8 mask
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from lime.lime_text import IndexedString
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_distances
-from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
-from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace_csr_row_normalize_l2
-from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_memory, check_positive_finite, check_text
-from .perturbation import perturbed_documents
+from ._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .ridge import ridge_coefficients
+from .tokens import DocumentCounts
 
 STREAMS = ("lime", "batched")
 
-# token patterns whose tokens are exactly the maximal runs of word characters (of length >= 2 or >= 1):
-# with them, a word of lime (a maximal run of \w in the original text) is analysed on its own
-_TOKEN_PATTERNS = {r"(?u)\b\w\w+\b", r"\b\w\w+\b", r"(?u)\b\w+\b", r"\b\w+\b"}
-_WORD_CHARACTER = re.compile(r"\w")
 _SELF_CHECK_ROWS = 3  # the first perturbed rows checked, besides the unperturbed and the sparsest and densest ones
 _MAX_CHUNK_ENTRIES = 4_000_000  # runs x samples x d per chunk (float64: 32 MB)
 _MAX_MODEL_ROWS = 20_000  # rows per call of model_fn
 
 
-# ----------------------------------------------------------------------------- the document
-
-
-def _normalize_rows(matrix, norm):
-    """``sklearn.preprocessing.normalize(matrix, norm=norm, copy=False)``, without its input validation.
-
-    For a CSR matrix of floats, normalize only validates and then calls these in-place kernels; calling them
-    directly gives the same numbers and saves a fixed cost that dominates small runs.
-    """
-    if matrix.format == "csr" and matrix.dtype in (np.float32, np.float64):
-        (inplace_csr_row_normalize_l1 if norm == "l1" else inplace_csr_row_normalize_l2)(matrix)
-        return matrix
-    return normalize(matrix, norm=norm, copy=False)
-
-
-def _check_vectorizer(vectorizer):
-    """Refuse, with a ValueError naming the setting, every vectorizer whose tokenisation is not mirrored exactly."""
-    if not isinstance(vectorizer, CountVectorizer):
-        raise TypeError(
-            f"vectorizer must be a fitted sklearn CountVectorizer or TfidfVectorizer, got {type(vectorizer).__name__}"
-        )
-    check_is_fitted(vectorizer, "vocabulary_", msg="vectorizer must be fitted (call .fit first)")
-    problems = []
-    if vectorizer.input != "content":
-        problems.append(f"input={vectorizer.input!r} (only 'content')")
-    if vectorizer.analyzer != "word":
-        problems.append(f"analyzer={vectorizer.analyzer!r} (only 'word')")
-    if vectorizer.tokenizer is not None:
-        problems.append("a custom tokenizer")
-    if vectorizer.preprocessor is not None:
-        problems.append("a custom preprocessor")
-    if vectorizer.strip_accents is not None:
-        problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
-    if tuple(vectorizer.ngram_range) != (1, 1):
-        problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (only (1, 1))")
-    if vectorizer.token_pattern not in _TOKEN_PATTERNS:
-        problems.append(f"token_pattern={vectorizer.token_pattern!r} (only {sorted(_TOKEN_PATTERNS)})")
-    if isinstance(vectorizer, TfidfVectorizer):
-        if vectorizer.use_idf:
-            check_is_fitted(vectorizer, "idf_", msg="vectorizer must be fitted (call .fit first)")
-        if vectorizer.norm not in ("l1", "l2", None):
-            problems.append(f"norm={vectorizer.norm!r} (only 'l1', 'l2' or None)")
-    if problems:
-        raise ValueError(
-            "the fast engine mirrors the vectorizer's tokenisation exactly only for word unigrams on maximal "
-            "runs of word characters; unsupported: " + "; ".join(problems)
-        )
-    return vectorizer
-
-
-class _Document:
-    """A document as lime sees it (its distinct tokens) and as the vectorizer sees it (a count matrix)."""
-
-    def __init__(self, text, vectorizer):
-        self.text = text
-        self.vectorizer = vectorizer
-        self.indexed = IndexedString(text)  # lime's defaults: split on \W+, bag of words
-        self.words = [str(w) for w in self.indexed.inverse_vocab]
-        self.d = len(self.words)
-        if self.d < 2:  # as lt.lime_explanations
-            raise ValueError(
-                f"text must contain at least 2 distinct words, got {self.words}: with d = 1 every perturbation "
-                "removes the only word, so the explanation is undefined (Sigma is singular)"
-            )
-        if vectorizer.lowercase and "\u03a3" in text:
-            # Python lower-cases the capital sigma according to its neighbours (final sigma), so a word's
-            # lower-case form could depend on which other words were removed
-            raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
-        preprocess = vectorizer.build_preprocessor()
-        words = set(self.words)  # a set: membership in lime's list would cost O(d) per piece, O(d^2) in all
-        for piece in set(self.indexed.as_list) - words:
-            if _WORD_CHARACTER.search(preprocess(piece)):
-                raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
-        analyze = vectorizer.build_analyzer()
-        vocabulary = vectorizer.vocabulary_
-        occurrences = [len(positions) for positions in self.indexed.positions]
-        entries = {}
-        for j, word in enumerate(self.words):
-            for feature in analyze(word):
-                column = vocabulary.get(feature)
-                if column is not None:
-                    entries[j, column] = entries.get((j, column), 0) + occurrences[j]
-        self.columns = np.array(sorted({column for _, column in entries}), dtype=np.int64)
-        where = {column: k for k, column in enumerate(self.columns)}
-        # sparse (d x q): a word has at most a few columns, so a dense matrix would waste O(d^2) memory at large d;
-        # integer entries keep every sum of counts exact
-        keys = list(entries)
-        self.counts = sp.csr_matrix(
-            (
-                np.array([entries[key] for key in keys], dtype=np.int64),
-                (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
-            ),
-            shape=(self.d, len(self.columns)),
-        )
-        self.n_features = len(vocabulary)
-        self._matrix_type = None  # the vectorizer's sparse matrix class, learnt from its first real transform
-
-    @property
-    def matrix_type(self):
-        if self._matrix_type is None:
-            self._matrix_type = type(self.vectorizer.transform([self.text]))
-        return self._matrix_type
-
-    def documents(self, masks):
-        """The strings lime would build for these masks (1 = word kept)."""
-        return perturbed_documents(self.text, masks)
-
-    def transform(self, masks):
-        """``vectorizer.transform(self.documents(masks))``, computed from the count matrix."""
-        masks = np.asarray(masks)
-        # sparse x sparse in integers: exact counts, memory proportional to the kept entries (never m x q dense)
-        counts = (sp.csr_matrix(masks.astype(bool, copy=False), dtype=np.int64) @ self.counts).tocsr()
-        counts.eliminate_zeros()
-        counts.sort_indices()  # positions are sorted, and self.columns is increasing: sorted column indices
-        vectorizer = self.vectorizer
-        matrix = self.matrix_type(
-            (counts.data.astype(vectorizer.dtype), self.columns[counts.indices], counts.indptr.astype(np.int64)),
-            shape=(len(masks), self.n_features),
-        )
-        if vectorizer.binary:
-            matrix.data.fill(1)
-        if isinstance(vectorizer, TfidfVectorizer):  # TfidfTransformer.transform, step by step
-            if vectorizer.sublinear_tf:
-                np.log(matrix.data, matrix.data)
-                matrix.data += 1.0
-            if vectorizer.use_idf:
-                matrix.data *= vectorizer.idf_[matrix.indices]
-            if vectorizer.norm is not None:
-                matrix = _normalize_rows(matrix, vectorizer.norm)
-        return matrix
-
-    def self_check(self, masks):
-        """Compare a few rows with ``vectorizer.transform`` of the real strings; raise ValueError on a mismatch."""
-        # lime's own inverse_removing on the IndexedString already built (a second tokenisation of a long
-        # document would cost as much as the rest of a small run)
-        strings = [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
-        truth = self.vectorizer.transform(strings)
-        if self._matrix_type is None:  # one transform call fewer per run: a fixed cost that matters when d is small
-            self._matrix_type = type(truth)
-        ours = sp.csr_matrix(self.transform(masks))
-        truth = sp.csr_matrix(truth)
-        ours.sort_indices()
-        truth.sort_indices()
-        same = (
-            ours.shape == truth.shape
-            and np.array_equal(ours.indptr, truth.indptr)
-            and np.array_equal(ours.indices, truth.indices)
-            and np.allclose(ours.data, truth.data, rtol=1e-12, atol=0.0)
-        )
-        if not same:
-            raise ValueError(
-                "the vectorizer's TF-IDF of perturbed documents could not be reproduced from word counts "
-                "(self-check against vectorizer.transform failed); use lt.lime_explanations instead"
-            )
-
-
 # ----------------------------------------------------------------------------- the masks
+# (the document, as lime and as the vectorizer see it, is limetheory.tokens.DocumentCounts)
 
 
 def _lime_stream_masks(random_state, d, num_samples):
@@ -395,7 +230,7 @@ def _check_engine_memory(n_exp, num_samples, d):
 
 def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream):
     text = check_text(text)
-    _check_vectorizer(vectorizer)
+    check_vectorizer(vectorizer, mirrored_by="the fast engine")
     if not callable(model_fn):
         raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array")
     n_exp = check_int(n_exp, "n_exp", minimum=1)
@@ -423,7 +258,7 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
     text, n_exp, num_samples, kernel_width, label, random_state = _check_arguments(
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream
     )
-    document = _Document(text, vectorizer)  # tokenises once; its memory does not grow with the runs
+    document = DocumentCounts(text, vectorizer)  # tokenises once; its memory does not grow with the runs
     d = document.d
     _check_engine_memory(n_exp, num_samples, d)  # before any sampling or model call
     table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur

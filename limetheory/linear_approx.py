@@ -23,10 +23,8 @@ approximation, as printed apart from the intercept.
 from __future__ import annotations
 
 import numpy as np
-from lime.lime_text import IndexedString
 
-from ._validation import check_linear_model, check_text
-from .empirical import local_dictionary
+from ._validation import check_linear_model
 
 #: the paper's coefficient of λ_j φ(ξ)_j, 3 √(3/2) - 2 √(4/3) (printed as 1.36)
 LINEAR_COEFFICIENT = (9.0 * np.sqrt(6.0) - 8.0 * np.sqrt(3.0)) / 6.0
@@ -91,84 +89,3 @@ def beta_linear_approx(lam, tfidf):
     beta[0] = LINEAR_INTERCEPT_COEFFICIENT * contributions.sum()
     beta[1:] = LINEAR_COEFFICIENT * contributions
     return beta
-
-
-def _check_vectorizer(vectorizer):
-    vocabulary = getattr(vectorizer, "vocabulary_", None)
-    idf = getattr(vectorizer, "idf_", None)
-    if vocabulary is None or idf is None or not hasattr(vectorizer, "build_analyzer"):
-        raise ValueError("vectorizer must be a fitted scikit-learn TfidfVectorizer (with idf)")
-    params = vectorizer.get_params()
-    if params.get("norm") != "l2" or params.get("sublinear_tf") or params.get("binary"):
-        raise ValueError(
-            "vectorizer must compute the paper's normalised TF-IDF: norm='l2', sublinear_tf=False, binary=False"
-        )
-    return vocabulary, np.asarray(idf, dtype=float)
-
-
-def tfidf_columns(text, vectorizer):
-    """The vectorizer column of each word of lime's local dictionary of ``text`` (-1 if the model cannot see it).
-
-    A lime word is invisible when the vectorizer's analyzer drops it (one character, stop word) or when its
-    token is not in the fitted vocabulary.
-
-    Raises
-    ------
-    ValueError
-        If two lime words fall into the same column (e.g. "The" and "the" under lower-casing): then the
-        TF-IDF coordinate is not a function of one lime word and per-word TF-IDF weights are ill-defined;
-        or if the analyzer splits one lime word into several tokens.
-
-    Examples
-    --------
-    >>> from limetheory import fit_yelp_vectorizer
-    >>> vectorizer = fit_yelp_vectorizer(["good food", "bad service"])
-    >>> tfidf_columns("Good food, bad", vectorizer).tolist()
-    [2, 1, 0]
-    """
-    text = check_text(text)
-    vocabulary, _ = _check_vectorizer(vectorizer)
-    analyzer = vectorizer.build_analyzer()
-    columns, owner = [], {}
-    for word in local_dictionary(text):
-        tokens = analyzer(word)
-        if len(tokens) > 1:
-            raise ValueError(f"the vectorizer splits the lime word {word!r} into several tokens {tokens}")
-        column = vocabulary.get(tokens[0], -1) if tokens else -1
-        if column >= 0:
-            if column in owner:
-                raise ValueError(
-                    f"the lime words {owner[column]!r} and {word!r} share the vectorizer column {tokens[0]!r}; "
-                    "per-word TF-IDF weights are ill-defined (use a vectorizer with lowercase=False, or another text)"
-                )
-            owner[column] = word
-        columns.append(int(column))
-    return np.array(columns, dtype=int)
-
-
-def tfidf_weights(text, vectorizer):
-    """The unnormalised TF-IDF weights m_j * v_j of the words of lime's local dictionary of ``text``.
-
-    m_j is the number of occurrences of lime word j in ``text`` (lime removes all of them at once) and v_j
-    the vectorizer's inverse document frequency of its column; the weight is 0 for a word the model cannot
-    see.  The normalised TF-IDF of the document is ``w / ||w||`` on the columns :func:`tfidf_columns`.
-    This is the ``tfidf`` argument of :func:`beta_linear_approx`.
-
-    Raises
-    ------
-    ValueError
-        As :func:`tfidf_columns` (two lime words in one column), or if no word of ``text`` is visible.
-
-    Examples
-    --------
-    >>> from limetheory import fit_yelp_vectorizer
-    >>> tfidf_weights("Good food, bad", fit_yelp_vectorizer(["good food", "bad service"])).round(6).tolist()
-    [1.405465, 1.405465, 1.405465]
-    """
-    columns = tfidf_columns(text, vectorizer)
-    _, idf = _check_vectorizer(vectorizer)
-    counts = np.array([len(positions) for positions in IndexedString(text).positions], dtype=float)
-    weights = np.where(columns >= 0, counts * idf[np.maximum(columns, 0)], 0.0)
-    if not weights.max() > 0:
-        raise ValueError("text has no word that the vectorizer can see")
-    return weights
