@@ -326,6 +326,13 @@ def _d(args, index=0):
     return int(args[index])
 
 
+def check_word_columns(out, args, kwargs):
+    columns, counts = out
+    d = len(lt.local_dictionary(args[0]))
+    assert columns.shape == counts.shape == (d,) and columns.dtype.kind == counts.dtype.kind == "i", out
+    assert (columns >= -1).all() and (counts >= 1).all(), out
+
+
 def check_masks(out, args, kwargs):
     d, n = int(args[0]), int(args[1])
     assert isinstance(out, np.ndarray) and out.dtype == np.int8 and out.shape == (n, d)
@@ -575,6 +582,12 @@ REGISTRY = {
     ),
     "tfidf_weights": Spec(
         lt.tfidf_weights, st.tuples(texts(), either(st.just(VECTORIZER))), check=is_instance(np.ndarray), examples=25
+    ),
+    "word_columns": Spec(
+        lt.word_columns,
+        st.tuples(texts(), either(st.just(VECTORIZER), st.sampled_from([None, "the", type(VECTORIZER)()]))),
+        check=check_word_columns,
+        examples=25,
     ),
     "vocabulary_coefficients": Spec(
         lt.vocabulary_coefficients,
@@ -1268,6 +1281,7 @@ _VALID = {
     "conditional_moments_linear_exact": _valid([st.just([1.0, -2.0, 0.5]), st.just([1.0, 2.0, 0.0])]),
     "tfidf_columns": _valid([st.just(TEXTS[0]), st.just(VECTORIZER)]),
     "tfidf_weights": _valid([st.just(TEXTS[0]), st.just(VECTORIZER)]),
+    "word_columns": _valid([st.sampled_from(TEXTS), st.just(VECTORIZER)]),
     "vocabulary_coefficients": _valid([st.just(TEXTS[0]), st.just(VECTORIZER), st.just([1.0, 2.0, 3.0, 4.0])]),
     "presence_formula": _valid(
         [st.sampled_from(["good", "food"]), st.just(WORDS)], {"vectorizer": st.just(VECTORIZER)}

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from limetheory._validation import (
+    WORD_TOKEN_PATTERNS,
     as_float_array,
     check_bool,
     check_d_invertible,
@@ -14,6 +15,7 @@ from limetheory._validation import (
     check_positive_finite,
     check_real,
     check_text,
+    check_vectorizer,
 )
 
 
@@ -203,3 +205,60 @@ class TestResourceLimits:
     def test_check_d_invertible_refuses_a_huge_d_before_any_work(self, d):
         with pytest.raises(ValueError, match=r"needs about .* bytes, above the limit of 2 GiB"):
             check_d_invertible(d)
+
+
+class TestCheckVectorizer:
+    """One check for every function that reads a vectorizer (fast engine, trees, linear models, word_columns)."""
+
+    CORPUS = ["good food", "bad service"]
+
+    def test_returns_the_fitted_vectorizer(self):
+        from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+        for vectorizer in (CountVectorizer().fit(self.CORPUS), TfidfVectorizer().fit(self.CORPUS)):
+            assert check_vectorizer(vectorizer, unigrams=True, mirrored_by="the fast engine") is vectorizer
+
+    def test_refuses_other_objects_and_unfitted_vectorizers(self):
+        from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+
+        for value in (None, object(), HashingVectorizer(), "vectorizer"):
+            with pytest.raises(TypeError, match="^model must be a fitted scikit-learn CountVectorizer or Tfidf"):
+                check_vectorizer(value, "model")
+        with pytest.raises(TypeError, match="^vectorizer must be a fitted scikit-learn TfidfVectorizer, got Count"):
+            check_vectorizer(CountVectorizer().fit(self.CORPUS), tfidf=True)
+        for unfitted in (CountVectorizer(), TfidfVectorizer()):
+            with pytest.raises(ValueError, match=r"^vectorizer must be fitted \(call .fit first\)$"):
+                check_vectorizer(unfitted)
+
+    @pytest.mark.parametrize(
+        ("settings", "message"),
+        [
+            ({"norm": "l1"}, "norm='l2'"),
+            ({"sublinear_tf": True}, "sublinear_tf=False"),
+            ({"binary": True}, "binary=False"),
+            ({"use_idf": False}, "use_idf=True"),
+        ],
+    )
+    def test_tfidf_is_the_papers_normalised_tfidf(self, settings, message):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        with pytest.raises(ValueError, match=message):
+            check_vectorizer(TfidfVectorizer(**settings).fit(self.CORPUS), tfidf=True)
+
+    @pytest.mark.parametrize("settings", [{"ngram_range": (1, 2)}, {"analyzer": "char"}, {"analyzer": "char_wb"}])
+    def test_unigrams(self, settings):
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        with pytest.raises(ValueError, match=r"^vectorizer must use analyzer='word' and ngram_range=\(1, 1\)"):
+            check_vectorizer(CountVectorizer(**settings).fit(self.CORPUS), unigrams=True)
+
+    def test_mirrored_lists_every_setting_it_cannot_mirror(self):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vectorizer = TfidfVectorizer(strip_accents="ascii", token_pattern=r"\S+", ngram_range=(1, 2)).fit(self.CORPUS)
+        with pytest.raises(ValueError, match="^the engine mirrors the vectorizer's tokenisation") as error:
+            check_vectorizer(vectorizer, mirrored_by="the engine")
+        for setting in ("strip_accents='ascii'", "token_pattern='\\\\S+'", "ngram_range=(1, 2)"):
+            assert setting in str(error.value)
+        for pattern in WORD_TOKEN_PATTERNS:  # each accepted pattern's tokens are maximal runs of word characters
+            assert check_vectorizer(TfidfVectorizer(token_pattern=pattern).fit(self.CORPUS), mirrored_by="x")

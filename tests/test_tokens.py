@@ -1,0 +1,143 @@
+"""limetheory.tokens: lime's words and a vectorizer's columns, checked against lime and the vectorizer themselves."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from lime.lime_text import IndexedString
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+import limetheory as lt
+from limetheory.tokens import DocumentCounts, word_tokens
+
+CORPUS = ["The food was good", "the FOOD was bad", "I ate a pizza", "service: slow, food: cold"]
+
+
+def _counts_from_words(text, vectorizer):
+    """The vectorizer's count row of ``text`` rebuilt from word_columns: column c gets the counts of its words."""
+    columns, counts = lt.word_columns(text, vectorizer)
+    row = np.zeros(len(vectorizer.vocabulary_), dtype=np.int64)
+    visible = columns >= 0
+    np.add.at(row, columns[visible], counts[visible])
+    return row
+
+
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        CountVectorizer(),
+        CountVectorizer(lowercase=False),
+        CountVectorizer(stop_words=["the", "was"]),
+        CountVectorizer(token_pattern=r"(?u)\b\w+\b"),
+        TfidfVectorizer(),
+    ],
+    ids=["default", "cased", "stop-words", "one-character", "tfidf"],
+)
+@pytest.mark.parametrize(
+    "text",
+    ["The food was good, the food!", "I ate the FOOD and the pizza; the food ate me", "a b c", "Food food FOOD fOOd"],
+)
+def test_word_columns_add_up_to_the_vectorizer_counts(vectorizer, text):
+    vectorizer = vectorizer.fit(CORPUS)
+    counter = CountVectorizer(
+        **{k: v for k, v in vectorizer.get_params().items() if k in CountVectorizer().get_params()}
+    )
+    truth = counter.fit(CORPUS).transform([text]).toarray()[0]
+    np.testing.assert_array_equal(_counts_from_words(text, vectorizer), truth)
+    columns, counts = lt.word_columns(text, vectorizer)
+    # the occurrences are lime's: the number of positions of each distinct token of IndexedString
+    indexed = IndexedString(text)
+    assert counts.tolist() == [len(positions) for positions in indexed.positions]
+    assert len(columns) == len(lt.local_dictionary(text))
+
+
+def test_word_columns_allow_shared_columns_that_tfidf_columns_refuse():
+    vectorizer = TfidfVectorizer().fit(CORPUS)
+    text = "The food and the FOOD"
+    columns, counts = lt.word_columns(text, vectorizer)
+    the, food = vectorizer.vocabulary_["the"], vectorizer.vocabulary_["food"]
+    assert lt.local_dictionary(text) == ["The", "food", "and", "the", "FOOD"]
+    assert columns.tolist() == [the, food, -1, the, food]
+    assert counts.tolist() == [1, 1, 1, 1, 1]
+    with pytest.raises(ValueError, match="share the vectorizer column 'the'"):
+        lt.tfidf_columns(text, vectorizer)
+
+
+def test_word_columns_on_every_yelp_review(data_dir):
+    """All 1000 reviews: the vectorizer's own counts equal the sums of word_columns' counts, document by document."""
+    texts = lt.load_yelp_reviews()["text"].tolist()
+    vectorizer = lt.fit_yelp_vectorizer(texts)
+    counter = CountVectorizer().fit(texts)  # same analyzer and vocabulary as the TfidfVectorizer
+    assert counter.vocabulary_ == vectorizer.vocabulary_
+    truth = counter.transform(texts)
+    shared = 0
+    for i, text in enumerate(texts):
+        columns, counts = lt.word_columns(text, vectorizer)
+        row = sp.csr_matrix(
+            (counts[columns >= 0], (np.zeros((columns >= 0).sum(), dtype=int), columns[columns >= 0])),
+            shape=(1, len(vectorizer.vocabulary_)),
+        )  # duplicates (words sharing a column) are summed
+        assert (row != truth[i]).nnz == 0, i
+        visible = columns[columns >= 0]
+        shared += len(np.unique(visible)) < len(visible)
+    assert shared > 0  # tfidf_columns refuses these; word_columns is the route for them
+
+
+def test_word_columns_refuse_vectorizers_whose_tokens_are_not_lime_words():
+    with pytest.raises(ValueError, match="spans lime's separators"):
+        lt.word_columns("good food, bad service", CountVectorizer(token_pattern=r"\S+").fit(["good food,"]))
+    with pytest.raises(ValueError, match="several tokens"):
+        lt.word_columns("good_food here", CountVectorizer(token_pattern=r"[a-z]+").fit(["good food here"]))
+    with pytest.raises(ValueError, match="ngram_range"):
+        lt.word_columns("good food", CountVectorizer(ngram_range=(1, 2)).fit(CORPUS))
+    with pytest.raises(ValueError, match="fitted"):
+        lt.word_columns("good food", CountVectorizer())
+    with pytest.raises(TypeError, match="^vectorizer must be a fitted scikit-learn CountVectorizer"):
+        lt.word_columns("good food", object())
+    with pytest.raises(TypeError, match="^text must be a str"):
+        lt.word_columns(None, CountVectorizer().fit(CORPUS))
+    with pytest.raises(ValueError, match="^text must contain at least one word"):
+        lt.word_columns("!!", CountVectorizer().fit(CORPUS))
+
+
+def test_word_tokens_default_is_tfidf_vectorizer_analysis_of_one_word():
+    analyze = TfidfVectorizer().build_analyzer()
+    for word in ["Food", "a", "I", "ÉCOLE", "x1", "déjà"]:
+        assert word_tokens(word) == analyze(word)
+    cased = CountVectorizer(lowercase=False).build_analyzer()
+    assert word_tokens("Food", cased) == ["Food"]
+
+
+def test_document_counts_rows_are_the_vectorizer_counts_of_the_perturbed_strings():
+    """The fast engine's count matrix: mask @ counts is CountVectorizer.transform of lime's perturbed document."""
+    text = "The food, the FOOD and a pizza; the end"
+    vectorizer = CountVectorizer().fit(CORPUS + ["the end and"])
+    document = DocumentCounts(text, vectorizer)
+    d = document.d
+    masks = lt.sample_masks(d, 40, np.random.default_rng(3))
+    truth = vectorizer.transform(lt.perturbed_documents(text, masks)).toarray()
+    np.testing.assert_array_equal(document.transform(masks).toarray(), truth)
+    # and the column map is word_columns': one column per word here
+    columns, counts = lt.word_columns(text, vectorizer)
+    dense = document.counts.toarray()
+    for j in range(d):
+        if columns[j] >= 0:
+            assert dense[j, np.searchsorted(document.columns, columns[j])] == counts[j]
+        else:
+            assert not dense[j].any()
+
+
+def test_document_counts_keep_a_word_that_lower_casing_splits():
+    """'İ' lower-cases to 'i' and a combining dot (not a word character): one lime word, two vectorizer tokens."""
+    text = "aİb food, food"
+    vectorizer = CountVectorizer(token_pattern=r"(?u)\b\w+\b").fit(["ai b food"])
+    assert re.findall(r"\w+", "aİb".lower()) == ["ai", "b"]
+    document = DocumentCounts(text, vectorizer)
+    masks = np.array([[1, 1], [0, 1], [1, 0]])
+    truth = vectorizer.transform(lt.perturbed_documents(text, masks)).toarray()
+    np.testing.assert_array_equal(document.transform(masks).toarray(), truth)
+    with pytest.raises(ValueError, match="several tokens"):
+        lt.word_columns(text, vectorizer)
