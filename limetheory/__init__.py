@@ -1,13 +1,6 @@
 """limetheory: the closed forms of "An Analysis of LIME for Text Data", checked against lime."""
 
-from .boolean import (
-    beta_boolean,
-    indicator_polynomial,
-    mask_function,
-    presence_formula,
-    tree_formula_for_document,
-    tree_to_formula,
-)
+from .boolean import beta_boolean, indicator_polynomial, mask_function
 from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
 from .coefficients import (
     alpha,
@@ -39,6 +32,7 @@ from .sampling import kernel_weights, prob_kept, psi, sample_masks
 from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 from .tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
+from .trees import presence_formula, tree_formula_for_document, tree_to_formula
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,267 @@
+"""Decision trees as formulas in lime's words: scikit-learn trees on word-presence features, read node by node.
+
+A fitted tree on 0/1 presence features is the sum over its leaves of the leaf value times the product of the
+literals (z or 1 - z) on the path to the leaf, a formula that :func:`limetheory.beta_boolean` explains exactly.
+
+Functions
+---------
+tree_to_formula(tree, feature_words, ...)
+    A fitted scikit-learn decision tree on 0/1 presence features as a sympy formula.
+presence_formula(column_word, words, vectorizer=None)
+    "The vectorizer column is positive" as a formula in lime's (case-sensitive) words.
+tree_formula_for_document(tree, vectorizer, text, ...)
+    The two above combined: the exact formula, in lime's words, of a tree trained on
+    ``vectorizer.transform(docs) > 0``, restricted to the documents LIME builds from ``text``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from sympy.logic import boolalg
+
+from ._validation import check_int, check_vectorizer
+from .boolean import arithmetic_indicator, check_words
+from .tokens import local_dictionary, word_tokens
+
+_FORMS = ("leaves", "piecewise")
+
+
+def _check_tree(tree):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from sklearn.utils.validation import check_is_fitted
+
+    if not isinstance(tree, (DecisionTreeClassifier, DecisionTreeRegressor)):
+        raise TypeError(
+            f"tree must be a scikit-learn DecisionTreeClassifier or DecisionTreeRegressor, got {type(tree).__name__}"
+        )
+    try:
+        check_is_fitted(tree, "tree_")
+    except NotFittedError as error:
+        raise ValueError("tree must be fitted (call tree.fit first)") from error
+    if tree.n_outputs_ != 1:
+        raise ValueError(f"tree must have a single output, got n_outputs_ = {tree.n_outputs_}")
+    return isinstance(tree, DecisionTreeClassifier)
+
+
+def _feature_formula(entry, i):
+    if isinstance(entry, str):
+        return sp.Symbol(entry)
+    if isinstance(entry, boolalg.Boolean):  # Symbols, And/Or/Not/..., true/false
+        return entry
+    raise TypeError(
+        f"feature_words[{i}] must be a str (a word) or a sympy boolean formula in word symbols, "
+        f"got {type(entry).__name__}"
+    )
+
+
+def _literal(formula, present):
+    """z or 1 - z (arithmetic) for a feature formula; compound formulas through their arithmetic form."""
+    if formula is sp.true or formula is sp.false:
+        value = sp.Integer(1 if (formula is sp.true) == present else 0)
+        return value
+    if isinstance(formula, sp.Symbol):
+        return formula if present else 1 - formula
+    indicator = arithmetic_indicator(formula)  # e.g. Or(The, the) -> 1 - (1 - The)*(1 - the)
+    return indicator if present else 1 - indicator
+
+
+def _leaf_value(value):
+    value = float(value)
+    return sp.Integer(int(value)) if value.is_integer() else sp.Float(value)
+
+
+def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
+    """A fitted decision tree on 0/1 word-presence features, as a sympy formula in the word indicators.
+
+    Column i of the tree's input must be 1[feature_words[i] is in the document] (0/1 features,
+    e.g. ``vectorizer.transform(docs) > 0``).  A split ``x_i <= t`` with ``0 <= t < 1`` sends
+    "absent" left and "present" right.  The formula is the tree's prediction: the probability of
+    class ``class_index`` (``predict_proba[:, class_index]``) for a classifier, ``predict`` for a
+    regressor.
+
+    Parameters
+    ----------
+    tree : sklearn.tree.DecisionTreeClassifier or DecisionTreeRegressor
+        Fitted, single output.  (The function cannot tell whether the tree was trained on presence
+        features: a tree trained on TF-IDF values has thresholds in (0, 1) too, and its formula would
+        be wrong.  Train it on presence.)
+    feature_words : sequence, length ``tree.n_features_in_``
+        Entry i is a str (the word of column i, turned into ``sympy.Symbol``) or a sympy boolean
+        formula in word symbols (e.g. ``Or(The, the)`` for a lower-cased column, ``sympy.false`` for
+        a column that no word of the document feeds), see :func:`presence_formula`.
+    class_index : int or None
+        Classifier: the column of ``predict_proba`` (default 1, the class lime explains with
+        ``label=1`` for a binary classifier).  Regressor: must be None.
+    form : {"leaves", "piecewise"}
+        "leaves": sum over leaves of (leaf value) * product of the path literals (z or 1 - z).
+        "piecewise": nested ``Piecewise((right, feature), (left, True))`` from the root.
+
+    Returns
+    -------
+    sympy expression
+        Accepted by :func:`beta_boolean`, :func:`indicator_polynomial` and :func:`mask_function`.
+
+    Raises
+    ------
+    TypeError
+        ``tree`` is not a scikit-learn decision tree; an entry of ``feature_words`` is neither a str nor
+        a sympy boolean.
+    ValueError
+        Unfitted or multi-output tree; ``len(feature_words) != tree.n_features_in_``; a split threshold
+        outside [0, 1) (it does not separate absent from present); invalid ``class_index`` or ``form``.
+    """
+    is_classifier = _check_tree(tree)
+    if form not in _FORMS:
+        raise ValueError(f"form must be one of {_FORMS}, got {form!r}")
+    n_features = int(tree.n_features_in_)
+    if isinstance(feature_words, (str, bytes)) or not hasattr(feature_words, "__len__"):
+        raise TypeError("feature_words must be a sequence with one entry per column of the tree's input")
+    if len(feature_words) != n_features:
+        raise ValueError(
+            f"feature_words must have one entry per feature of the tree ({n_features}), got {len(feature_words)}"
+        )
+    if is_classifier:
+        n_classes = int(tree.n_classes_)
+        class_index = 1 if class_index is None else check_int(class_index, "class_index", minimum=0)
+        if class_index >= n_classes:
+            raise ValueError(f"class_index must be < the number of classes ({n_classes}), got {class_index}")
+    elif class_index is not None:
+        raise ValueError("class_index must be None for a regressor (its prediction is explained)")
+
+    structure = tree.tree_
+    left, right = structure.children_left, structure.children_right
+    feature, threshold, values = structure.feature, structure.threshold, structure.value
+    formulas = {}
+
+    def formula_of(i):
+        if i not in formulas:
+            formulas[i] = _feature_formula(feature_words[i], i)
+        return formulas[i]
+
+    def leaf(node):
+        if is_classifier:
+            counts = values[node, 0, :]
+            return _leaf_value(counts[class_index] / counts.sum())
+        return _leaf_value(values[node, 0, 0])
+
+    for node in np.flatnonzero(left != -1):
+        t = float(threshold[node])
+        if not 0.0 <= t < 1.0:
+            raise ValueError(
+                f"tree node {int(node)} splits feature {int(feature[node])} at threshold {t}, outside [0, 1): "
+                "it does not separate absent (0) from present (1); train the tree on 0/1 presence features"
+            )
+
+    if form == "piecewise":
+
+        def build(node):
+            if left[node] == -1:
+                return leaf(node)
+            condition = formula_of(int(feature[node]))
+            return sp.Piecewise((build(right[node]), condition), (build(left[node]), True))
+
+        return build(0)
+
+    terms = []
+    stack = [(0, ())]
+    while stack:
+        node, literals = stack.pop()
+        if left[node] == -1:
+            value = leaf(node)
+            if value != 0:
+                terms.append(sp.Mul(value, *literals))
+            continue
+        formula = formula_of(int(feature[node]))
+        stack.append((right[node], (*literals, _literal(formula, True))))
+        stack.append((left[node], (*literals, _literal(formula, False))))
+    return sp.Add(*terms)
+
+
+def presence_formula(column_word, words, vectorizer=None):
+    """ "Column ``column_word`` of the vectorizer is positive", as a boolean formula in lime's words.
+
+    lime's words are case-sensitive ``\\W+``-separated tokens; a vectorizer sees each of them through its
+    own analyzer (by default lower-cased, one-character tokens dropped).  A column is positive in a
+    perturbed document exactly when at least one lime word that maps to it is kept, so its presence is
+    the Or of those words (``sympy.false`` if none: unseen words, one-character tokens, stop words).
+
+    Parameters
+    ----------
+    column_word : str
+        A term of the vectorizer's vocabulary (e.g. ``"the"``).
+    words : list or tuple of str
+        The local dictionary (``local_dictionary(text)``).
+    vectorizer : CountVectorizer or TfidfVectorizer, optional
+        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``; its analyzer maps lime words to terms and
+        ``column_word`` must be in its vocabulary.  Without it, TfidfVectorizer's defaults are assumed
+        (lower-case, token pattern ``(?u)\\b\\w\\w+\\b``).
+
+    Returns
+    -------
+    sympy boolean
+        A Symbol, an Or of Symbols named after words of ``words``, or ``sympy.false``.
+    """
+    if not isinstance(column_word, str):
+        raise TypeError(f"column_word must be a str, got {type(column_word).__name__}")
+    words, _ = check_words(words)
+    analyzer = None
+    if vectorizer is not None:
+        analyzer = check_vectorizer(vectorizer, unigrams=True).build_analyzer()
+        if column_word not in vectorizer.vocabulary_:
+            raise ValueError(f"column_word must be in the vectorizer's vocabulary, got {column_word!r}")
+    return sp.Or(*[sp.Symbol(w) for w in words if column_word in word_tokens(w, analyzer)])
+
+
+def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form="leaves"):
+    """Exact formula, in lime's words of ``text``, of a tree trained on ``vectorizer.transform(docs) > 0``.
+
+    Column c of the tree's input is replaced by :func:`presence_formula` (the Or of the lime words of
+    ``text`` that the vectorizer maps to c; ``sympy.false`` for the other columns, which are 0 in every
+    document LIME builds from ``text``), and the tree is converted by :func:`tree_to_formula`.  The
+    result equals ``tree.predict_proba(vectorizer.transform(docs) > 0)[:, class_index]`` on every
+    perturbed document ``docs`` that lime builds from ``text`` (by removing all occurrences of some
+    words and keeping the separators).
+
+    Parameters
+    ----------
+    tree : DecisionTreeClassifier or DecisionTreeRegressor
+        Fitted on the presence matrix of ``vectorizer`` (``n_features_in_`` = vocabulary size).
+    vectorizer : CountVectorizer or TfidfVectorizer
+        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``.  Its tokens must not span lime's separators
+        (true of the default token pattern); this is checked on ``text``.
+    text : str
+        The document to explain.
+    class_index, form
+        As in :func:`tree_to_formula`.
+
+    Returns
+    -------
+    (sympy expression, list of str)
+        The formula and the local dictionary ``words`` to pass to :func:`beta_boolean` with it.
+    """
+    analyzer = check_vectorizer(vectorizer, unigrams=True).build_analyzer()
+    words = local_dictionary(text)
+    vocabulary = vectorizer.vocabulary_
+    n_columns = len(vocabulary)
+    _check_tree(tree)
+    if tree.n_features_in_ != n_columns:
+        raise ValueError(
+            f"tree must be trained on the vectorizer's {n_columns} columns, got n_features_in_ = {tree.n_features_in_}"
+        )
+    feeding = {}
+    for w in words:
+        for token in word_tokens(w, analyzer):
+            if token in vocabulary:
+                feeding.setdefault(vocabulary[token], []).append(w)
+    seen = {token for token in analyzer(text) if token in vocabulary}
+    if seen != {token for w in words for token in word_tokens(w, analyzer) if token in vocabulary}:
+        raise ValueError(
+            "the vectorizer's tokens of text are not the tokens of lime's words taken one by one: its token "
+            "pattern spans lime's separators, and presence is not a function of the kept words"
+        )
+    feature_words = [sp.false] * n_columns
+    for column, ws in feeding.items():
+        feature_words[column] = sp.Or(*[sp.Symbol(w) for w in dict.fromkeys(ws)])
+    return tree_to_formula(tree, feature_words, class_index=class_index, form=form), words
