@@ -1,8 +1,13 @@
 """The book's registries, read from the repository and checked against the chapters.
 
-- ``book/blueprint.yml``: one entry per ``{prf:...}`` result (what it is, what it uses, how it is verified).
-- ``book/figures.yml``: the paper's figures, each mapped to the book figure that reproduces it.
+- ``book/blueprint.yml``: one entry per ``{prf:...}`` result (what the paper calls it, what it uses, how it is
+  verified); its chapter and its kind are read from the ``{prf:...}`` block that defines the label.
+- ``book/figures.yml``: the paper's figures, each mapped to the book figure that reproduces it (its chapter is
+  where that figure's name is defined) or to the reason it is not reproduced.
 - ``book/errata.md``: the errata entries, each with a severity and a link to the cell that proves it.
+
+Both YAML registries are validated against the JSON schemas of :mod:`booktools.registry_schema` when they are
+read (ValueError naming the entry and the field).
 
 Used twice: by the Sphinx extension ``bookext`` (pages rendered from the registries) and by
 ``tests/test_book_registries.py`` (the registries agree with the chapters). ``problems(root)`` lists every
@@ -12,13 +17,15 @@ disagreement; an empty list means the blueprint is consistent.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from booktools.registry_schema import BLUEPRINT_SCHEMA, FIGURES_SCHEMA, VERIFICATIONS, validate
+
 KINDS = ("definition", "theorem", "proposition", "lemma", "corollary", "remark", "conjecture")
-VERIFICATIONS = ("symbolic", "exact", "lime", "approximate", "cited")
 VERIFICATION_MEANING = {
     "symbolic": "derived or checked with sympy for general d",
     "exact": "checked exactly (enumeration or closed form) for given d",
@@ -32,13 +39,17 @@ NEW = "new in this book"
 _PRF_BLOCK = re.compile(r"^(`{3,}|:{3,})\{prf:([a-z]+)\}[^\n]*\n((?::[a-z]+:[^\n]*\n)*)", re.MULTILINE)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
 _CHECK = re.compile(r"^# check: ([a-z0-9][a-z0-9-]*)\s*$", re.MULTILINE)
+_FIGURE_NAME = re.compile(r"^\s+name: (fig-[a-z0-9-]+)\s*$", re.MULTILINE)
 _ERRATUM_TARGET = re.compile(r"^\((erratum-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
 ERRATUM_PROOF = re.compile(r"\{ref\}`(?:[^`<]*<)?(erratum-[a-z0-9-]+)>?`")
 
 
 @dataclass(frozen=True)
 class Result:
-    """One registry entry."""
+    """One registry entry, with the chapter (docname) and kind of the ``{prf}`` block that defines its label.
+
+    ``chapter`` and ``kind`` are empty when no chapter defines the label (:func:`blueprint_problems` says so).
+    """
 
     label: str
     kind: str
@@ -65,12 +76,17 @@ class Result:
 
 @dataclass
 class Chapter:
-    """What a chapter's MyST source declares: its results (label -> kind) and its check ids."""
+    """What a chapter's MyST source declares: its results (label -> kind), check ids, errata targets and figures.
+
+    ``repeated_checks`` are the check ids that start more than one of its cells (each must be unique).
+    """
 
     docname: str
     results: dict[str, str] = field(default_factory=dict)
     checks: set[str] = field(default_factory=set)
     errata_targets: set[str] = field(default_factory=set)
+    figures: set[str] = field(default_factory=set)
+    repeated_checks: set[str] = field(default_factory=set)
 
 
 def chapters(root) -> dict[str, Chapter]:
@@ -84,44 +100,57 @@ def chapters(root) -> dict[str, Chapter]:
             label = _LABEL.search(match.group(3))
             if label and match.group(2) != "proof":
                 chapter.results[label.group(1)] = match.group(2)
-        chapter.checks = set(_CHECK.findall(text))
+        checks = Counter(_CHECK.findall(text))
+        chapter.checks = set(checks)
+        chapter.repeated_checks = {check for check, count in checks.items() if count > 1}
         chapter.errata_targets = set(_ERRATUM_TARGET.findall(text))
+        chapter.figures = set(_FIGURE_NAME.findall(text))
         found[chapter.docname] = chapter
     return found
 
 
-def load_results(root) -> list[Result]:
-    """The entries of ``book/blueprint.yml``, validated field by field (ValueError on a malformed entry)."""
-    raw = yaml.safe_load((Path(root) / "book" / "blueprint.yml").read_text(encoding="utf-8"))
-    if not isinstance(raw, list):
-        raise ValueError("book/blueprint.yml must be a list of entries")
+def _read_yaml(path: Path):
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path.parent.name}/{path.name} is not valid YAML: {error}") from None
+
+
+def definitions(found: dict[str, Chapter]) -> dict[str, list[tuple[str, str]]]:
+    """Where each ``{prf}`` label is defined: label -> [(docname, kind), ...] (one pair unless it is repeated)."""
+    where: dict[str, list[tuple[str, str]]] = {}
+    for docname, chapter in found.items():
+        for label, kind in chapter.results.items():
+            where.setdefault(label, []).append((docname, kind))
+    return where
+
+
+def load_results(root, found: dict[str, Chapter] | None = None) -> list[Result]:
+    """The entries of ``book/blueprint.yml``, validated against its schema (ValueError naming entry and field).
+
+    Each entry's chapter and kind are those of the ``{prf}`` block that defines its label in ``found`` (the
+    chapters, read from ``root`` unless given); empty when no chapter defines it.
+    """
+    root = Path(root)
+    raw = _read_yaml(root / "book" / "blueprint.yml")
+    validate(raw, BLUEPRINT_SCHEMA)
+    where = definitions(chapters(root) if found is None else found)
     results = []
-    for number, entry in enumerate(raw):
-        if not isinstance(entry, dict):
-            raise ValueError(f"blueprint entry #{number} is not a mapping")
-        unknown = set(entry) - {"label", "kind", "paper", "paper_refs", "chapter", "uses", "verified", "checks", "note"}
-        if unknown:
-            raise ValueError(f"blueprint entry {entry.get('label', number)!r} has unknown fields {sorted(unknown)}")
-        try:
-            result = Result(
-                label=str(entry["label"]),
-                kind=str(entry["kind"]),
-                paper=str(entry["paper"]),
-                chapter=str(entry["chapter"]),
-                uses=tuple(entry.get("uses") or ()),
-                verified=tuple(entry.get("verified") or ()),
-                checks=tuple(entry.get("checks") or ()),
-                note=str(entry.get("note", "")),
-                paper_refs=tuple(str(ref) for ref in entry.get("paper_refs") or ()),
+    for entry in raw:
+        chapter, kind = where.get(entry["label"], [("", "")])[0]
+        results.append(
+            Result(
+                label=entry["label"],
+                kind=kind,
+                paper=entry["paper"],
+                chapter=chapter,
+                uses=tuple(entry.get("uses", ())),
+                verified=tuple(entry.get("verified", ())),
+                checks=tuple(entry.get("checks", ())),
+                note=entry.get("note", ""),
+                paper_refs=tuple(entry.get("paper_refs", ())),
             )
-        except KeyError as missing:
-            raise ValueError(f"blueprint entry {entry.get('label', number)!r} lacks the field {missing}") from None
-        if result.kind not in KINDS:
-            raise ValueError(f"blueprint entry {result.label!r}: kind must be one of {KINDS}, got {result.kind!r}")
-        bad = set(result.verified) - set(VERIFICATIONS)
-        if bad:
-            raise ValueError(f"blueprint entry {result.label!r}: verified must be among {VERIFICATIONS}, got {bad}")
-        results.append(result)
+        )
     return results
 
 
@@ -188,14 +217,27 @@ def blueprint_problems(root, scope=None) -> list[str]:
     """
     root = Path(root)
     found = chapters(root)
-    results = load_results(root)
+    results = load_results(root, found)
     by_label: dict[str, Result] = {}
     problems = []
     for result in results:
         if result.label in by_label:
             problems.append(f"{result.label}: listed twice in book/blueprint.yml")
         by_label[result.label] = result
-    all_checks = {check: doc for doc, chapter in found.items() for check in chapter.checks}
+    for label, places in sorted(definitions(found).items()):
+        if len(places) > 1:
+            problems.append(f"{label}: defined by {{prf}} blocks in {' and '.join(doc for doc, _ in places)}")
+    # a check id names one cell of the book: the blueprint links to it
+    check_places: dict[str, list[str]] = {}
+    for docname, chapter in found.items():
+        for check in sorted(chapter.checks):
+            check_places.setdefault(check, []).append(docname)
+        for check in sorted(chapter.repeated_checks):
+            problems.append(f"check id {check!r} starts more than one cell of {docname}")
+    for check, docnames in sorted(check_places.items()):
+        if len(docnames) > 1:
+            problems.append(f"check id {check!r} starts cells in {' and '.join(docnames)}")
+    all_checks = {check: docnames[0] for check, docnames in check_places.items()}
     for docname, chapter in found.items():
         if not _in_scope(docname, scope):
             continue
@@ -203,16 +245,13 @@ def blueprint_problems(root, scope=None) -> list[str]:
             if label not in by_label:
                 problems.append(f"{label}: a {{prf}} result of {docname} with no blueprint entry")
     for result in results:
-        chapter = found.get(result.chapter)
-        if chapter is not None and not _in_scope(result.chapter, scope):
+        if not result.chapter:
+            problems.append(f"{result.label}: no {{prf}} block of any chapter has this label")
             continue
-        if chapter is None:
-            problems.append(f"{result.label}: chapter {result.chapter} does not exist")
+        if not _in_scope(result.chapter, scope):
             continue
-        if result.label not in chapter.results:
-            problems.append(f"{result.label}: no {{prf}} block with this label in {result.chapter}")
-        elif chapter.results[result.label] != result.kind:
-            problems.append(f"{result.label}: kind {result.kind} but the chapter has {chapter.results[result.label]}")
+        if result.kind not in KINDS:
+            problems.append(f"{result.label}: a {{prf:{result.kind}}} block, but a result's kind is one of {KINDS}")
         for used in result.uses:
             if used not in by_label:
                 problems.append(f"{result.label}: uses {used}, which has no blueprint entry")
@@ -350,6 +389,8 @@ def errata_problems(root, scope=None) -> list[str]:
 
 @dataclass(frozen=True)
 class PaperFigure:
+    """One entry of ``book/figures.yml``; ``chapter`` is where its book figure is defined ("" if nowhere)."""
+
     number: str
     part: str
     subject: str
@@ -358,34 +399,45 @@ class PaperFigure:
     reason: str = ""
 
 
-def paper_figures(root) -> list[PaperFigure]:
-    """The entries of ``book/figures.yml``."""
-    raw = yaml.safe_load((Path(root) / "book" / "figures.yml").read_text(encoding="utf-8"))
-    figures = []
-    for entry in raw:
-        unknown = set(entry) - {"number", "part", "subject", "chapter", "figure", "reason"}
-        if unknown:
-            raise ValueError(f"figure entry {entry.get('number')!r} has unknown fields {sorted(unknown)}")
-        figures.append(PaperFigure(**{key: str(value) for key, value in entry.items()}))
-    return figures
+def figure_definitions(found: dict[str, Chapter]) -> dict[str, list[str]]:
+    """Where each named book figure (``fig-...``) is defined: name -> docnames (one unless it is repeated)."""
+    where: dict[str, list[str]] = {}
+    for docname, chapter in found.items():
+        for name in sorted(chapter.figures):
+            where.setdefault(name, []).append(docname)
+    return where
 
 
-_FIGURE_NAME = re.compile(r"^\s+name: (fig-[a-z0-9-]+)\s*$", re.MULTILINE)
+def paper_figures(root, found: dict[str, Chapter] | None = None) -> list[PaperFigure]:
+    """The entries of ``book/figures.yml``, validated against its schema (ValueError naming entry and field).
+
+    A reproduced figure's chapter is the one that defines its book figure in ``found`` (the chapters, read from
+    ``root`` unless given).
+    """
+    root = Path(root)
+    raw = _read_yaml(root / "book" / "figures.yml")
+    validate(raw, FIGURES_SCHEMA)
+    where = figure_definitions(chapters(root) if found is None else found)
+    return [PaperFigure(**entry, chapter=where.get(entry.get("figure"), [""])[0]) for entry in raw]
 
 
 def figure_problems(root, scope=None) -> list[str]:
-    """Paper figures neither reproduced (by an existing named figure) nor explained."""
+    """Paper figures listed twice, or mapped to a book figure that no chapter (or more than one) defines.
+
+    ``scope`` is accepted for symmetry with the other checks: a figure's chapter is found wherever it is.
+    """
     root = Path(root)
-    problems = []
-    for figure in paper_figures(root):
-        if figure.figure and not _in_scope(figure.chapter, scope) and (root / f"{figure.chapter}.md").is_file():
+    found = chapters(root)
+    where = figure_definitions(found)
+    figures = paper_figures(root, found)
+    numbers = Counter(figure.number for figure in figures)
+    problems = [f"{number}: listed {count} times in book/figures.yml" for number, count in numbers.items() if count > 1]
+    for figure in figures:
+        if not figure.figure:
             continue
-        if figure.figure:
-            source = root / f"{figure.chapter}.md"
-            if not source.is_file():
-                problems.append(f"{figure.number}: chapter {figure.chapter} does not exist")
-            elif figure.figure not in _FIGURE_NAME.findall(source.read_text(encoding="utf-8")):
-                problems.append(f"{figure.number}: {figure.chapter} has no figure named {figure.figure}")
-        elif not figure.reason:
-            problems.append(f"{figure.number}: neither reproduced nor given a reason")
+        places = where.get(figure.figure, [])
+        if not places:
+            problems.append(f"{figure.number}: no chapter has a figure named {figure.figure}")
+        elif len(places) > 1:
+            problems.append(f"{figure.number}: the figure {figure.figure} is named in {' and '.join(places)}")
     return problems

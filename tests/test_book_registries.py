@@ -66,10 +66,12 @@ pass
 """
 
 
-def _mini_book(tmp_path, registry, errata="", figures="[]"):
+def _mini_book(tmp_path, registry, errata="", figures="[]", chapters=None):
+    """A repository holding one chapter (or the ``chapters`` given, file name -> text) and the three registries."""
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "book").mkdir()
-    (tmp_path / "notebooks" / "01-mini.md").write_text(CHAPTER)
+    for name, text in (chapters or {"01-mini.md": CHAPTER}).items():
+        (tmp_path / "notebooks" / name).write_text(text)
     (tmp_path / "book" / "blueprint.yml").write_text(textwrap.dedent(registry))
     (tmp_path / "book" / "errata.md").write_text(textwrap.dedent(errata))
     (tmp_path / "book" / "figures.yml").write_text(textwrap.dedent(figures))
@@ -78,16 +80,12 @@ def _mini_book(tmp_path, registry, errata="", figures="[]"):
 
 GOOD = """\
 - label: mini-prop
-  kind: proposition
   paper: Proposition 1
-  chapter: notebooks/01-mini
   uses: [mini-lemma]
   verified: [symbolic]
   checks: [mini-check]
 - label: mini-lemma
-  kind: lemma
   paper: new in this book
-  chapter: notebooks/01-mini
   verified: [exact]
   checks: [mini-check]
 """
@@ -98,18 +96,23 @@ def test_a_consistent_mini_book_has_no_problems(tmp_path):
     assert blueprint.blueprint_problems(root) == []
     chapter = blueprint.chapters(root)["notebooks/01-mini"]
     assert chapter.results == {"mini-prop": "proposition", "mini-lemma": "lemma"}
-    assert chapter.checks == {"mini-check"}
+    assert chapter.checks == {"mini-check"} and chapter.figures == {"fig-mini"}
+
+
+def test_an_entry_takes_its_chapter_and_kind_from_the_block_that_defines_its_label(tmp_path):
+    root = _mini_book(tmp_path, GOOD)
+    found = {(r.label, r.chapter, r.kind) for r in blueprint.load_results(root)}
+    assert found == {("mini-prop", "notebooks/01-mini", "proposition"), ("mini-lemma", "notebooks/01-mini", "lemma")}
 
 
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
         (lambda r: r.replace("- label: mini-lemma", "- label: mini-other"), "mini-lemma: a {prf} result"),
-        (lambda r: r.replace("chapter: notebooks/01-mini\n  uses", "chapter: notebooks/02-gone\n  uses"), "does not"),
+        (lambda r: r.replace("- label: mini-lemma", "- label: mini-other"), "mini-other: no {prf} block of any"),
         (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [mini-nothing]\n- label"), "no cell starts"),
         (lambda r: r.replace("uses: [mini-lemma]", "uses: [mini-unknown]"), "uses mini-unknown"),
         (lambda r: r + "  uses: [mini-prop]\n", "dependency cycle"),
-        (lambda r: r.replace("kind: lemma", "kind: theorem"), "kind theorem"),
         (lambda r: r.replace("verified: [exact]\n  checks: [mini-check]\n", ""), "how it is verified"),
         (lambda r: r + r[: r.index("- label: mini-lemma")], "listed twice"),
         (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [tests/none.py::test_x]\n- label"), "test"),
@@ -122,14 +125,69 @@ def test_each_blueprint_fault_is_reported(tmp_path, change, expected):
 
 
 @pytest.mark.parametrize(
-    ("field", "value"),
-    [("kind", "guess"), ("verified", "[by eye]")],
+    ("chapters", "expected"),
+    [
+        # one check id starting two cells: the blueprint's link to "the" cell would be ambiguous
+        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# check: mini-check\n```\n"}, "more than one cell"),
+        ({"01-mini.md": CHAPTER, "02-more.md": "```{code-cell} ipython3\n# check: mini-check\n```\n"}, "cells in"),
+        ({"01-mini.md": CHAPTER, "02-more.md": CHAPTER[: CHAPTER.index("(erratum")]}, "defined by {prf} blocks in"),
+        ({"01-mini.md": CHAPTER.replace("{prf:lemma}", "{prf:example}")}, "a {prf:example} block"),
+    ],
 )
-def test_a_malformed_blueprint_entry_is_a_value_error(tmp_path, field, value):
-    registry = GOOD.replace(f"  {field}: ", f"  {field}: {value}\n  old_{field}: ", 1)
-    root = _mini_book(tmp_path, registry)
-    with pytest.raises(ValueError):
+def test_each_chapter_fault_is_reported(tmp_path, chapters, expected):
+    root = _mini_book(tmp_path, GOOD, chapters=chapters)
+    problems = blueprint.blueprint_problems(root)
+    assert any(expected in problem for problem in problems), problems
+
+
+# The registries' schema (booktools/registry_schema.py): a malformed registry is a ValueError that names the entry
+# and the field, raised when the registry is read (the book build turns it into an error).
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        # a scalar where a list belongs (it used to become a tuple of its characters)
+        (
+            lambda r: r.replace("uses: [mini-lemma]", "uses: mini-lemma"),
+            "entry 0 (mini-prop), field uses: 'mini-lemma'",
+        ),
+        (lambda r: r.replace("verified: [exact]", "verified: exact"), "field verified: 'exact' is not of type 'array'"),
+        # an entry that is not a mapping
+        (lambda r: r + "- mini-third\n", "entry 2: each entry must be a mapping of fields to values (got str)"),
+        # the same check id twice in one entry
+        (
+            lambda r: r.replace("checks: [mini-check]\n- label", "checks: [mini-check, mini-check]\n- label"),
+            "non-unique",
+        ),
+        # unknown fields, among them the two that are read from the chapters
+        (lambda r: r.replace("  paper: new", "  kind: lemma\n  paper: new"), "('kind' was unexpected)"),
+        (lambda r: r.replace("  paper: new", "  chapter: notebooks/01-mini\n  paper: new"), "('chapter' was"),
+        (lambda r: r.replace("  paper: new", "  notes: typo\n  paper: new"), "('notes' was unexpected)"),
+        (lambda r: r.replace("verified: [exact]", "verified: [by eye]"), "field verified.0: 'by eye' is not one of"),
+        (lambda r: r.replace("  paper: Proposition 1\n", ""), "entry 0 (mini-prop): 'paper' is a required property"),
+        (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [Mini Check]\n- label"), "checks.0"),
+        (
+            lambda r: "results:\n" + textwrap.indent(r, "  "),
+            "book/blueprint.yml: must be a list of entries, one per result (got dict)",
+        ),
+        (lambda r: r + "  uses: [a\n", "book/blueprint.yml is not valid YAML"),
+    ],
+)
+def test_a_malformed_blueprint_is_a_value_error_naming_entry_and_field(tmp_path, change, expected):
+    root = _mini_book(tmp_path, change(GOOD))
+    with pytest.raises(ValueError) as raised:
         blueprint.load_results(root)
+    assert expected in str(raised.value)
+
+
+def test_every_schema_violation_is_reported_at_once_in_the_file_order(tmp_path):
+    entries = "".join(f"- {{label: mini-{k}, paper: p, uses: mini-prop}}\n" for k in range(12))
+    root = _mini_book(tmp_path, entries)
+    with pytest.raises(ValueError) as raised:
+        blueprint.load_results(root)
+    lines = str(raised.value).splitlines()
+    assert [line.split("(")[1].split(")")[0] for line in lines] == [f"mini-{k}" for k in range(12)]
 
 
 ERRATUM = """\
@@ -158,16 +216,44 @@ def test_errata_faults_are_reported(tmp_path):
     assert any("no chapter defines" in p for p in blueprint.errata_problems(root))
 
 
+FIGURE = "- {number: Figure 1, part: main text, subject: s, figure: fig-mini}\n"
+
+
 def test_figure_faults_are_reported(tmp_path):
-    good = "- {number: Figure 1, part: main text, subject: s, chapter: notebooks/01-mini, figure: fig-mini}\n"
-    root = _mini_book(tmp_path, GOOD, figures=good)
+    root = _mini_book(tmp_path, GOOD, figures=FIGURE)
     assert blueprint.figure_problems(root) == []
-    (root / "book" / "figures.yml").write_text(good.replace("fig-mini", "fig-gone"))
-    assert any("no figure named fig-gone" in p for p in blueprint.figure_problems(root))
-    (root / "book" / "figures.yml").write_text("- {number: Figure 1, part: main text, subject: s}\n")
-    assert any("neither reproduced" in p for p in blueprint.figure_problems(root))
+    assert blueprint.paper_figures(root)[0].chapter == "notebooks/01-mini"
+    (root / "book" / "figures.yml").write_text(FIGURE.replace("fig-mini", "fig-gone"))
+    assert any("no chapter has a figure named fig-gone" in p for p in blueprint.figure_problems(root))
+    (root / "book" / "figures.yml").write_text(FIGURE + FIGURE)
+    assert any("Figure 1: listed 2 times" in p for p in blueprint.figure_problems(root))
     (root / "book" / "figures.yml").write_text("- {number: Figure 1, part: main text, subject: s, reason: why}\n")
     assert blueprint.figure_problems(root) == []
+    (root / "notebooks" / "02-more.md").write_text(CHAPTER[CHAPTER.index("(erratum") :])
+    (root / "book" / "figures.yml").write_text(FIGURE)
+    assert any("named in notebooks/01-mini and notebooks/02-more" in p for p in blueprint.figure_problems(root))
+
+
+@pytest.mark.parametrize(
+    ("figures", "expected"),
+    [
+        (FIGURE.replace("}", ", reason: not yet}"), "entry 0 (Figure 1): give either `figure`"),
+        (FIGURE.replace(", figure: fig-mini", ""), "exactly one of the two"),
+        (FIGURE.replace("}", ", chapter: notebooks/01-mini}"), "('chapter' was unexpected)"),
+        (FIGURE + "- Figure 2\n", "entry 1: each entry must be a mapping of fields to values (got str)"),
+        (FIGURE.replace("main text", "appendix"), "field part: 'appendix' is not one of"),
+        (FIGURE.replace("Figure 1", "Fig. 1"), "field number: 'Fig. 1' does not match"),
+        (
+            "{Figure 1: fig-mini}\n",
+            "book/figures.yml: must be a list of entries, one per figure of the paper (got dict)",
+        ),
+    ],
+)
+def test_a_malformed_figure_registry_is_a_value_error(tmp_path, figures, expected):
+    root = _mini_book(tmp_path, GOOD, figures=figures)
+    with pytest.raises(ValueError) as raised:
+        blueprint.paper_figures(root)
+    assert expected in str(raised.value)
 
 
 def test_find_cycle():
