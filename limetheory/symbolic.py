@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 import sympy as sp
 
+from . import printed
 from ._validation import check_int
 
 d, s, t, nu = sp.symbols("d s t nu", positive=True)
@@ -283,7 +284,8 @@ def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
 
 
 def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
-    """The paper's closed form of Σ⁻¹ (σ₀, ..., σ₃ over c_d) as a PatternedMatrix.
+    """The paper's closed form of Σ⁻¹ (σ₀, ..., σ₃ over c_d, as printed in ``limetheory.printed``) as a
+    PatternedMatrix.
 
     Numbers and sympy expressions are both accepted; a numerical α₁ - α₂ or c_d equal to 0 (a singular
     Σ) is refused with a ValueError.
@@ -295,12 +297,9 @@ def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
     """
     a0, a1, a2 = _entry(a0, "a0"), _entry(a1, "a1"), _entry(a2, "a2")
     d_expr = _number_of_words(d_expr)
-    c_d = (d_expr - 1) * a0 * a2 - d_expr * a1**2 + a0 * a1
+    c_d = printed.normalization_constant(a0, a1, a2, d_expr)
     for what, value in (("alpha_1 - alpha_2", a1 - a2), ("c_d", c_d)):
         if sp.sympify(value).is_zero:
             raise ValueError(f"{what} = 0 for a0 = {a0}, a1 = {a1}, a2 = {a2}, d = {d_expr}: Sigma is singular")
-    sigma0 = (d_expr - 1) * a2 + a1
-    sigma1 = -a1
-    sigma2 = ((d_expr - 2) * a0 * a2 - (d_expr - 1) * a1**2 + a0 * a1) / (a1 - a2)
-    sigma3 = (a1**2 - a0 * a2) / (a1 - a2)
-    return PatternedMatrix.symmetric(sigma0, sigma1, sigma2, sigma3, d_expr).scale(1 / c_d)
+    sigmas = printed.sigma_coefficients(a0, a1, a2, d_expr)
+    return PatternedMatrix.symmetric(*sigmas, d_expr).scale(1 / c_d)

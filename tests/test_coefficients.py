@@ -1,4 +1,5 @@
-"""limetheory.coefficients against enumeration of LIME's law and the paper's printed formulas in mpmath."""
+"""limetheory.coefficients against enumeration of LIME's law and the paper's printed formulas in mpmath
+(limetheory.mpreference)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
+from limetheory import mpreference
 from limetheory.coefficients import (
     alpha,
     alphas,
@@ -23,36 +25,6 @@ GRID_D = [2, 3, 10, 50]
 GRID_NU = [0.1, 0.25, 1.0, np.inf]
 small_d = st.integers(min_value=2, max_value=7)
 moderate_nu = st.one_of(st.floats(min_value=0.3, max_value=20.0), st.just(np.inf))
-
-
-def mp_alphas(d, nu, p_max=2):
-    """alpha_0..alpha_{p_max} (p_max <= d) as printed in Proposition 1, summed in mpmath at 50 digits."""
-    with mpmath.workdps(50):
-        nu_mp = None if np.isinf(nu) else mpmath.mpf(nu)
-        out = []
-        for p in range(p_max + 1):
-            total = mpmath.mpf(0)
-            for s in range(1, d + 1):
-                t = mpmath.mpf(s) / d
-                weight = 1 if nu_mp is None else mpmath.exp(-((1 - mpmath.sqrt(1 - t)) ** 2) / (2 * nu_mp**2))
-                product = mpmath.mpf(1)
-                for k in range(p):
-                    product *= mpmath.mpf(d - s - k) / (d - k)
-                total += product * weight
-            out.append(total / d)
-        return out
-
-
-def mp_printed(d, nu):
-    """c_d and (sigma_0, ..., sigma_3) from the printed definitions (Eq. def-densct, def-sigmas), 50 digits."""
-    with mpmath.workdps(50):
-        a0, a1, a2 = mp_alphas(d, nu)
-        c_d = (d - 1) * a0 * a2 - d * a1**2 + a0 * a1
-        s0 = (d - 1) * a2 + a1
-        s1 = -a1
-        s2 = ((d - 2) * a0 * a2 - (d - 1) * a1**2 + a0 * a1) / (a1 - a2)
-        s3 = (a1**2 - a0 * a2) / (a1 - a2)
-        return c_d, (s0, s1, s2, s3)
 
 
 # ----------------------------------------------------------------------------- alpha, alphas
@@ -71,7 +43,7 @@ def test_alpha_matches_enumeration(d, nu, brute):
 @pytest.mark.parametrize("nu", GRID_NU)
 def test_alpha_and_alphas_match_mpmath(d, nu):
     p_max = min(3, d)
-    expected = [float(a) for a in mp_alphas(d, nu, p_max)]
+    expected = [float(a) for a in mpreference.alphas(d, nu=nu, p_max=p_max, dps=50)]
     for p in range(p_max + 1):
         assert alpha(p, d, nu=nu) == pytest.approx(expected[p], rel=1e-13, abs=1e-300)
     out = alphas(d, nu=nu, p_max=p_max)
@@ -139,7 +111,7 @@ def test_alpha_errors(call, error, pattern):
 @pytest.mark.parametrize("d", GRID_D)
 @pytest.mark.parametrize("nu", GRID_NU)
 def test_normalization_constant_matches_printed_formula(d, nu):
-    expected, _ = mp_printed(d, nu)
+    expected = mpreference.closed_forms(d, nu=nu)["c"]
     got = normalization_constant(d, nu=nu)
     assert isinstance(got, float)
     assert expected > 0
@@ -155,7 +127,7 @@ def test_normalization_constant_large_bandwidth(d):
 @pytest.mark.parametrize("d", GRID_D)
 @pytest.mark.parametrize("nu", GRID_NU)
 def test_sigma_coefficients_match_printed_definitions(d, nu):
-    _, expected = mp_printed(d, nu)
+    expected = mpreference.closed_forms(d, nu=nu)["sigma"]
     got = sigma_coefficients(d, nu=nu)
     assert isinstance(got, tuple) and len(got) == 4
     assert all(isinstance(value, float) for value in got)
@@ -231,12 +203,8 @@ def test_sigma_matrix_errors():
 def test_sigma_inverse_matches_a_high_precision_inverse(d, nu):
     # invert the printed Sigma (alpha_0 corner, alpha_1 edge and diagonal, alpha_2 elsewhere) at 50 digits;
     # this covers the ill-conditioned d = 2, nu = 0.1 (cond ~ 1e16) where numpy's inverse is meaningless
-    a0, a1, a2 = mp_alphas(d, nu)
+    sigma = mpreference.sigma_matrix(d, nu=nu, dps=50)
     with mpmath.workdps(50):
-        sigma = mpmath.matrix(d + 1, d + 1)
-        for i in range(d + 1):
-            for j in range(d + 1):
-                sigma[i, j] = a0 if i == j == 0 else a1 if (i == 0 or j == 0 or i == j) else a2
         inverse = sigma**-1
         expected = np.array([[float(inverse[i, j]) for j in range(d + 1)] for i in range(d + 1)])
     got = sigma_inverse(d, nu=nu)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
+from limetheory import mpreference, printed
 from limetheory.explanation import (
     MAX_ENUMERATION_D,
     all_masks,
@@ -144,30 +145,13 @@ def test_beta_from_gamma_equals_beta_enumerate(d, nu, seed, brute):
 @pytest.mark.parametrize("d", [2, 3, 6])
 @pytest.mark.parametrize("nu", [0.25, 2.0, np.inf])
 def test_beta_of_an_indicator_product_matches_the_papers_formula(d, nu):
-    """Proposition 3 (product of the indicators of the words in J = {0..p-1}) with the sigmas in mpmath."""
+    """Proposition 3 (product of the indicators of the words in J = {0..p-1}) as printed, evaluated in mpmath."""
+    a = mpreference.alphas(d, nu=nu, p_max=d, dps=40)
     with mpmath.workdps(40):
-        nu_mp = None if np.isinf(nu) else mpmath.mpf(nu)
-
-        def a(p):
-            total = mpmath.mpf(0)
-            for s in range(1, d + 1):
-                w = (
-                    1
-                    if nu_mp is None
-                    else mpmath.exp(-((1 - mpmath.sqrt(1 - mpmath.mpf(s) / d)) ** 2) / (2 * nu_mp**2))
-                )
-                total += mpmath.binomial(d - p, s) / mpmath.binomial(d, s) * w
-            return total / d
-
-        a0, a1, a2 = a(0), a(1), a(2)
-        c = (d - 1) * a0 * a2 - d * a1**2 + a0 * a1
-        s1 = -a1
-        s2 = ((d - 2) * a0 * a2 - (d - 1) * a1**2 + a0 * a1) / (a1 - a2)
-        s3 = (a1**2 - a0 * a2) / (a1 - a2)
+        c = printed.normalization_constant(*a[:3], d)
+        sigmas = printed.sigma_coefficients(*a[:3], d)
         for p in range(1, d):
-            ap, aq = a(p), a(p + 1)
-            inside = (s1 * ap + s2 * ap + (d - p) * s3 * aq + (p - 1) * s3 * ap) / c
-            outside = (s1 * ap + s2 * aq + (d - p - 1) * s3 * aq + p * s3 * ap) / c
+            _, inside, outside = printed.beta_indicator_product(c, sigmas, p, d, a[p], a[p + 1])
             got = beta_enumerate(lambda z, p=p: z[:, :p].prod(axis=1), d, nu=nu)
             np.testing.assert_allclose(got[1 : p + 1], float(inside), rtol=1e-8)
             np.testing.assert_allclose(got[p + 1 :], float(outside), rtol=1e-8, atol=1e-10)

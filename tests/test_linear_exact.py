@@ -9,7 +9,6 @@ references use the exact law of the number of kept words of each weight class (m
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import mpmath
@@ -18,6 +17,7 @@ import pytest
 from scipy.special import gammaln
 
 import limetheory as lt
+from limetheory import mpreference
 from limetheory.linear_exact import (
     MIN_WEIGHT_RATIO,
     beta_linear_exact,
@@ -172,49 +172,28 @@ def test_extreme_and_invisible_weights(tfidf, nu):
 
 
 def _mp_beta(lam, tfidf, nu, dps=40):
-    """beta by enumeration of every mask, phi and the solve in mpmath at ``dps`` digits.
+    """beta by enumeration of every mask, with phi and f evaluated per mask and the solve in mpmath at ``dps`` digits
+    (``limetheory.mpreference.beta_dense``: Sigma and Gamma summed per number s of removed words)."""
+    lam = [mpmath.mpf(x) for x in lam]  # floats convert exactly, at any precision
+    tfidf = [mpmath.mpf(x) for x in tfidf]
 
-    phi and f are evaluated per mask and summed per number s of removed words (with the integer counts of
-    Sigma), then weighted by psi(s/d) / (d binom(d, s)) and solved, all at ``dps`` digits.
-    """
-    d = len(tfidf)
-    with mpmath.workdps(dps):
-        lam = [mpmath.mpf(x) for x in lam]
-        tfidf = [mpmath.mpf(x) for x in tfidf]
-        sigma = mpmath.zeros(d + 1, d + 1)
-        gamma = mpmath.zeros(d + 1, 1)
-        for s in range(1, d + 1):
-            if math.isinf(nu):
-                psi = mpmath.mpf(1)
-            else:
-                psi = mpmath.exp(-((1 - mpmath.sqrt(1 - mpmath.mpf(s) / d)) ** 2) / (2 * mpmath.mpf(nu) ** 2))
-            weight = psi / (d * math.comb(d, s))
-            counts = np.zeros((d + 1, d + 1), dtype=np.int64)
-            sums = [mpmath.mpf(0)] * (d + 1)
-            for removed in itertools.combinations(range(d), s):
-                kept = [j for j in range(d) if j not in removed]
-                norm = mpmath.sqrt(mpmath.fsum(tfidf[j] ** 2 for j in kept))
-                y = mpmath.fsum(lam[j] * tfidf[j] for j in kept) / norm if norm > 0 else mpmath.mpf(0)
-                x = np.array([1] + [int(j in kept) for j in range(d)])
-                counts += np.outer(x, x)
-                for i in np.flatnonzero(x):
-                    sums[i] += y
-            for i in range(d + 1):
-                gamma[i] += weight * sums[i]
-                for k in range(d + 1):
-                    sigma[i, k] += weight * int(counts[i, k])
-        return [float(v) for v in mpmath.lu_solve(sigma, gamma)]
+    def f(mask):  # called inside beta_dense's working precision
+        kept = [j for j, bit in enumerate(mask) if bit]
+        norm = mpmath.sqrt(mpmath.fsum(tfidf[j] ** 2 for j in kept))
+        return mpmath.fsum(lam[j] * tfidf[j] for j in kept) / norm if norm > 0 else mpmath.mpf(0)
+
+    return [float(v) for v in mpreference.beta_dense(f, len(tfidf), nu=nu, dps=dps)]
 
 
 def _reference_digits(d, nu):
-    """Digits for _mp_beta: twice the orders of magnitude between psi(1/d) and psi(2/d), plus guards.
+    """Digits for _mp_beta (``mpreference.digits_for``): twice the orders of magnitude between psi(1/d) and
+    psi(2/d), plus guards.
 
     cond(Sigma) is of the order of psi(1/d)/psi(2/d), and the printed route loses it twice (c_d, then Sigma^{-1}
     Gamma); the weights of s >= 3 change beta only by their ratio to psi(2/d), below 10^(-digits) once dropped.
     ``test_mpmath_reference_has_enough_digits`` checks this against the full spread exp(-1/(2 nu^2)).
     """
-    g1, g2 = 1 - math.sqrt(1 - 1 / d), 1 - math.sqrt(1 - 2 / d)
-    return int(60 + 2 * (g2 * g2 - g1 * g1) / (2 * nu * nu) / math.log(10) + 4 * math.log10(d))
+    return mpreference.digits_for(d, nu=nu)
 
 
 def _full_spread_digits(nu):

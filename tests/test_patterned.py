@@ -8,6 +8,7 @@ import pytest
 import sympy as sp
 
 import limetheory as lt
+from limetheory import mpreference
 from limetheory import symbolic as sym
 
 ENTRIES = [(1, 2, 3, 4, 5), (sp.Rational(1, 3), -2, 7, sp.Rational(5, 2), -1)]
@@ -64,30 +65,11 @@ def test_errors():
         sym.PatternedMatrix.identity() @ sp.eye(3)
 
 
-def _mp_sigma(d_value, nu, digits=50):
-    with mp.workdps(digits):
-        weights = [
-            mp.e ** (-((1 - mp.sqrt(1 - mp.mpf(s) / d_value)) ** 2) / (2 * mp.mpf(nu) ** 2)) if nu != np.inf else 1
-            for s in range(1, d_value + 1)
-        ]
-        kept = [[mp.mpf(1)] * d_value, [], []]
-        for s in range(1, d_value + 1):
-            kept[1].append(mp.mpf(d_value - s) / d_value)
-            kept[2].append(mp.mpf((d_value - s) * (d_value - s - 1)) / (d_value * (d_value - 1)))
-        a = [mp.fsum(k * w for k, w in zip(kept[p], weights, strict=True)) / d_value for p in range(3)]
-        return mp.matrix(
-            [
-                [a[0] if i == j == 0 else a[1] if i == 0 or j == 0 or i == j else a[2] for j in range(d_value + 1)]
-                for i in range(d_value + 1)
-            ]
-        )
-
-
 @pytest.mark.parametrize("d_value", [2, 3, 8, 20])
 @pytest.mark.parametrize("nu", [0.1, 0.25, 1.0, np.inf])
 def test_sigma_eigenvalues_against_mpmath(d_value, nu):
     with mp.workdps(50):
-        exact = sorted(mp.eigsy(_mp_sigma(d_value, nu))[0])
+        exact = sorted(mp.eigsy(mpreference.sigma_matrix(d_value, nu=nu, dps=50))[0])
     small, large, bulk = lt.sigma_eigenvalues(d_value, nu=nu)
     ours = sorted([small, large, *([bulk] * (d_value - 1))])
     for mine, reference in zip(ours, exact, strict=True):

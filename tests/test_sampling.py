@@ -12,18 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
+from limetheory import mpreference
 from limetheory.sampling import kernel_weights, prob_kept, psi, sample_masks
 
 EPS = np.finfo(float).eps
 NUS = [0.05, 0.1, 0.25, 1.0, 3.7]
 TS = [0.0, 1e-15, 1e-12, 1e-8, 1e-4, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999999, 1.0]
-
-
-def psi_mp(t, nu):
-    """psi at 50 digits, from the paper's formula as printed."""
-    with mpmath.workdps(50):
-        t, nu = mpmath.mpf(t), mpmath.mpf(nu)
-        return mpmath.exp(-((1 - mpmath.sqrt(1 - t)) ** 2) / (2 * nu**2))
 
 
 def rtol_for(value):
@@ -41,7 +35,7 @@ def rtol_for(value):
 @pytest.mark.parametrize("nu", NUS)
 @pytest.mark.parametrize("t", TS)
 def test_psi_matches_mpmath(t, nu):
-    expected = psi_mp(t, nu)
+    expected = mpreference.psi(t, nu=nu)
     got = psi(t, nu=nu)
     assert isinstance(got, float)
     assert got == pytest.approx(float(expected), rel=rtol_for(float(expected)), abs=1e-300)
@@ -50,7 +44,7 @@ def test_psi_matches_mpmath(t, nu):
 def test_psi_keeps_accuracy_for_tiny_t():
     # with nu of the order of t, the exponent is O(1) and the naive 1 - sqrt(1 - t) would lose digits
     for t, nu in ((1e-10, 1e-11), (1e-7, 3e-8), (1e-13, 1e-13)):
-        assert psi(t, nu=nu) == pytest.approx(float(psi_mp(t, nu)), rel=1e-13)
+        assert psi(t, nu=nu) == pytest.approx(float(mpreference.psi(t, nu=nu)), rel=1e-13)
 
 
 def test_psi_array_shape_and_values():
@@ -58,7 +52,7 @@ def test_psi_array_shape_and_values():
     out = psi(t, nu=0.25)
     assert isinstance(out, np.ndarray)
     assert out.shape == (2, 2)
-    expected = [[float(psi_mp(x, 0.25)) for x in row] for row in t]
+    expected = [[float(mpreference.psi(x, nu=0.25)) for x in row] for row in t]
     np.testing.assert_allclose(out, expected, rtol=1e-14)
     assert psi([], nu=0.3).shape == (0,)
 
@@ -118,7 +112,7 @@ def test_psi_rejects_bad_nu_types(nu):
 def test_kernel_weights_are_psi_of_s_over_d(d, nu):
     out = kernel_weights(d, nu=nu)
     assert out.shape == (d,)
-    expected = [1.0 if np.isinf(nu) else float(psi_mp(mpmath.mpf(s) / d, nu)) for s in range(1, d + 1)]
+    expected = [1.0 if np.isinf(nu) else float(mpreference.psi(mpmath.mpf(s) / d, nu=nu)) for s in range(1, d + 1)]
     for got, value in zip(out, expected, strict=True):
         assert got == pytest.approx(value, rel=rtol_for(value), abs=1e-300)
 

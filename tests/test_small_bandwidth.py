@@ -1,8 +1,8 @@
-"""Exact numerics at every bandwidth: the package against mpmath references (tests/mpref.py) on a (d, nu) grid.
+"""Exact numerics at every bandwidth: the package against limetheory.mpreference on a (d, nu) grid.
 
 The printed closed forms cancel catastrophically at small nu (the weights psi(s/d) span up to 10^8000 at
 d = 2, nu = 0.005); the references therefore run at a precision that grows with that spread
-(``mpref.digits_for``), and the package must match them to a relative 1e-10 everywhere:
+(``mpreference.digits_for``), and the package must match them to a relative 1e-10 everywhere:
 
 * c_d, the eigenvalues of Sigma, ||Sigma^{-1}|| and alpha_p through their exact logarithms (``log=True``), and
   as values wherever they are normal doubles;
@@ -19,10 +19,11 @@ import warnings
 import mpmath as mp
 import numpy as np
 import pytest
-from mpref import alphas as mp_alphas
-from mpref import beta_dense, beta_indicator, log_of, printed, rel_err
 
 import limetheory as lt
+from limetheory.mpreference import alphas as mp_alphas
+from limetheory.mpreference import beta_dense, beta_indicator, closed_forms, log_of
+from limetheory.mpreference import relative_error as rel_err
 
 TOL = 1e-10
 NU_GRID = [0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0, 10.0, math.inf]
@@ -49,7 +50,7 @@ def _quiet_range_warnings():
 
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_c_d_eigenvalues_and_norm(d, nu):
-    ref = printed(d, nu)
+    ref = closed_forms(d, nu=nu)
     assert ref["c"] > 0
     assert abs(lt.normalization_constant(d, nu=nu, log=True) - log_of(ref["c"])) < TOL
     for got, exact in zip(lt.sigma_eigenvalues(d, nu=nu, log=True), ref["eig"], strict=True):
@@ -69,9 +70,9 @@ def test_c_d_eigenvalues_and_norm(d, nu):
 
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_alphas(d, nu):
-    dps = printed(d, nu)["dps"]
+    dps = closed_forms(d, nu=nu)["dps"]
     p_max = min(3, d)
-    reference = mp_alphas(d, nu, p_max, dps)
+    reference = mp_alphas(d, nu=nu, p_max=p_max, dps=dps)
     logs = lt.alphas(d, nu=nu, p_max=p_max, log=True)
     values = lt.alphas(d, nu=nu, p_max=p_max)
     for p in range(p_max + 1):
@@ -86,7 +87,7 @@ def test_alphas(d, nu):
 
 @pytest.mark.parametrize(("d", "nu"), GRID, ids=ids)
 def test_sigma_coefficients(d, nu):
-    ref = printed(d, nu)
+    ref = closed_forms(d, nu=nu)
     got = lt.sigma_coefficients(d, nu=nu)
     scale = max(abs(x) for x in ref["sigma"])
     if scale > NORMAL:
@@ -98,7 +99,7 @@ def test_sigma_coefficients(d, nu):
 
 @pytest.mark.parametrize(("d", "nu"), [(d, nu) for d, nu in GRID if d <= 1000], ids=ids)
 def test_sigma_inverse_entries(d, nu):
-    ref = printed(d, nu)
+    ref = closed_forms(d, nu=nu)
     inverse = lt.sigma_inverse(d, nu=nu)
     entries = (inverse[0, 0], inverse[0, 1], inverse[1, 1], inverse[1, 2])
     scale = max(abs(x) for x in ref["inverse"])
@@ -113,7 +114,7 @@ def test_sigma_inverse_entries(d, nu):
 
 
 def _beta_reference(p, d, nu):
-    beta0, inside, outside = beta_indicator(p, d, nu)
+    beta0, inside, outside = beta_indicator(p, d, nu=nu)
     return [beta0] + [inside] * p + ([outside] * (d - p) if p < d else [])
 
 
@@ -123,7 +124,7 @@ def test_beta_of_the_constant_model_is_exactly_e0(d, nu):
     expected = np.zeros(d + 1)
     expected[0] = 1.0
     np.testing.assert_array_equal(beta, expected)
-    beta0, inside, outside = beta_indicator(0, d, nu)
+    beta0, inside, outside = beta_indicator(0, d, nu=nu)
     assert rel_err(beta[0], beta0) < TOL and abs(outside) < mp.mpf(10) ** (-40)
 
 
@@ -161,7 +162,7 @@ def test_beta_enumerate_of_an_arbitrary_model(d, nu):
     def f_tuple(mask):
         return values[sum(bit << j for j, bit in enumerate(mask))]
 
-    reference = beta_dense(f_tuple, d, nu)
+    reference = beta_dense(f_tuple, d, nu=nu)
     beta = lt.beta_enumerate(f, d, nu=nu)
     scale = max(abs(x) for x in reference)
     assert max(rel_err(g, e, scale) for g, e in zip(beta, reference, strict=True)) < TOL
@@ -204,10 +205,10 @@ def test_beta_from_gamma_where_gamma_determines_beta(d, nu):
     # Gamma of f = z_1 z_2 from the high-precision alphas, rounded to doubles: beta is then determined to
     # about cond(Sigma) * 1e-16; where that is below 1e-10 the closed form must reach it
     p = min(2, d)
-    ref = printed(d, nu)
+    ref = closed_forms(d, nu=nu)
     small, large, bulk = ref["eig"]
     condition = float(large / min(small, bulk))
-    a = mp_alphas(d, nu, min(p + 1, d), ref["dps"])
+    a = mp_alphas(d, nu=nu, p_max=min(p + 1, d), dps=ref["dps"])
     gamma_mp = [a[p]] + [a[p]] * p + [a[p + 1] if p < d else 0] * (d - p)
     if a[0] < mp.mpf("1e-300"):
         with pytest.raises(ValueError, match="below the double range"):
@@ -230,13 +231,13 @@ def test_beta_from_gamma_where_gamma_determines_beta(d, nu):
 def test_reference_precision_is_enough():
     # the references do not move when computed with 40 more digits (two of the hardest grid points)
     for d, nu in [(2, 0.005), (3, 0.01), (29, 0.02)]:
-        low = printed(d, nu)
-        high = printed(d, nu, low["dps"] + 40)
+        low = closed_forms(d, nu=nu)
+        high = closed_forms(d, nu=nu, dps=low["dps"] + 40)
         with mp.workdps(low["dps"]):
             assert abs(low["c"] / high["c"] - 1) < mp.mpf(10) ** (-40)
             assert abs(low["inverse"][3] - high["inverse"][3]) < mp.mpf(10) ** (-40) * abs(high["inverse"][0])
-        b_low = beta_indicator(2, d, nu, low["dps"])
-        b_high = beta_indicator(2, d, nu, low["dps"] + 40)
+        b_low = beta_indicator(2, d, nu=nu, dps=low["dps"])
+        b_high = beta_indicator(2, d, nu=nu, dps=low["dps"] + 40)
         assert abs(b_low[0] - b_high[0]) < mp.mpf(10) ** (-40)
 
 

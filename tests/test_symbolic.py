@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 
 import limetheory as lt
+from limetheory import mpreference
 from limetheory import symbolic as sy
 
 P_VALUES = [0, 1, 2, 3]
@@ -27,8 +28,8 @@ def test_symbols_are_positive():
 @pytest.mark.parametrize("nu", [sp.Rational(1, 4), 1, 3])
 def test_psi_expr_matches_mpmath_and_the_numerical_psi(t, nu):
     value = sy.psi_expr(t, nu)
+    expected = mpreference.psi(t, nu=nu, dps=40)
     with mpmath.workdps(40):
-        expected = mpmath.exp(-((1 - mpmath.sqrt(1 - mpmath.mpf(t))) ** 2) / (2 * mpmath.mpf(nu) ** 2))
         assert abs(sp.N(value, 40) - sp.Float(str(expected), 40)) < sp.Float("1e-35")
     assert lt.psi(float(t), nu=float(nu)) == pytest.approx(float(expected), rel=1e-14)
 
