@@ -1,0 +1,446 @@
+r"""``explain``: the explanation lime converges to, for a fitted scikit-learn text pipeline.
+
+The entry point reads the pipeline (its vectorizer, its final estimator, the output asked for), then takes the
+first route that applies:
+
+``"linear"``
+    a model linear in the vectorizer's columns (``coef_`` and ``intercept_``: LogisticRegression, LinearSVC,
+    SGDClassifier, RidgeClassifier, linear regressors) read through ``decision_function`` (``predict`` for a
+    regressor): exact, :func:`limetheory.linear_exact.beta_linear_exact` on the words' TF-IDF weights (words
+    that share a column as groups), or in closed form when the columns are not normalised (the model is then
+    affine in the mask);
+``"trees"``
+    decision trees and tree ensembles whose splits are functions of which words are present: exact, the law of
+    s over the leaves (``limetheory.leaves``);
+``"enumeration"``
+    any model on a document of at most 14 distinct words: exact, all 2ᵈ - 1 masks through the real pipeline;
+``"monte_carlo"``
+    anything else: an unbiased estimate with standard errors (:mod:`limetheory.montecarlo`).
+
+Every route is checked against the real pipeline: the exact routes reproduce its output on the document and on
+a few perturbed documents before their β is trusted, and the enumeration and Monte Carlo routes call it on lime's
+own perturbed strings (:func:`limetheory.tokens.perturbed_documents`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_int, check_positive_finite, check_text
+from .explanation import beta_enumerate, beta_from_conditional_moments
+from .linear_exact import beta_linear_exact
+from .montecarlo import enumerated_sample, estimate_beta, masks_removing
+from .result import Explanation
+from .tokens import local_dictionary, perturbed_documents, word_columns
+
+OUTPUTS = ("predict_proba", "decision_function", "predict")
+METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo")
+#: largest number of distinct words for which every mask is enumerated (16383 model calls)
+MAX_ENUMERATION_WORDS = 14
+#: masks of the Monte Carlo route by default: its standard errors are then a few percent of lime's own spread
+#: at lime's default n = 5000 (see the docstring of ``explain``)
+DEFAULT_MONTE_CARLO_SAMPLES = 20_000
+#: documents per call of the pipeline
+_BATCH = 4096
+#: relative agreement required between an exact route's reconstruction and the real pipeline (rounding of sums
+#: over a few hundred words, far below any change a different model would make)
+_SELF_CHECK_RTOL = 1e-9
+#: perturbed documents on which an exact route is checked against the pipeline, besides the document itself
+_SELF_CHECK_MASKS = 8
+
+
+class _RouteUnavailable(Exception):
+    """A route does not apply to this model and document (the reason is the message)."""
+
+
+# ----------------------------------------------------------------------------- reading the pipeline
+
+
+def _check_pipeline(model):
+    if not isinstance(model, Pipeline):
+        raise TypeError(
+            "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
+            f"got {type(model).__name__}"
+        )
+    vectorizer = model.steps[0][1]
+    if not isinstance(vectorizer, CountVectorizer):
+        raise TypeError(
+            "model's first step must be a scikit-learn CountVectorizer or TfidfVectorizer (the words lime removes "
+            f"must be the words the model reads), got {type(vectorizer).__name__}"
+        )
+    try:
+        check_is_fitted(vectorizer, "vocabulary_")
+        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+            check_is_fitted(vectorizer, "idf_")
+        final = model.steps[-1][1]
+        if final is not None and final != "passthrough":
+            check_is_fitted(final)
+    except NotFittedError:
+        raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
+    return vectorizer
+
+
+def _output_function(model, output):
+    if output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
+    if not hasattr(model, output):
+        available = [name for name in OUTPUTS if hasattr(model, name)]
+        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
+    if output == "predict" and is_classifier(model):
+        raise ValueError(
+            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
+            "'decision_function'"
+        )
+    method = getattr(model, output)
+
+    def columns(documents):
+        values = np.asarray(method(documents), dtype=float)
+        if values.ndim == 1:
+            # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
+            values = np.column_stack([-values, values]) if output == "decision_function" else values[:, None]
+        return values
+
+    return columns
+
+
+def _mask_function(text, columns, label):
+    """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once)."""
+
+    def f(z):
+        z = np.asarray(z, dtype=np.int8)
+        unique, inverse = np.unique(z, axis=0, return_inverse=True)
+        values = np.empty(len(unique))
+        for start in range(0, len(unique), _BATCH):
+            documents = perturbed_documents(text, unique[start : start + _BATCH])
+            out = columns(documents)[:, label]
+            if not np.isfinite(out).all():
+                raise ValueError("the model returned a non-finite value (NaN or inf) on a perturbed document")
+            values[start : start + _BATCH] = out
+        return values[inverse.ravel()]
+
+    return f
+
+
+# ----------------------------------------------------------------------------- the linear route
+
+
+class _LinearModel:
+    """The model as a linear function of the words' TF-IDF columns, read from the vectorizer and ``coef_``."""
+
+    def __init__(self, model, vectorizer, text, output, label):
+        if len(model.steps) != 2:
+            raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+        estimator = model.steps[1][1]
+        if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
+            raise _RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
+        wanted = "predict" if not is_classifier(estimator) else "decision_function"
+        if output != wanted:
+            raise _RouteUnavailable(
+                f"output={output!r} is not linear in the features (the linear output is {wanted!r})"
+            )
+        coef = estimator.coef_
+        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
+        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
+        self.sign = 1.0
+        row = label
+        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
+            row, self.sign = 0, (1.0 if label == 1 else -1.0)
+        self.coef, self.intercept = coef[row], float(intercept[row] if intercept.size > 1 else intercept[0])
+        try:
+            columns, counts = word_columns(text, vectorizer)
+        except ValueError as error:
+            raise _RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+        values = counts.astype(float)
+        shared = _shared(columns)
+        if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
+            if shared.any():
+                raise _RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
+            values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
+        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+            values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
+        self.norm = vectorizer.norm if isinstance(vectorizer, TfidfVectorizer) else None
+        if self.norm not in ("l2", None):
+            raise _RouteUnavailable(f"norm={self.norm!r}: the exact linear route covers norm='l2' and None")
+        self.columns = columns
+        self.values = np.where(columns >= 0, values, 0.0)
+        self.lam = self.sign * np.where(columns >= 0, self.coef[np.maximum(columns, 0)], 0.0)
+        # a label per column, and a label of its own for each invisible word
+        self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
+        self.shared = shared.any()
+
+    def __call__(self, z):
+        """The model's output on the masks z, from the words' columns (no string is built)."""
+        z = np.asarray(z, dtype=float)
+        labels, group_of_word = np.unique(self.groups, return_inverse=True)
+        per_group = np.zeros((len(z), len(labels)))
+        np.add.at(per_group.T, group_of_word, (z * self.values).T)
+        lam_of_group = np.zeros(len(labels))
+        lam_of_group[group_of_word] = self.lam
+        raw = per_group @ lam_of_group
+        if self.norm == "l2":
+            norms = np.sqrt((per_group**2).sum(axis=1))
+            raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+        return raw + self.sign * self.intercept
+
+    def beta(self, nu):
+        d = len(self.values)
+        beta = np.zeros(d + 1)
+        if not (self.values > 0).any():  # no word the model sees: a constant
+            pass
+        elif self.norm is None:  # affine in the mask: beta is its coefficients
+            beta[1:] = self.lam * self.values
+        else:
+            keywords = {"nu": nu}
+            if self.shared:
+                if "groups" not in inspect.signature(beta_linear_exact).parameters:
+                    raise _RouteUnavailable("words share a column and beta_linear_exact has no groups yet")
+                keywords["groups"] = self.groups
+            beta = beta_linear_exact(self.lam, self.values, **keywords)
+        beta[0] += self.sign * self.intercept
+        return beta
+
+
+def _shared(columns):
+    visible = columns[columns >= 0]
+    counts = np.bincount(visible) if visible.size else np.zeros(0, dtype=np.int64)
+    return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)
+
+
+def _self_check(route, reconstruction, mask_fn, d, rng):
+    """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
+    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
+    z = masks_removing(sizes, d, rng)
+    ours, truth = reconstruction(z), mask_fn(z)
+    scale = max(1.0, float(np.abs(truth).max()))
+    if not np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale):
+        raise _RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
+
+
+# ----------------------------------------------------------------------------- the tree route
+
+
+def _tree_moments(model, vectorizer, text, output, label):
+    try:
+        from .leaves import conditional_moments_trees
+    except ImportError:
+        raise _RouteUnavailable("the exact tree route is not available") from None
+    if len(model.steps) != 2:
+        raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+    estimator = model.steps[1][1]
+    sign = 1.0
+    if output == "decision_function" and len(getattr(estimator, "classes_", ())) == 2:
+        # the binary score is the column of classes_[1]; explain's label 0 is its opposite
+        label, sign = 1, (1.0 if label == 1 else -1.0)
+    try:
+        f_given_s, zf_given_s = conditional_moments_trees(estimator, vectorizer, text, output=output, label=label)
+    except (ValueError, TypeError) as error:
+        raise _RouteUnavailable(str(error)) from None
+    return sign * f_given_s, sign * zf_given_s
+
+
+# ----------------------------------------------------------------------------- routing
+
+
+def _check_label(columns, text, label):
+    label = check_int(label, "label", minimum=0)
+    y = columns([text])
+    if label >= y.shape[1]:
+        raise ValueError(
+            f"label must be in 0..{y.shape[1] - 1} (the model's output has {y.shape[1]} columns), got {label}"
+        )
+    value = float(y[0, label])
+    if not np.isfinite(value):
+        raise ValueError("the model's output on the document is not finite")
+    return label, value
+
+
+def _check_words(text):
+    text = check_text(text)
+    words = local_dictionary(text)
+    if len(words) < 2:
+        raise ValueError(
+            f"text must contain at least 2 distinct words (lime removes words; with d = {len(words)} the "
+            f"explanation is undefined), got {text!r:.80}"
+        )
+    return text, words
+
+
+def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng):
+    if name == "linear":
+        linear = _LinearModel(model, vectorizer, text, output, label)
+        _self_check("linear", linear, mask_fn, d, rng)
+        return linear.beta(nu)
+    if name == "trees":
+        f_given_s, zf_given_s = _tree_moments(model, vectorizer, text, output, label)
+        return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)
+    if d > MAX_ENUMERATION_WORDS:
+        raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} distinct words")
+    return None  # enumeration: done by the caller, which keeps the sample
+
+
+def _controls(model, vectorizer, text, output, label, nu, mask_fn, d, rng):
+    """Control variates with an exact β for the Monte Carlo route: a logistic model's decision function."""
+    if output != "predict_proba":
+        return ()
+    try:
+        estimator = model.steps[-1][1]
+        n_classes = len(getattr(estimator, "classes_", ()))
+        linear = _LinearModel(model, vectorizer, text, "decision_function", label if n_classes > 2 else 1)
+        return ((linear, linear.beta(nu)),)
+    except (_RouteUnavailable, ValueError, TypeError, IndexError):
+        return ()
+
+
+def explain(
+    model,
+    text,
+    *,
+    kernel_width=25,
+    label=1,
+    output="predict_proba",
+    num_samples=None,
+    random_state=0,
+    method="auto",
+    **unexpected,
+):
+    r"""The explanation lime converges to for ``model`` on ``text``: exact where a closed route exists.
+
+    lime's coefficients for one document, with every word kept, concentrate as its number of samples grows
+    around :math:`\beta^f = \Sigma^{-1} \Gamma^f` (the paper's Proposition 2).  This function computes that limit
+    for a fitted scikit-learn ``Pipeline`` whose first step is a ``CountVectorizer`` or ``TfidfVectorizer``, by
+    the first route that applies (module docstring): ``"linear"`` (a model linear in the columns, read through
+    ``decision_function`` or a regressor's ``predict``), ``"trees"`` (trees and ensembles whose splits are
+    functions of which words are present), ``"enumeration"`` (any model, d <= 14), then ``"monte_carlo"``.
+
+    The Monte Carlo route is an unbiased estimate with standard errors: Σ⁻¹ is known exactly, Γ is averaged over
+    masks stratified on the number of removed words (whose law is known), and a control variate fitted on a
+    pilot fifth of the masks (an affine function of the mask, plus the exact linear decision function of a
+    model that has one, e.g. for a logistic regression's ``predict_proba``) removes most of the variance
+    (:mod:`limetheory.montecarlo`).  Measured on the paper's 29-word Yelp review, logistic regression on the default
+    TfidfVectorizer, ``predict_proba``, 20000 masks (``benchmarks/explain_coverage.py``): see the numbers there and
+    in the README; the default 20000 masks make the standard errors small against lime's own spread at n = 5000.
+
+    Parameters
+    ----------
+    model : sklearn.pipeline.Pipeline
+        Fitted; its first step a ``CountVectorizer`` or ``TfidfVectorizer`` (the words lime removes are the
+        words the model reads).
+    text : str
+        The document, with at least 2 distinct words (lime's tokens).
+    kernel_width : float
+        lime's kernel width (> 0; default 25, lime's default); the paper's ν is kernel_width / 100.  This entry
+        point takes lime's unit only: ``nu=`` is refused.
+    label : int
+        The column of the output explained, as lime's ``labels``: a class index for ``predict_proba`` and for a
+        multi-class ``decision_function``; for a binary ``decision_function`` 1 is the score of ``classes_[1]``
+        and 0 its opposite; 0 for a single-output regressor's ``predict``.
+    output : {"predict_proba", "decision_function", "predict"}
+        Which output of the model is explained (``"predict"`` for regressors only).
+    num_samples : int or None
+        Masks of the Monte Carlo route (default 20000).  The exact routes need none and ignore it (the result's
+        ``num_samples`` is then None).
+    random_state : int
+        Seed (>= 0) of the Monte Carlo route and of the masks behind an estimated lime spread.
+    method : {"auto", "linear", "trees", "enumeration", "monte_carlo"}
+        The route: "auto" takes the first that applies; a named route is taken or refused with the reason.
+
+    Returns
+    -------
+    Explanation
+        ``words``, ``beta`` (intercept first, length d + 1), ``exact``, ``method``, ``stderr`` (None when exact),
+        ``as_list()``, ``to_frame()``, ``plot()``, ``lime_spread(num_samples)``.
+
+    Raises
+    ------
+    TypeError
+        ``model`` not a Pipeline, its first step not a Count/TfidfVectorizer, ``text`` not a str, a non-integer
+        ``label``/``num_samples``/``random_state``, a bandwidth passed as ``nu=``.
+    ValueError
+        An unfitted model, a ``label`` out of range, an ``output`` the model lacks, a document with fewer than 2
+        words, a named ``method`` that does not apply (with the reason), too few ``num_samples`` for the document.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> docs = ["good food", "bad food", "good service", "bad service", "good staff", "bad staff"]
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0, 1, 0])
+    >>> e = explain(model, "Good food, bad service", output="decision_function")
+    >>> e.method, e.exact, e.words
+    ('linear', True, ['Good', 'food', 'bad', 'service'])
+    >>> [(word, round(weight, 3)) for word, weight in e.as_list()]
+    [('bad', -0.473), ('Good', 0.465), ('service', -0.023), ('food', 0.004)]
+    """
+    if unexpected:
+        if "nu" in unexpected:
+            raise TypeError(
+                "explain takes lime's unit: kernel_width = 100 ν (kernel_width=25 is nu=0.25); got nu="
+                f"{unexpected['nu']!r}; pass kernel_width={100 * unexpected['nu']!r} instead"
+                if isinstance(unexpected["nu"], (int, float))
+                else f"explain takes lime's unit, kernel_width = 100 ν, not nu= (got nu={unexpected['nu']!r})"
+            )
+        raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
+    vectorizer = _check_pipeline(model)
+    text, words = _check_words(text)
+    kernel_width = check_positive_finite(kernel_width, "kernel_width")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if num_samples is not None:
+        num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=10**7)
+    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    columns = _output_function(model, output)
+    label, y0 = _check_label(columns, text, label)
+    d, nu = len(words), kernel_width / 100.0
+    mask_fn = _mask_function(text, columns, label)
+    rng = np.random.default_rng(random_state)
+    common = dict(
+        words=words,
+        kernel_width=kernel_width,
+        output=output,
+        label=label,
+        y0=y0,
+        mask_fn=mask_fn,
+        random_state=random_state,
+    )
+    reasons = []
+    for name in ("linear", "trees", "enumeration") if method == "auto" else (method,):
+        if name == "monte_carlo":
+            break
+        try:
+            beta = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng)
+        except _RouteUnavailable as why:
+            reasons.append(f"{name}: {why}")
+            continue
+        sample = None
+        if beta is None:  # enumeration: the sample of all masks gives beta and, later, lime's exact spread
+            sample = enumerated_sample(mask_fn, d, nu)
+            beta = beta_enumerate(_lookup(sample), d, nu=nu)
+        return Explanation(beta=beta, exact=True, method=name, stderr=None, num_samples=None, sample=sample, **common)
+    if method not in ("auto", "monte_carlo"):
+        raise ValueError(f"method={method!r} does not apply to this model and document: {'; '.join(reasons)}")
+    size = DEFAULT_MONTE_CARLO_SAMPLES if num_samples is None else num_samples
+    controls = _controls(model, vectorizer, text, output, label, nu, mask_fn, d, rng)
+    estimate = estimate_beta(mask_fn, d, nu, size, rng, controls=controls)
+    return Explanation(
+        beta=estimate.beta,
+        exact=False,
+        method="monte_carlo",
+        stderr=estimate.stderr,
+        num_samples=estimate.num_samples,
+        sample=estimate.sample,
+        **common,
+    )
+
+
+def _lookup(sample):
+    """The mask function of an enumerated sample: rows of ``all_masks`` are in binary order, so a mask is its code."""
+    weights = 1 << np.arange(sample.z.shape[1], dtype=np.int64)
+    return lambda z: sample.f[np.asarray(z, dtype=np.int64) @ weights]
