@@ -14,7 +14,7 @@ Numerics (exact at every bandwidth)
 At small ν the weights ψ(s/d) span hundreds or thousands of orders of magnitude, and the
 printed closed forms (:math:`c_d = (d-1) \alpha_0 \alpha_2 - d \alpha_1^2 + \alpha_0 \alpha_1`, σ₂, σ₃)
 subtract numbers that agree to all their digits.  Everything here is therefore computed from a
-scale-free description of the weighted law of s (see :func:`weighted_law`):
+scale-free description of the weighted law of s (see :func:`~limetheory.law.weighted_law`):
 
 * the weights relative to the largest one, ψ(s/d) / ψ(1/d), obtained as the exponential of a
   difference of exponents written without cancellation, with log ψ(1/d) kept apart;
@@ -52,217 +52,18 @@ Beyond a limit, a ValueError states the estimated cost before any work starts (`
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
-
 import numpy as np
 
-from ._validation import check_bool, check_d_invertible, check_int, check_linear_d, check_memory, check_nu, check_work
-from .sampling import _NU_SQUARE_MIN
+from ._validation import check_bool, check_int, check_linear_d, check_memory, check_nu, check_work
+from .law import eigen_logs, kept_given_s, log_psi_first, relative_weights, times_exp, weighted_law
 from .units import bandwidth_keyword
-
-# beyond exp(+-708) a double is subnormal or infinite: assemble such values from logarithms
-_SAFE_LOG = 700.0
-
-
-def _gap_sq(d, first, nu):
-    """(g_s^2 - g_first^2) / (2 nu^2) for s = first..d, with g_t = 1 - sqrt(1 - t/d), without cancellation.
-
-    g_s - g_first = (sqrt(1 - first/d) - sqrt(1 - s/d)) = ((s - first)/d) / (r_first + r_s), r_t = sqrt(1 - t/d).
-    """
-    s = np.arange(first, d + 1, dtype=float)
-    r = np.sqrt((d - s) / d)
-    g = (s / d) / (1.0 + r)
-    denominator = r[0] + r  # zero only for s = first = d, where the difference itself is 0
-    diff = np.divide((s - first) / d, denominator, out=np.zeros_like(s), where=denominator > 0)
-    if np.isinf(nu):
-        return np.zeros_like(s)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # 0 * inf where diff = 0: replaced below
-        if nu >= _NU_SQUARE_MIN:
-            return diff * (g + g[0]) / (2.0 * nu * nu)  # 2 nu nu = inf for nu > 1e154: exactly 0.0, the limit
-        # nu^2 would underflow: two ratios to nu instead (inf where diff > 0, 0 where diff = 0)
-        scaled = (diff / nu) * ((g + g[0]) / nu) / 2.0
-        return np.where(diff > 0, scaled, 0.0)
-
-
-def _log_psi_first(d, nu):
-    """log psi(1/d) = -(1 - sqrt(1 - 1/d))^2 / (2 nu^2)."""
-    if np.isinf(nu):
-        return 0.0
-    g1 = (1.0 / d) / (1.0 + np.sqrt((d - 1.0) / d))
-    with np.errstate(over="ignore", under="ignore"):
-        if nu >= _NU_SQUARE_MIN:
-            return -(g1 * g1) / (2.0 * nu * nu)
-        return -((g1 / nu) ** 2) / 2.0  # -inf when the true value is below -1.8e308
-
-
-@dataclass(frozen=True)
-class WeightedLaw:
-    """Scale-free description of LIME's law of s tilted by the weights (see the module docstring).
-
-    Attributes
-    ----------
-    d : int
-        Number of distinct words.
-    nu : float
-        Bandwidth (``np.inf`` allowed).
-    log_psi1 : float
-        log ψ(1/d), the logarithm of the largest weight.
-    w : ndarray, shape (d,)
-        ψ(s/d) / ψ(1/d) for s = 1..d (w[0] = 1; tiny entries may underflow to 0, harmlessly).
-    total : float
-        sum of w (between 1 and d).
-    m : ndarray, shape (d,)
-        w / total: the probability of s under the tilted law.
-    log_tau : float
-        log(w_2 / total) (finite even when it is below the double range).
-    tau : float
-        exp(log_tau) (possibly 0.0).
-    w_hat : ndarray, shape (d - 1,)
-        ψ(s/d) / ψ(2/d) for s = 2..d.
-    u : ndarray, shape (d - 1,)
-        a_s - a_1 = -(s - 1)/d for s = 2..d, where a_s = 1 - s/d is the fraction of kept words.
-    a_mean : float
-        A = E[a] under the tilted law.
-    var_over_tau : float
-        V / tau, where V = Var(a) under the tilted law (a sum of non-negative terms).
-    q : float
-        Q = E[a (1 - a)] under the tilted law.
-    """
-
-    d: int
-    nu: float
-    log_psi1: float
-    w: np.ndarray
-    total: float
-    m: np.ndarray
-    log_tau: float
-    tau: float
-    w_hat: np.ndarray
-    u: np.ndarray
-    a_mean: float
-    var_over_tau: float
-    q: float
-
-    @property
-    def log_var(self) -> float:
-        """log V."""
-        return self.log_tau + float(np.log(self.var_over_tau))
-
-    @property
-    def var(self) -> float:
-        """V = Var(a) (may underflow to 0.0; use ``log_var`` for its exact logarithm)."""
-        return self.tau * self.var_over_tau
-
-    @property
-    def second_moment(self) -> float:
-        """E[a²] = A² + V."""
-        return self.a_mean**2 + self.var
-
-    @property
-    def log_alpha0(self) -> float:
-        """log α₀ = log ψ(1/d) + log(Σₛ wₛ) - log d."""
-        return self.log_psi1 + float(np.log(self.total / self.d))
-
-    @property
-    def bulk_ratio(self) -> float:
-        """(α₁ - α₂) / α₀ = Q d / (d - 1)."""
-        return self.q * self.d / (self.d - 1)
-
-
-def weighted_law(d, nu):
-    """The scale-free description (:class:`WeightedLaw`) of the tilted law of s, for d >= 2.
-
-    Everything derived from Σ (c_d, the σ's, Σ⁻¹, its eigenvalues, β) is computed from it.
-    """
-    d = check_d_invertible(d)
-    nu = check_nu(nu)
-    with np.errstate(under="ignore"):
-        w = np.exp(-_gap_sq(d, 1, nu))
-        total = float(w.sum())
-        m = w / total
-        log_w2 = -float(_gap_sq(d, 1, nu)[1])
-        log_tau = log_w2 - float(np.log(total))
-        tau = float(np.exp(log_tau))
-        w_hat = np.exp(-_gap_sq(d, 2, nu))
-    u = -np.arange(1, d, dtype=float) / d
-    a1 = (d - 1) / d
-    a_shift = float(np.dot(w_hat, u))  # sum_{s>=2} w_hat_s u_s: E[a] - a_1 = tau * a_shift
-    centred = u - tau * a_shift
-    var_over_tau = (tau / total) * a_shift**2 + float(np.dot(w_hat, centred * centred))
-    s = np.arange(1, d + 1, dtype=float)
-    q = float(np.dot(m, s * (d - s))) / (d * d)
-    return WeightedLaw(
-        d=d,
-        nu=nu,
-        log_psi1=_log_psi_first(d, nu),
-        w=w,
-        total=total,
-        m=m,
-        log_tau=log_tau,
-        tau=tau,
-        w_hat=w_hat,
-        u=u,
-        a_mean=a1 + tau * a_shift,
-        var_over_tau=var_over_tau,
-        q=q,
-    )
-
-
-def _out_of_range_warning(what, d, nu, log_value):
-    warnings.warn(
-        f"{what} = exp({log_value:.6g}) is outside the double-precision range at d = {d}, nu = {nu}; "
-        "it is returned as 0.0 or inf (pass log=True for its logarithm)",
-        RuntimeWarning,
-        stacklevel=3,
-    )
-
-
-def _times_exp(mantissa, log_scale, what, d, nu):
-    """mantissa * exp(log_scale), elementwise, with no spurious overflow or underflow in the factor itself.
-
-    A non-zero value beyond the double range becomes 0.0 or +-inf, with one RuntimeWarning naming ``what``.
-    """
-    mantissa = np.asarray(mantissa, dtype=float)
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        log_abs = np.log(np.abs(mantissa)) + log_scale
-        if abs(log_scale) < _SAFE_LOG:
-            out = mantissa * np.exp(log_scale)
-        else:
-            out = np.sign(mantissa) * np.exp(log_abs)
-    lost = (mantissa != 0) & ((out == 0) | ~np.isfinite(out))
-    if lost.any():
-        _out_of_range_warning(what, d, nu, float(log_abs[lost][0]))
-    return out
-
-
-def _kept_given_s(p, d):
-    """(P_1, L): P_1 = P(p given words kept | s = 1) = (d - p)/d and L[s-1] = log(P(kept | s) / P_1), s = 1..d.
-
-    P(kept | s) = binom(d - s, p) / binom(d, p) = P_1 * prod_{i=1}^{s-1} (d - i - p)/(d - i); L is the
-    cumulative sum of log1p(-p/(d - i)) (-inf once s > d - p).  Requires 0 <= p <= d.
-    """
-    first = (d - p) / d
-    if p == 0:
-        return 1.0, np.zeros(d)
-    if p == d:
-        return 0.0, np.zeros(d)
-    i = np.arange(1, d, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        steps = np.where(d - i - p > 0, np.log1p(-p / np.maximum(d - i, 1.0)), -np.inf)
-    return first, np.concatenate([[0.0], np.cumsum(steps)])
 
 
 def _alpha_over_psi1(p, d, w):
     """alpha_p / psi(1/d) = sum_s w_s P(kept | s) / d (a sum of non-negative terms)."""
-    first, logs = _kept_given_s(p, d)
+    first, logs = kept_given_s(p, d)
     with np.errstate(under="ignore"):
         return first * float(np.dot(w, np.exp(logs))) / d
-
-
-def _relative_weights(d, nu):
-    with np.errstate(under="ignore"):
-        return np.exp(-_gap_sq(d, 1, nu))
 
 
 @bandwidth_keyword
@@ -301,11 +102,11 @@ def alpha(p, d, *, nu, log=False):
     p = check_int(p, "p", minimum=0, maximum=d)
     nu = check_nu(nu)
     log = check_bool(log, "log")
-    mantissa = _alpha_over_psi1(p, d, _relative_weights(d, nu))
+    mantissa = _alpha_over_psi1(p, d, relative_weights(d, nu))
     if log:
         with np.errstate(divide="ignore"):
-            return float(np.log(mantissa)) + _log_psi_first(d, nu)
-    return float(_times_exp(mantissa, _log_psi_first(d, nu), f"alpha_{p}", d, nu))
+            return float(np.log(mantissa)) + log_psi_first(d, nu)
+    return float(times_exp(mantissa, log_psi_first(d, nu), f"alpha_{p}", d, nu))
 
 
 @bandwidth_keyword
@@ -339,13 +140,13 @@ def alphas(d, *, nu, p_max=2, log=False):
     p_max = check_int(p_max, "p_max", minimum=0, maximum=d)
     log = check_bool(log, "log")
     check_work(40.0 * d * (p_max + 1), f"alphas at d = {d} with p_max = {p_max}", "ask for fewer alpha_p")
-    w = _relative_weights(d, nu)
-    log_psi1 = _log_psi_first(d, nu)
+    w = relative_weights(d, nu)
+    log_psi1 = log_psi_first(d, nu)
     mantissas = np.array([_alpha_over_psi1(p, d, w) for p in range(p_max + 1)])
     if log:
         with np.errstate(divide="ignore"):
             return np.log(mantissas) + log_psi1
-    return _times_exp(mantissas, log_psi1, "alpha_p", d, nu)
+    return times_exp(mantissas, log_psi1, "alpha_p", d, nu)
 
 
 @bandwidth_keyword
@@ -379,7 +180,7 @@ def normalization_constant(d, *, nu, log=False):
     log_c = float(np.log(law.d)) + 2.0 * law.log_alpha0 + law.log_var
     if log:
         return log_c
-    return float(_times_exp(1.0, log_c, "c_d", law.d, law.nu))
+    return float(times_exp(1.0, log_c, "c_d", law.d, law.nu))
 
 
 def _sigma_mantissas(law):
@@ -422,18 +223,8 @@ def sigma_coefficients(d, *, nu):
     [0.875, -0.375, 1.375, -0.125]
     """
     law = weighted_law(d, nu)
-    values = _times_exp(_sigma_mantissas(law), law.log_alpha0, "sigma coefficients", law.d, law.nu)
+    values = times_exp(_sigma_mantissas(law), law.log_alpha0, "sigma coefficients", law.d, law.nu)
     return tuple(float(v) for v in values)
-
-
-def _eigen_logs(law):
-    """log of (small eigenvalue of the pair, large one, bulk alpha_1 - alpha_2)."""
-    d = law.d
-    e2 = law.second_moment
-    # Sigma / alpha_0 on span{e_0, 1/sqrt(d)}: [[1, sqrt(d) A], [sqrt(d) A, d E[a^2]]], determinant d V
-    large = (1.0 + d * e2 + np.hypot(1.0 - d * e2, 2.0 * np.sqrt(d) * law.a_mean)) / 2.0
-    log_small = law.log_alpha0 + float(np.log(d)) + law.log_var - float(np.log(large))
-    return log_small, law.log_alpha0 + float(np.log(large)), law.log_alpha0 + float(np.log(law.bulk_ratio))
 
 
 @bandwidth_keyword
@@ -454,10 +245,10 @@ def sigma_eigenvalues(d, *, nu, log=False):
     """
     law = weighted_law(d, nu)
     log = check_bool(log, "log")
-    logs = _eigen_logs(law)
+    logs = eigen_logs(law)
     if log:
         return tuple(float(v) for v in logs)
-    return tuple(float(_times_exp(1.0, v, "an eigenvalue of Sigma", law.d, law.nu)) for v in logs)
+    return tuple(float(times_exp(1.0, v, "an eigenvalue of Sigma", law.d, law.nu)) for v in logs)
 
 
 @bandwidth_keyword
@@ -474,11 +265,11 @@ def sigma_inverse_opnorm(d, *, nu, log=False):
     """
     law = weighted_law(d, nu)
     log = check_bool(log, "log")
-    log_small, _, log_bulk = _eigen_logs(law)
+    log_small, _, log_bulk = eigen_logs(law)
     value = -min(log_small, log_bulk)
     if log:
         return value
-    return float(_times_exp(1.0, value, "||Sigma^{-1}||", law.d, law.nu))
+    return float(times_exp(1.0, value, "||Sigma^{-1}||", law.d, law.nu))
 
 
 def _check_dense(d):
@@ -552,7 +343,7 @@ def sigma_inverse(d, *, nu):
             (1.0 - (d - 1) * ratio) / d**2,
         ]
     )
-    corner, edge, diagonal, off_diagonal = _times_exp(
+    corner, edge, diagonal, off_diagonal = times_exp(
         mantissas, -(law.log_alpha0 + law.log_var), "Sigma^{-1} entries", d, law.nu
     )
     return _patterned(d, corner, edge, diagonal, off_diagonal)

@@ -229,12 +229,3 @@ def lime_explanations(text, classifier_fn, *, n_exp=100, num_samples=5000, kerne
         intercept, coef = _coefficients(explanation, label, d)
         out[run, 0], out[run, 1:] = intercept, coef
     return out
-
-
-def __getattr__(name):
-    # DESIGN.md places the fast engine here; it lives in limetheory.fast, which imports this module
-    if name == "fast_lime_explanations":
-        from .fast import fast_lime_explanations
-
-        return fast_lime_explanations
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,7 @@ and then, with :math:`Q = \mathbb{E}_m[a (1 - a)]` and :math:`A = \mathbb{E}_m[a
    \beta_j = \frac{d - 1}{d Q} \sum_s m_s W_{s,j} + \frac{b}{d}, \qquad \beta_0 = \mathbb{E}_m[F] - A b.
 
 Only differences F_s - F_1 enter b and E_m[F] (relative to the dominant s = 1), and Var_m(a) is kept
-relative to the second largest weight (see :func:`limetheory.coefficients.weighted_law`), so nothing cancels
+relative to the second largest weight (see :func:`limetheory.law.weighted_law`), so nothing cancels
 when the weights span thousands of orders of magnitude: β of a constant is exactly (c, 0, ..., 0), and
 β of the indicator of word j is :math:`e_{1+j}` up to rounding, at every ν > 0.  A floating-point Γ, on the
 contrary, has already rounded away the information when Σ is ill-conditioned (small ν, small d), so
@@ -39,7 +39,7 @@ from math import comb
 import numpy as np
 
 from ._validation import as_float_array, check_d_invertible, check_int, check_nu
-from .coefficients import _SAFE_LOG, _eigen_logs, _kept_given_s, weighted_law
+from .law import SAFE_LOG, eigen_logs, kept_given_s, weighted_law
 from .units import bandwidth_keyword
 
 MAX_ENUMERATION_D = 22
@@ -148,7 +148,7 @@ def beta_from_gamma(gamma, d, *, nu):
     if gamma.shape != (d + 1,):
         raise ValueError(f"gamma must have shape ({d + 1},) for d = {d}, got {gamma.shape}")
     law = weighted_law(d, nu)
-    if law.log_alpha0 < -_SAFE_LOG:
+    if law.log_alpha0 < -SAFE_LOG:
         raise ValueError(
             f"at d = {d}, nu = {nu} the entries of Gamma are of the order of alpha_0 = exp({law.log_alpha0:.6g}), "
             "below the double range, so a float64 gamma cannot determine beta; use beta_from_conditional_moments, "
@@ -160,7 +160,7 @@ def beta_from_gamma(gamma, d, *, nu):
         means = factor * gamma[1:]
         mean_z_f = float(means.mean())
         covariance = mean_z_f - law.a_mean * mean_f  # Cov_m(a, f): the ill-conditioned step
-    log_small, log_large, log_bulk = _eigen_logs(law)
+    log_small, log_large, log_bulk = eigen_logs(law)
     log_condition = log_large - min(log_small, log_bulk)
     if log_condition > _LOG_CONDITION_WARN:
         warnings.warn(
@@ -323,7 +323,7 @@ def beta_indicator_product(J, d, *, nu):
         raise ValueError(f"J must not repeat an index, got {sorted(indices)}")
     p = len(indices)
     law = weighted_law(d, nu)
-    first, logs = _kept_given_s(p, d)
+    first, logs = kept_given_s(p, d)
     with np.errstate(under="ignore"):
         kept = first * np.exp(logs)  # E[f | s], s = 1..d
         gaps = first * np.expm1(logs[1:])  # E[f | s] - E[f | 1], without cancellation
@@ -332,16 +332,3 @@ def beta_indicator_product(J, d, *, nu):
     within = np.full(d, -inside * p / (d - p) if p < d else 0.0)
     within[np.array(indices, dtype=int)] = inside
     return _beta_from_parts(law, first, gaps, within)
-
-
-# DESIGN.md places these in limetheory.explanation; they live in modules of their own (one job each) that import
-# this one, so they are reached lazily (PEP 562) rather than imported at the top.
-_ELSEWHERE = {"beta_boolean": ".boolean", "beta_linear_approx": ".linear_approx", "beta_linear_exact": ".linear_exact"}
-
-
-def __getattr__(name):
-    if name in _ELSEWHERE:
-        import importlib
-
-        return getattr(importlib.import_module(_ELSEWHERE[name], __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,8 +40,8 @@ import warnings
 import numpy as np
 
 from ._validation import check_linear_model, check_memory, check_nu, check_work
-from .coefficients import _times_exp, weighted_law
 from .explanation import beta_from_conditional_moments
+from .law import times_exp, weighted_law
 from .units import bandwidth_keyword
 
 __all__ = [
@@ -315,7 +315,7 @@ def gamma_linear_exact(lam, tfidf, *, nu):
     -----
     :math:`\Gamma^f = \alpha_0 (\mathbb{E}_m[F_s], \mathbb{E}_m[\mathbb{E}[z_k f \mid s]])`, where
     :math:`\mathbb{E}_m` averages over the law m_s of the number s of removed words tilted by the kernel
-    (:func:`limetheory.coefficients.weighted_law`; :math:`\alpha_0 = \mathbb{E}[\pi]`) and the
+    (:func:`limetheory.law.weighted_law`; :math:`\alpha_0 = \mathbb{E}[\pi]`) and the
     conditional moments come from :func:`conditional_moments_linear_exact`.  Cost O(d² Q).
 
     Examples
@@ -330,7 +330,7 @@ def gamma_linear_exact(lam, tfidf, *, nu):
     mantissa = np.concatenate([[float(law.m @ f_given_s)], law.m @ zf_given_s])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # replaced by the message below
-        gamma = _times_exp(mantissa, law.log_alpha0, "Gamma^f", d, nu)
+        gamma = times_exp(mantissa, law.log_alpha0, "Gamma^f", d, nu)
     if ((mantissa != 0) & (np.abs(gamma) < np.finfo(float).tiny)).any():
         warnings.warn(
             f"Gamma^f is of the order of alpha_0 = exp({law.log_alpha0:.6g}), below the double range at d = {d}, "

@@ -16,10 +16,10 @@ import numpy as np
 from ._validation import as_float_array, check_int, check_linear_d, check_memory, check_nu, check_work
 from .units import bandwidth_keyword
 
-# nu * nu is a normal double for nu in [_NU_SQUARE_MIN, inf): there gap^2 / (2 nu^2) is evaluated as printed
+# nu * nu is a normal double for nu in [NU_SQUARE_MIN, inf): there gap^2 / (2 nu^2) is evaluated as printed
 # (so every value in the ordinary range keeps its bits); below, nu^2 would lose digits to underflow, and
 # (gap / nu)^2 / 2 is used instead.  The two forms agree to a few ulps of the exponent where they meet.
-_NU_SQUARE_MIN = float(np.sqrt(np.finfo(float).tiny))
+NU_SQUARE_MIN = float(np.sqrt(np.finfo(float).tiny))
 
 
 def _half_squared_ratio(gap, nu):
@@ -31,7 +31,7 @@ def _half_squared_ratio(gap, nu):
     """
     gap = np.asarray(gap, dtype=float)
     with np.errstate(over="ignore", under="ignore"):
-        if nu >= _NU_SQUARE_MIN:
+        if nu >= NU_SQUARE_MIN:
             return gap**2 / (2.0 * (nu * nu))  # nu * nu == nu**2 bit for bit; inf for nu > 1.3e154: exact 0.0
         return (gap / nu) ** 2 / 2.0
 

@@ -13,8 +13,8 @@ import sympy as sp
 
 import limetheory as lt
 from limetheory import symbolic as sy
-from limetheory.coefficients import weighted_law
 from limetheory.explanation import all_masks
+from limetheory.law import weighted_law
 
 NAN, INF = float("nan"), float("inf")
 TEXT = "good food, bad service"

@@ -363,15 +363,3 @@ def test_beta_from_conditional_moments_is_reexported_and_matches_enumeration():
     zf_given_s = np.array([(z[s == k] * y[s == k, None]).mean(axis=0) for k in range(1, d + 1)])
     expected = beta_enumerate(lambda masks: values[masks @ (1 << np.arange(d))], d, nu=nu)
     np.testing.assert_allclose(beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu), expected, atol=1e-12)
-
-
-def test_design_module_paths_reach_the_same_functions():
-    from limetheory.empirical import fast_lime_explanations
-    from limetheory.explanation import beta_boolean, beta_linear_approx, beta_linear_exact
-
-    assert beta_boolean is lt.beta_boolean
-    assert beta_linear_approx is lt.beta_linear_approx
-    assert beta_linear_exact is lt.beta_linear_exact
-    assert fast_lime_explanations is lt.fast_lime_explanations
-    with pytest.raises(AttributeError):
-        lt.explanation.no_such_function  # noqa: B018
