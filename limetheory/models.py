@@ -9,7 +9,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 
-from ._validation import check_int
+from ._validation import check_int, check_vectorizer
 
 #: most trees in one forest (one tree on the paper's 1000 reviews takes about 10 ms)
 MAX_ESTIMATORS = 10_000
@@ -92,11 +92,7 @@ def word_indicator(vectorizer, word):
     >>> classifier_fn(["good food", "bad service"]).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
-    if not callable(getattr(vectorizer, "transform", None)):
-        raise TypeError(f"vectorizer must be a fitted TfidfVectorizer, got {type(vectorizer).__name__}")
-    vocabulary = getattr(vectorizer, "vocabulary_", None)
-    if vocabulary is None:
-        raise ValueError("vectorizer must be a fitted TfidfVectorizer (call .fit(texts) or fit_yelp_vectorizer first)")
+    vocabulary = check_vectorizer(vectorizer).vocabulary_
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__}")
     if word not in vocabulary:

@@ -125,9 +125,9 @@ def test_word_indicator_sees_case_variants_as_one_word(vectorizer):
 
 
 def test_word_indicator_unfitted_vectorizer():
-    with pytest.raises(ValueError, match="^vectorizer must be a fitted TfidfVectorizer"):
+    with pytest.raises(ValueError, match=r"^vectorizer must be fitted \(call .fit first\)"):
         word_indicator(TfidfVectorizer(), "food")
-    with pytest.raises(TypeError, match="^vectorizer must be a fitted TfidfVectorizer"):
+    with pytest.raises(TypeError, match="^vectorizer must be a fitted scikit-learn CountVectorizer or TfidfVectorizer"):
         word_indicator(object(), "food")
 
 
