@@ -621,7 +621,9 @@ def _write_root_redirect(app, exception):
 
 def setup(app):
     bibstyle.register()
+    # what the extension's own handlers and nodes need, loaded here so that it works in any book
     app.setup_extension("sphinx.ext.graphviz")
+    app.setup_extension("sphinx.ext.autodoc")
     app.add_directive("blueprint-table", BlueprintTable)
     app.add_directive("blueprint-graph", BlueprintGraph)
     app.add_directive("errata-table", ErrataTable)

@@ -1,0 +1,197 @@
+"""The Sphinx extension ``booktools.bookext``, end to end: a miniature book built by Jupyter Book in a temporary folder.
+
+The miniature book has what the real one has, once: a ``_config.yml`` that loads the extension by its package name,
+a ``_toc.yml``, one chapter (rendered from its ``.ipynb``, as the book renders every chapter) with a numbered
+``{prf:proposition}``, a ``# check:`` cell, an erratum target and a named figure; one entry in each registry; and the
+pages that the extension generates (blueprint graph and table, errata table, concordance, figure index).  The
+build runs with ``-W -n`` like ``make book``; the test reads the generated HTML.  A second build, with a registry
+that breaks its schema, must fail and say why.
+
+Cost: two ``jupyter-book build`` runs of a four-page book, about 10 s each on the shared 2-core machine
+(marker ``minibook``; deselect with ``-m "not minibook"``).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.minibook
+
+CONFIG = """\
+title: Mini
+author: The tests
+only_build_toc_files: true
+exclude_patterns: [_build, "notebooks/*.md"]
+execute:
+  execute_notebooks: "off"
+sphinx:
+  extra_extensions:
+    - sphinx_proof
+    - sphinx.ext.graphviz
+    - booktools.bookext
+  config:
+    nitpick_ignore_regex: [["py:class", ".*"]]
+    graphviz_output_format: svg
+    numfig_format: {figure: "Book figure %s"}
+"""
+
+TOC = """\
+format: jb-book
+root: book/intro
+parts:
+  - caption: "Part I: Mini"
+    numbered: true
+    chapters:
+      - file: notebooks/01-mini
+  - caption: Back matter
+    chapters:
+      - file: book/blueprint
+      - file: book/errata
+      - file: book/concordance
+      - file: book/figures
+"""
+
+CHAPTER = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3 (ipykernel)
+  language: python
+  name: python3
+---
+
+# A mini chapter
+
+```{prf:proposition} The mini result (Proposition 1 of the paper)
+:label: mini-prop
+
+One plus one is two.
+```
+
+```{code-cell} ipython3
+# check: mini-check
+assert 1 + 1 == 2
+```
+
+(erratum-mini-slip)=
+The paper prints three.
+
+```{code-cell} ipython3
+---
+mystnb:
+  figure:
+    name: fig-mini
+    caption: A white square.
+---
+square
+```
+"""
+
+PAGES = {
+    "book/intro.md": "# Mini book\n\nA book of one chapter.\n",
+    "book/blueprint.md": "# Blueprint\n\n```{blueprint-graph}\n```\n\n```{blueprint-table}\n```\n",
+    "book/errata.md": (
+        "# Errata\n\n```{errata-table}\n```\n\n## Main text\n\n### One plus one\n\n"
+        "- **Where:** main text, Proposition 1\n- **Printed:** three\n- **Correct:** two\n"
+        "- **Severity:** typo\n- **Proof:** {ref}`the check <erratum-mini-slip>` in {doc}`../notebooks/01-mini`\n"
+    ),
+    "book/concordance.md": "# Concordance\n\n```{paper-concordance} main\n```\n",
+    "book/figures.md": "# Figures\n\n```{figure-index}\n```\n",
+    "book/blueprint.yml": (
+        "- label: mini-prop\n  paper: Proposition 1\n  paper_refs: [prop:mini]\n"
+        "  verified: [exact]\n  checks: [mini-check]\n"
+    ),
+    "book/figures.yml": "- {number: Figure 1, part: main text, subject: A white square, figure: fig-mini}\n",
+    "book/paper_numbers.yml": (
+        "prop:mini: {label: 'prop:mini', kind: proposition, number: '1', printed: Proposition 1, part: main,"
+        " section: Section 1 (Mini), title: Mini}\n"
+        "fig:mini: {label: 'fig:mini', kind: figure, number: '1', printed: Figure 1, part: main,"
+        " section: Section 1 (Mini), title: A white square}\n"
+    ),
+}
+
+
+def _png() -> str:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 40), "white").save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _write_book(folder: Path, changes: dict[str, str] | None = None) -> Path:
+    files = {**PAGES, "_config.yml": CONFIG, "_toc.yml": TOC, "notebooks/01-mini.md": CHAPTER, **(changes or {})}
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    # the chapter as the book renders it: its .ipynb, with the figure cell's output as if executed
+    notebook = jupytext.reads(CHAPTER, fmt="md:myst")
+    figure_cell = notebook.cells[-1]
+    figure_cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "square"})]
+    figure_cell.execution_count = 2
+    nbformat.write(notebook, folder / "notebooks" / "01-mini.ipynb")
+    return folder
+
+
+def _build(folder: Path) -> subprocess.CompletedProcess:
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    command = [str(jupyter_book), "build", str(folder), "--builder", "html", "-W", "-n", "--keep-going"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def _text(folder: Path, page: str) -> str:
+    html = (folder / "_build" / "html" / page).read_text(encoding="utf-8")
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_extension_renders_the_generated_pages_of_a_miniature_book(tmp_path):
+    book = _write_book(tmp_path)
+    built = _build(book)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    html = book / "_build" / "html"
+    # the blueprint: the graph (Graphviz SVG, its box a link to the statement) and the table with the check link
+    blueprint = (html / "book" / "blueprint.html").read_text(encoding="utf-8")
+    assert "Dependency graph of Part I: Mini" in blueprint
+    assert re.search(r'href="[^"]*notebooks/01-mini\.html#mini-prop"', blueprint)
+    assert re.search(r'href="[^"]*notebooks/01-mini\.html#check-mini-check"', blueprint)
+    table = _text(book, "book/blueprint.html")
+    assert "Proposition 1.1" in table and "exact" in table
+    # the check cell carries the anchor the table links to
+    chapter = (html / "notebooks" / "01-mini.html").read_text(encoding="utf-8")
+    assert 'id="check-mini-check"' in chapter
+    # the errata: the entry numbered E1 in the table and on the page, its proof linked to the chapter
+    errata = _text(book, "book/errata.html")
+    assert "E1" in errata and "One plus one" in errata and "typo (1)" in errata and "E1. One plus one" in errata
+    assert re.search(r'href="[^"]*notebooks/01-mini\.html#erratum-mini-slip"', (html / "book/errata.html").read_text())
+    # the concordance: the paper's Proposition 1 treated by the book's statement, with the erratum
+    concordance = _text(book, "book/concordance.html")
+    assert "Proposition 1 Mini" in concordance and "Proposition 1.1" in concordance and "exact" in concordance
+    assert "Figure 1" in concordance and "reproduced" in concordance and "E1" in concordance
+    # the figure index: the paper's Figure 1, its thumbnail and the book figure that reproduces it
+    figures = (html / "book" / "figures.html").read_text(encoding="utf-8")
+    assert 'class="fig-thumb"' in figures and "Book figure 1.1" in _text(book, "book/figures.html")
+    assert re.search(r'href="[^"]*notebooks/01-mini\.html#fig-mini"', figures)
+    # the extension's stylesheet reaches the built book
+    assert (html / "_static" / "bookext.css").is_file()
+
+
+def test_a_registry_that_breaks_its_schema_fails_the_build_and_says_where(tmp_path):
+    registry = PAGES["book/blueprint.yml"].replace("checks: [mini-check]", "checks: mini-check")
+    book = _write_book(tmp_path, {"book/blueprint.yml": registry})
+    built = _build(book)
+    assert built.returncode != 0
+    assert "book/blueprint.yml: entry 0 (mini-prop), field checks: 'mini-check' is not of type 'array'" in (
+        built.stdout + built.stderr
+    )
