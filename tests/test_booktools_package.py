@@ -46,11 +46,12 @@ def _imported_modules(package: Path) -> dict[str, set[str]]:
     return found
 
 
-def _book_extra() -> set[str]:
+def _book_extra() -> list[Requirement]:
+    """The ``book`` extra of pyproject.toml."""
     if tomllib is None:
         pytest.skip("reading pyproject.toml needs tomllib (Python 3.11)")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return {canonicalize_name(Requirement(line).name) for line in project["optional-dependencies"]["book"]}
+    return [Requirement(line) for line in project["optional-dependencies"]["book"]]
 
 
 def test_the_book_extra_declares_what_booktools_imports_and_nothing_else():
@@ -62,7 +63,7 @@ def test_the_book_extra_declares_what_booktools_imports_and_nothing_else():
         assert module in distributions, f"{sorted(files)} import {module}, which no installed distribution provides"
         for distribution in distributions[module]:
             imported.setdefault(canonicalize_name(distribution), set()).update(files)
-    declared = _book_extra()
+    declared = {canonicalize_name(requirement.name) for requirement in _book_extra()}
     assert set(imported) - declared == set(), {d: sorted(imported[d]) for d in set(imported) - declared}
     assert declared - set(imported) == set(), "declared in the book extra but not imported by booktools"
 
@@ -110,3 +111,13 @@ def test_the_chapter_writer_runs_as_a_module_from_any_folder(tmp_path):
         [sys.executable, "-m", "booktools.chapters"], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert completed.returncode == 2 and "usage: python -m booktools.chapters" in completed.stderr
+
+
+def test_the_lock_pins_the_book_extra_within_its_ranges():
+    # make installs `-e .[book]` with requirements.lock as constraints: every distribution of the extra must be pinned
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    pins = {canonicalize_name(name): version for name, version in re.findall(r"^([A-Za-z0-9._-]+)==(\S+)$", lock, re.M)}
+    for requirement in _book_extra():
+        pinned = pins.get(canonicalize_name(requirement.name))
+        assert pinned is not None, f"{requirement.name} is not in requirements.lock (run `make lock`)"
+        assert requirement.specifier.contains(pinned, prereleases=True), f"{requirement} but the lock has {pinned}"
