@@ -136,9 +136,9 @@ def psi(t, *, nu, dps=50):
 
 @functools.cache
 def _weights(d, nu, dps):
-    """ψ(s/d), s = 1..d, at ``dps`` digits; weights below 10^-(dps + 10) / d times ψ(1/d) are set to 0.
+    """ψ(s/d), s = 1..d, at ``dps`` digits; weights below ψ(1/d) / d by more than dps + 10 decades are set to 0.
 
-    The weights decrease in s, so the dropped tail changes every sum by less than 10^-dps relative to its
+    The weights decrease in s, so the dropped tail changes every sum by less than 10⁻ᵈᵖˢ relative to its
     largest term (far below the precision the printed formulas need); skipping them keeps d = 10⁴ cheap.
     """
     out = []
@@ -424,7 +424,7 @@ def sigma_gamma(f, d, *, nu, dps=None):
         Maps a mask, a tuple of d zeros and ones (1 = word kept), to a number: an mpmath number is used as it
         is, anything else through ``mpmath.mpf(float(value))`` (exact for floats and small integers).
     d : int
-        Number of distinct words, 1 ≤ d ≤ 16 (2^d masks).
+        Number of distinct words, 1 ≤ d ≤ 16 (2ᵈ masks).
     nu : real number
         Bandwidth ν > 0, or ``math.inf``.
     dps : int, optional
@@ -454,7 +454,7 @@ def sigma_gamma(f, d, *, nu, dps=None):
         raise TypeError(f"f must be a callable mask -> number, got {f!r}")
     d, nu = _check_d(d), _check_nu(nu)
     if d > 16:
-        raise ValueError(f"d must be <= 16 (the enumeration visits 2^d masks), got {d}")
+        raise ValueError(f"d must be <= 16 (the enumeration visits 2**d masks), got {d}")
     dps = digits_for(d, nu=nu) if dps is None else _check_dps(dps)
     with mp.workdps(dps):
         sigma = mp.zeros(d + 1, d + 1)

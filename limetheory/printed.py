@@ -96,7 +96,7 @@ def psi(t, *, nu, lib=math):
 
 
 def kept_probability(p, d, s, *, number=Fraction):
-    """∏_{k=0}^{p−1} (d − s − k)/(d − k): the probability that p given words survive when s words are removed.
+    """∏ₖ (d − s − k)/(d − k), k = 0, …, p − 1: the probability that p given words survive when s are removed.
 
     Printed inside Proposition 1, Section 3.2 (and Proposition 5, Supplement, Section 1.1).
 
@@ -138,7 +138,7 @@ def kept_probability(p, d, s, *, number=Fraction):
 
 
 def alpha(p, d, weight, *, number=Fraction):
-    """α_p = (1/d) Σ_{s=1}^{d} ∏_{k=0}^{p−1} (d − s − k)/(d − k) · ψ(s/d), term by term as printed.
+    """α_p = (1/d) Σₛ ∏ₖ (d − s − k)/(d − k) · ψ(s/d), s = 1, …, d, k = 0, …, p − 1, term by term as printed.
 
     Printed as Proposition 1, Section 3.2 (and Proposition 5, Supplement, Section 1.1).
 
@@ -277,7 +277,7 @@ def beta_general(c_d, sigmas, gamma0, gamma_j, gamma_total):
     gamma_j : number or sympy expression
         Γⱼ = E[πzⱼf(φ(x))].
     gamma_total : number or sympy expression
-        G = Σ_{k=1}^{d} Γ_k (Γⱼ included).
+        G = Σₖ Γₖ over k = 1, …, d (Γⱼ included).
 
     Returns
     -------
