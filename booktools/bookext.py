@@ -229,6 +229,14 @@ def _where_short(where: str) -> str:
     return (" and ".join(parts) or "paper") + (": " + ", ".join(refs[:4]) if refs else "")
 
 
+def _erratum_proof(entry: blueprint.Erratum) -> tuple[str, str]:
+    """(the erratum target its proof links to, the number of the chapter that holds it); "" for what is missing."""
+    proof = entry.fields.get("proof", "")
+    targets = blueprint.ERRATUM_PROOF.findall(proof)
+    chapter = re.search(r"\{doc\}`[^`]*?(notebooks/[0-9a-z-]+)>?`", proof)
+    return (targets[0] if targets else ""), (_chapter_number(chapter.group(1)) if chapter else "")
+
+
 def _severity_class(severity: str) -> str:
     return re.sub(r"[^a-z]+", "-", severity.lower()).strip("-")
 
@@ -256,10 +264,8 @@ class ErrataTable(_MarkdownDirective):
         ]
         for position, entry in enumerate(entries, start=1):
             severity = entry.fields.get("severity", "")
-            proofs = blueprint.ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
-            chapter = re.search(r"\{doc\}`[^`]*?(notebooks/[0-9a-z-]+)>?`", entry.fields.get("proof", ""))
-            number = _chapter_number(chapter.group(1)) if chapter else ""
-            proof = f"{{ref}}`chapter {number} <{proofs[0]}>`" if proofs else "—"
+            target, number = _erratum_proof(entry)
+            proof = f"{{ref}}`chapter {number} <{target}>`" if target else "—"
             lines.append(
                 f'| <a href="#{ERRATUM_ANCHOR.format(position)}">E{position}</a> '
                 f"| {_table_cell(_where_short(entry.fields.get('where', '')))} "
@@ -467,11 +473,9 @@ class BookSummary(_MarkdownDirective):
             for position, entry in enumerate(entries, start=1):
                 if entry.fields.get("severity") != "wrong statement":
                     continue
-                proofs = blueprint.ERRATUM_PROOF.findall(entry.fields.get("proof", ""))
+                target, number = _erratum_proof(entry)
                 where = _where_short(entry.fields.get("where", ""))
-                chapter = re.search(r"(notebooks/[0-9a-z-]+)", entry.fields.get("proof", ""))
-                number = _chapter_number(chapter.group(1)) if chapter else ""
-                proof = f"; {{ref}}`proof in chapter {number} <{proofs[0]}>`" if proofs else ""
+                proof = f"; {{ref}}`proof in chapter {number} <{target}>`" if target else ""
                 lines.append(
                     f'- <a href="errata.html#{ERRATUM_ANCHOR.format(position)}">E{position}. {entry.title}</a> '
                     f"({where}{proof})"
