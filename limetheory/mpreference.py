@@ -327,7 +327,8 @@ def closed_forms(d, *, nu, dps=None):
 def beta_indicator(p, d, *, nu, dps=None):
     """β of f = z₁···z_p (the product of p word indicators) by the printed Proposition 2 at ``dps`` digits.
 
-    Γ₀ = α_p, Γⱼ = α_p for the p words of the product and α_{p+1} for the others (α_{d+1} = 0), put into
+    Γᶠ by the printed Proposition 10 (Γ₀ = α_p, Γⱼ = α_p for the p words of the product and α_{p+1} for the
+    others, α_{d+1} = 0: :func:`limetheory.printed.gamma_indicator_product`), put into
     :func:`limetheory.printed.beta_general` with the printed c_d and σ's.
 
     Parameters
@@ -365,11 +366,11 @@ def beta_indicator(p, d, *, nu, dps=None):
     ref = _closed_forms(d, nu, dps)
     alist = alphas(d, nu=nu, p_max=min(p + 1, d), dps=dps)
     with mp.workdps(dps):
-        a_p = alist[p]
-        a_q = alist[p + 1] if p < d else mp.mpf(0)
-        total = p * a_p + (d - p) * a_q  # Σ_k Γ_k
-        beta0, inside = printed.beta_general(ref["c"], ref["sigma"], a_p, a_p, total)
-        outside = printed.beta_general(ref["c"], ref["sigma"], a_p, a_q, total)[1] if p < d else None
+        gamma0, gamma_in, gamma_out, total = printed.gamma_indicator_product(
+            p, d, alist[p], alist[p + 1] if p < d else mp.mpf(0)
+        )
+        beta0, inside = printed.beta_general(ref["c"], ref["sigma"], gamma0, gamma_in, total)
+        outside = printed.beta_general(ref["c"], ref["sigma"], gamma0, gamma_out, total)[1] if p < d else None
         return beta0, inside, outside
 
 

@@ -23,6 +23,7 @@ from fractions import Fraction
 _MAIN_32 = "Section 3.2 (Expression of βᶠ)"
 _SUPP_11 = "Supplement, Section 1.1 (Computation of Σ)"
 _SUPP_12 = "Supplement, Section 1.2 (Computation of Σ⁻¹)"
+_SUPP_22 = "Supplement, Section 2.2 (Indicator functions)"
 _SUPP_31 = "Supplement, Section 3.1 (Computation of βᶠ)"
 _MAIN_41 = "Section 4.1 (Decision trees)"
 
@@ -34,6 +35,7 @@ LOCATIONS = {
     "alpha": (("Proposition 1", _MAIN_32), ("Proposition 5", _SUPP_11)),
     "normalization_constant": (("Eq. (7)", _MAIN_32), ("Proposition 6", _SUPP_12)),
     "sigma_coefficients": (("Definition 4", _MAIN_32), ("Eq. (8)", _MAIN_32), ("Proposition 6", _SUPP_12)),
+    "gamma_indicator_product": (("Proposition 10", _SUPP_22),),
     "beta_general": (
         ("Proposition 13", _SUPP_31),
         ("Eq. (37)", _SUPP_31),
@@ -257,6 +259,44 @@ def sigma_coefficients(a0, a1, a2, d):
     sigma2 = ((d - 2) * a0 * a2 - (d - 1) * a1**2 + a0 * a1) / (a1 - a2)
     sigma3 = (a1**2 - a0 * a2) / (a1 - a2)
     return sigma0, sigma1, sigma2, sigma3
+
+
+def gamma_indicator_product(p, d, a_p, a_p1):
+    """Γᶠ of f = ∏_{j∈J} 1{x_j > 0} for a set J of p words: (Γ₀, Γⱼ for j ∈ J, Γⱼ for j ∉ J, G = Σₖ Γₖ).
+
+    Γ_ℓ = α_p if ℓ ∈ {0} ∪ J and α_{p+1} otherwise: Proposition 10, Supplement, Section 2.2 (Indicator
+    functions). The total G = pα_p + (d − p)α_{p+1} is what :func:`beta_general` takes.
+
+    Parameters
+    ----------
+    p : int or sympy expression
+        Number of words in J (0 ≤ p ≤ d when integers).
+    d : int or sympy expression
+        Number of distinct words.
+    a_p, a_p1 : number or sympy expression
+        α_p and α_{p+1} (α_{d+1} = 0: pass 0 when p = d).
+
+    Returns
+    -------
+    tuple
+        (Γ₀, Γ_in, Γ_out, G).
+
+    Raises
+    ------
+    ValueError
+        If the integers p, d are out of range.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> gamma_indicator_product(1, 3, F(1, 3), F(1, 9))  # f = z₁ at ν = ∞, d = 3
+    (Fraction(1, 3), Fraction(1, 3), Fraction(1, 9), Fraction(5, 9))
+    """
+    _check_integer(p, "p", 0)
+    _check_integer(d, "d", 1)
+    if isinstance(p, numbers.Integral) and isinstance(d, numbers.Integral) and p > d:
+        raise ValueError(f"p must be <= d = {d}, got {p}")
+    return a_p, a_p, a_p1, p * a_p + (d - p) * a_p1
 
 
 def beta_general(c_d, sigmas, gamma0, gamma_j, gamma_total):

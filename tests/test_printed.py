@@ -171,6 +171,20 @@ def test_c_d_at_infinite_bandwidth():
 
 
 @pytest.mark.parametrize("d", [2, 3, 5])
+def test_gamma_indicator_product_matches_enumeration(d, brute):
+    weights = rational_weights(d, seed=30 + d)
+
+    def alpha(q):  # E[w z_1 ... z_q], q <= d
+        return sum(prob * weights[s - 1] for mask, s, prob in brute.lime_law(d) if all(mask[:q]))
+
+    for p in range(d + 1):
+        _, gamma = enumerated(d, weights, lambda mask, p=p: int(all(mask[:p])))
+        gamma0, inside, outside, total = printed.gamma_indicator_product(p, d, alpha(p), alpha(p + 1) if p < d else 0)
+        assert gamma[0] == gamma0 and total == sum(gamma[1:])
+        assert all(gamma[1 + j] == inside for j in range(p)) and all(gamma[1 + j] == outside for j in range(p, d))
+
+
+@pytest.mark.parametrize("d", [2, 3, 5])
 def test_beta_general_is_sigma_inverse_gamma(d):
     weights = rational_weights(d, seed=10 + d)
     values = {}
@@ -242,6 +256,8 @@ def test_the_printed_gap_has_the_wrong_sign_of_sigma_3():
         (lambda: printed.beta_general(1, (1, 2, 3), 1, 1, 1), ValueError, "^sigmas must be"),
         (lambda: printed.beta_indicator_product(1, (1, 2, 3, 4), 4, 3, 1, 0), ValueError, "^p must be <= d"),
         (lambda: printed.indicator_gap(1, (1, 2), 1, 0), ValueError, "^sigmas must be"),
+        (lambda: printed.gamma_indicator_product(3, 2, 1, 0), ValueError, "^p must be <= d"),
+        (lambda: printed.gamma_indicator_product(1, 0.5, 1, 0), TypeError, "^d must be an integer"),
     ],
 )
 def test_bad_input(call, error, pattern):
