@@ -3,9 +3,10 @@
 ``chapters`` executes the chapters (``notebooks/NN-slug.md``) and writes their ``.ipynb`` (``python -m
 booktools.chapters``); the Sphinx extensions ``bookext`` (blueprint, concordance, errata, figure index, API summary),
 ``running`` (each chapter's "Run this chapter" line, the table of what the chapters cost) and ``guards`` (the page
-*What the suite guards*) render the book's generated pages; ``blueprint`` reads and validates the registries
-``book/blueprint.yml`` and ``book/figures.yml``; ``papernumbers`` derives the paper's printed numbering from its
-LaTeX; ``mutants`` runs the catalogue of upstream changes (``mutants_catalogue``) against the test suite.
+*What the suite guards*) render the book's generated pages; ``blueprint`` reads the registries ``book/blueprint.yml``
+and ``book/figures.yml`` (validated against the JSON schemas of ``registry_schema``) and checks them against the
+chapters; ``papernumbers`` derives the paper's printed numbering from its LaTeX; ``mutants`` runs the catalogue of
+upstream changes (``mutants_catalogue``) against the test suite.
 
 Nothing here is imported by ``limetheory``; the imports of this package are the ``book`` extra of ``pyproject.toml``.
 """
