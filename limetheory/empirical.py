@@ -15,6 +15,7 @@ from lime.lime_text import LimeTextExplainer
 from sklearn.linear_model import Ridge
 
 from ._validation import check_int, check_memory, check_positive_finite, check_text
+from .selection import FEATURE_SELECTIONS
 from .tokens import local_dictionary
 
 
@@ -196,13 +197,30 @@ def capture_lime_samples(text, classifier_fn, *, num_samples=5000, kernel_width=
     )
 
 
-def lime_explanations(text, classifier_fn, *, n_exp=100, num_samples=5000, kernel_width=25, label=1, random_state=0):
+def lime_explanations(
+    text,
+    classifier_fn,
+    *,
+    n_exp=100,
+    num_samples=5000,
+    kernel_width=25,
+    label=1,
+    random_state=0,
+    num_features=10,
+    feature_selection="none",
+):
     """``n_exp`` explanations from real lime, as an (n_exp, d + 1) array (intercept first).
 
     One ``LimeTextExplainer`` is built with ``random_state`` and ``explain_instance`` is called
     ``n_exp`` times in a row, so the random stream continues from run to run (as in the paper's
-    experiments).  Every word is kept (no feature selection); the surrogate is lime's default
-    ridge regression.  Other arguments as in :func:`capture_lime_samples`.
+    experiments).  By default every word is kept (``feature_selection="none"``: the paper's setting); the
+    surrogate is lime's default ridge regression.  Other arguments as in :func:`capture_lime_samples`.
+
+    ``num_features`` and ``feature_selection`` are passed to lime as they are (``LimeTextExplainer(
+    feature_selection=...)``, ``explain_instance(num_features=...)``); lime's default call is
+    ``feature_selection="auto", num_features=10``.  A word lime did not select has coefficient 0 in the result
+    (lime's explanation does not list it).  ``num_features`` must be an integer >= 1 and ``feature_selection``
+    one of ``limetheory.selection.FEATURE_SELECTIONS``; with ``"none"``, ``num_features`` is ignored, as in lime.
 
     Limits: each run as :func:`capture_lime_samples`; the result takes 8 n_exp (d + 1) bytes (checked against
     2 GiB before the first run).  The time, about n_exp * num_samples * 50 µs for a 29-word review, is not capped.
@@ -218,13 +236,19 @@ def lime_explanations(text, classifier_fn, *, n_exp=100, num_samples=5000, kerne
         text, classifier_fn, num_samples, kernel_width, label, random_state
     )
     n_exp = check_int(n_exp, "n_exp", minimum=1)
+    num_features = check_int(num_features, "num_features", minimum=1)
+    if feature_selection not in FEATURE_SELECTIONS:
+        raise ValueError(
+            f"feature_selection must be one of {FEATURE_SELECTIONS} (lime's methods), got {feature_selection!r}"
+        )
     check_memory(8.0 * n_exp * (d + 1), f"{n_exp} explanations of {d + 1} coefficients", "use fewer runs")
     explainer = _explainer(kernel_width, random_state)
+    explainer.feature_selection = feature_selection  # as LimeTextExplainer(feature_selection=...) stores it
     classifier = _checked_classifier(classifier_fn, label)
     out = np.empty((n_exp, d + 1))
     for run in range(n_exp):
         explanation = explainer.explain_instance(
-            text, classifier, labels=(label,), num_features=d, num_samples=num_samples
+            text, classifier, labels=(label,), num_features=num_features, num_samples=num_samples
         )
         intercept, coef = _coefficients(explanation, label, d)
         out[run, 0], out[run, 1:] = intercept, coef
