@@ -106,6 +106,19 @@ def test_the_book_loads_its_extensions_by_package_name():
     assert "local_extensions" not in config
 
 
+BOOKTOOLS_MODULES = sorted(path.stem for path in (ROOT / "booktools").glob("*.py") if path.stem != "__init__")
+
+
+@pytest.mark.parametrize("name", BOOKTOOLS_MODULES)
+def test_the_examples_of_every_booktools_module_run(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"booktools.{name}")
+    failed, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert failed == 0
+
+
 def test_the_chapter_writer_runs_as_a_module_from_any_folder(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "booktools.chapters"], cwd=tmp_path, capture_output=True, text=True, timeout=120
