@@ -68,8 +68,9 @@ def _alpha_over_psi1(p, d, w):
 
 @bandwidth_keyword
 def alpha(p, d, *, nu, log=False):
-    r"""The coefficient :math:`\alpha_p = \mathbb{E}[\pi z_1 \cdots z_p]` for a document with ``d`` distinct words
-    (Proposition 1).
+    r"""The coefficient :math:`\alpha_p = \mathbb{E}[\pi z_1 \cdots z_p]` of Proposition 1.
+
+    For a document with ``d`` distinct words, the weighted probability that ``p`` given words are all kept.
 
     Parameters
     ----------
@@ -111,8 +112,9 @@ def alpha(p, d, *, nu, log=False):
 
 @bandwidth_keyword
 def alphas(d, *, nu, p_max=2, log=False):
-    r"""The array :math:`(\alpha_0, \ldots, \alpha_{p_\mathrm{max}})` (``log=True``: their logarithms); see
-    :func:`alpha`.
+    r"""The array :math:`(\alpha_0, \ldots, \alpha_{p_\mathrm{max}})` (``log=True``: their logarithms).
+
+    Each entry is :func:`alpha` of its index, computed from one set of weights.
 
     Parameters
     ----------
@@ -129,6 +131,7 @@ def alphas(d, *, nu, p_max=2, log=False):
     Returns
     -------
     ndarray, shape (p_max + 1,)
+        α_0, ..., α_{p_max} (their logarithms with ``log=True``).
 
     Examples
     --------
@@ -215,7 +218,19 @@ def sigma_coefficients(d, *, nu):
     :math:`\sigma_1 = -\alpha_0 A`, :math:`\sigma_2 = (\alpha_0/d)(1 + (d-1)^2 V/Q)`,
     :math:`\sigma_3 = (\alpha_0/d)(1 - (d-1) V/Q)` (module docstring), so they
     are accurate at every bandwidth; like α₀ they fall below the double range for very small ν
-    (then 0.0, with a RuntimeWarning).  Requires d >= 2.
+    (then 0.0, with a RuntimeWarning).
+
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, 2 <= d <= 2**24 (Σ is singular for d = 1).
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+
+    Returns
+    -------
+    tuple of 4 floats
+        (σ₀, σ₁, σ₂, σ₃).
 
     Examples
     --------
@@ -234,9 +249,22 @@ def sigma_eigenvalues(d, *, nu, log=False):
     Σ maps span{e₀, (0, 1, ..., 1)} to itself through the 2 × 2 matrix
     :math:`\begin{pmatrix} \alpha_0 & \sqrt{d} \alpha_1 \\ \sqrt{d} \alpha_1 & \alpha_1 + (d-1) \alpha_2 \end{pmatrix}`,
     whose determinant is c_d; its two eigenvalues form the pair.  Every vector (0, v) with v orthogonal to
-    (1, ..., 1) is an eigenvector for the bulk value α₁ - α₂ (multiplicity d - 1).  Requires d >= 2.
-    ``log=True`` returns the three logarithms (finite for ν > 1e-150); otherwise values below the double
-    range are 0.0 (with a RuntimeWarning).
+    (1, ..., 1) is an eigenvector for the bulk value α₁ - α₂ (multiplicity d - 1).
+
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, 2 <= d <= 2**24.
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+    log : bool
+        Return the three logarithms (finite for ν > 1e-150).
+
+    Returns
+    -------
+    tuple of 3 floats
+        (smallest of the pair, largest of the pair, bulk value α₁ - α₂); values below the double range are
+        0.0 (with a RuntimeWarning).
 
     Examples
     --------
@@ -255,8 +283,19 @@ def sigma_eigenvalues(d, *, nu, log=False):
 def sigma_inverse_opnorm(d, *, nu, log=False):
     """The exact operator norm of Σ⁻¹: one over Σ's smallest eigenvalue.
 
-    ``log=True`` returns log ‖Σ⁻¹‖ (finite for ν > 1e-150); otherwise a norm beyond the double
-    range is inf (with a RuntimeWarning).  Requires d >= 2.
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, 2 <= d <= 2**24.
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+    log : bool
+        Return log ‖Σ⁻¹‖ instead (finite for ν > 1e-150).
+
+    Returns
+    -------
+    float
+        ‖Σ⁻¹‖; a norm beyond the double range is inf (with a RuntimeWarning).
 
     Examples
     --------
@@ -294,11 +333,21 @@ def _patterned(d, corner, edge, diagonal, off_diagonal):
 def sigma_matrix(d, *, nu):
     r"""The dense (d + 1) × (d + 1) population covariance :math:`\Sigma = \mathbb{E}[\pi\, (1, z)(1, z)^\top]`.
 
-    Entries are α₀, α₁, α₂ (see :func:`alpha` for their range).  d >= 1 (singular for d = 1).
+    Entries are α₀, α₁, α₂ (see :func:`alpha` for their range).
 
-    Limits: the matrix takes 8 (d + 1)² bytes, so d <= 16383 (2 GiB); a larger d is refused before anything is
-    computed, with the estimate (use :func:`sigma_coefficients` or
-    :func:`~limetheory.explanation.beta_from_gamma`, which are O(d)).
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, >= 1 (Σ is singular for d = 1).  The matrix takes 8 (d + 1)² bytes, so
+        d <= 16383 (2 GiB); a larger d is refused before anything is computed, with the estimate (use
+        :func:`sigma_coefficients` or :func:`~limetheory.explanation.beta_from_gamma`, which are O(d)).
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+
+    Returns
+    -------
+    ndarray, shape (d + 1, d + 1)
+        α₀ in the corner, α₁ on the rest of the first row, first column and diagonal, α₂ elsewhere.
 
     Examples
     --------
@@ -320,9 +369,19 @@ def sigma_inverse(d, *, nu):
     (corner, border, diagonal, off-diagonal; module docstring), accurate at every bandwidth.  When they
     exceed the double range (very small ν with small d) they are +-inf, with a RuntimeWarning.
 
-    Requires d >= 2: for d = 1 the only word is always removed, so α₁ = 0, the second row
-    and column of Σ vanish and Σ is singular.  Limits: 8 (d + 1)² bytes, d <= 16383, as
-    :func:`sigma_matrix` (refused with the estimate beyond; :func:`sigma_coefficients` is O(d)).
+    Parameters
+    ----------
+    d : int
+        Number of distinct words, 2 <= d <= 16383: for d = 1 the only word is always removed, so α₁ = 0,
+        the second row and column of Σ vanish and Σ is singular.  The matrix takes 8 (d + 1)² bytes, as in
+        :func:`sigma_matrix` (refused with the estimate beyond; :func:`sigma_coefficients` is O(d)).
+    nu : float
+        Bandwidth > 0 or ``np.inf``.
+
+    Returns
+    -------
+    ndarray, shape (d + 1, d + 1)
+        Σ⁻¹.
 
     Examples
     --------

@@ -169,6 +169,22 @@ def load_yelp_reviews() -> pd.DataFrame:
     The file is the authors' ``dataset/positive_negative_reviews_yelp.csv`` at commit
     6f5f95cc (``|``-separated), verified against its sha256 wherever it comes from (see
     :func:`yelp_reviews_path` for the sources and the errors).
+
+    Returns
+    -------
+    pandas.DataFrame
+        1000 rows, columns ``text`` (str) and ``stars`` (int).
+
+    Raises
+    ------
+    ValueError
+        A file that fails its checksum or lacks the columns (see :func:`yelp_reviews_path`).
+
+    Examples
+    --------
+    >>> reviews = load_yelp_reviews()  # LIMETHEORY_DATA_DIR, or the verified download in the user cache
+    >>> reviews.shape, list(reviews.columns)
+    ((1000, 2), ['text', 'stars'])
     """
     frame = pd.read_csv(yelp_reviews_path(), sep="|")
     missing = {"text", "stars"} - set(frame.columns)

@@ -47,6 +47,13 @@ class LimeSamples:
         lime's intercept for ``label``.
     coef : ndarray, shape (d,)
         lime's coefficients, in local-dictionary order.
+
+    Examples
+    --------
+    >>> from limetheory import capture_lime_samples, constant_classifier
+    >>> run = capture_lime_samples("good food, bad service", constant_classifier(0.7), num_samples=5)
+    >>> type(run).__name__, run.documents[0], (run.beta.round(12) + 0.0).tolist()
+    ('LimeSamples', 'good food, bad service', [0.7, 0.0, 0.0, 0.0, 0.0])
     """
 
     words: list
@@ -214,14 +221,35 @@ def lime_explanations(
     One ``LimeTextExplainer`` is built with ``random_state`` and ``explain_instance`` is called
     ``n_exp`` times in a row, so the random stream continues from run to run (as in the paper's
     experiments).  By default every word is kept (``feature_selection="none"``: the paper's setting); the
-    surrogate is lime's default ridge regression.  Other arguments as in :func:`capture_lime_samples`.
+    surrogate is lime's default ridge regression.
 
-    ``num_features`` and ``feature_selection`` are passed to lime as they are (``LimeTextExplainer(
-    feature_selection=...)``, ``explain_instance(num_features=...)``); lime's default call is
-    ``feature_selection="auto", num_features=10``.  A word lime did not select has coefficient 0 in the result
-    (lime's explanation does not list it).  ``num_features`` must be an integer >= 1 and ``feature_selection``
-    one of ``limetheory.selection.FEATURE_SELECTIONS``; with ``"none"``, ``num_features`` is ignored, as in lime.
+    Parameters
+    ----------
+    text, classifier_fn
+        As in :func:`capture_lime_samples`.
+    n_exp : int
+        Number of explanations (>= 1).
+    num_samples, kernel_width, label, random_state
+        As in :func:`capture_lime_samples`.
+    num_features : int
+        Passed to lime's ``explain_instance(num_features=...)`` (>= 1); ignored with ``"none"``, as in lime.
+    feature_selection : str
+        Passed to ``LimeTextExplainer(feature_selection=...)``: one of ``limetheory.selection.FEATURE_SELECTIONS``.
+        lime's default call is ``feature_selection="auto", num_features=10``.
 
+    Returns
+    -------
+    ndarray, shape (n_exp, d + 1)
+        Row r is run r's (intercept, coefficients of the words in local-dictionary order); a word lime did not
+        select has coefficient 0 (lime's explanation does not list it).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`capture_lime_samples`; ``n_exp`` or ``num_features`` < 1; an unknown ``feature_selection``.
+
+    Notes
+    -----
     Limits: each run as :func:`capture_lime_samples`; the result takes 8 n_exp (d + 1) bytes (checked against
     2 GiB before the first run).  The time, about n_exp * num_samples * 50 µs for a 29-word review, is not capped.
 

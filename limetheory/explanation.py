@@ -287,10 +287,10 @@ def beta_enumerate(f, d, *, nu):
 
 @bandwidth_keyword
 def beta_indicator_product(J, d, *, nu):
-    r"""Exact β for :math:`f(x) = \prod_{j \in J} \mathbb{1}[\text{word } j \text{ is in } x]` (Proposition 3;
-    J empty gives the constant 1).
+    r"""Exact β for :math:`f(x) = \prod_{j \in J} \mathbb{1}[\text{word } j \text{ is in } x]` (Proposition 3).
 
-    With :math:`p = \lvert J \rvert`: :math:`\mathbb{E}[f \mid s] = \binom{d - s}{p} / \binom{d}{p}`, and given s
+    J empty gives the constant 1.  With :math:`p = \lvert J \rvert`:
+    :math:`\mathbb{E}[f \mid s] = \binom{d - s}{p} / \binom{d}{p}`, and given s
     the covariance of z_j with f is :math:`(s/d)\, \mathbb{E}[f \mid s]` for j in J and
     :math:`-(s/d)\, \mathbb{E}[f \mid s]\, p/(d - p)` for j not in J (they sum to zero).  Through the
     within/between form of the module docstring this gives β exactly at every ν > 0: (1, 0, ..., 0) for
@@ -308,6 +308,7 @@ def beta_indicator_product(J, d, *, nu):
     Returns
     -------
     ndarray, shape (d + 1,)
+        β, index 0 the intercept.
 
     Examples
     --------

@@ -23,9 +23,9 @@ SAFE_LOG = 700.0
 
 
 def gap_sq(d, first, nu):
-    """(g_s^2 - g_first^2) / (2 nu^2) for s = first..d, with g_t = 1 - sqrt(1 - t/d), without cancellation.
+    """(gₛ² - g_first²) / (2ν²) for s = first..d, with gₜ = 1 - √(1 - t/d), without cancellation.
 
-    g_s - g_first = (sqrt(1 - first/d) - sqrt(1 - s/d)) = ((s - first)/d) / (r_first + r_s), r_t = sqrt(1 - t/d).
+    gₛ - g_first = √(1 - first/d) - √(1 - s/d) = ((s - first)/d) / (r_first + rₛ), with rₜ = √(1 - t/d).
     """
     s = np.arange(first, d + 1, dtype=float)
     r = np.sqrt((d - s) / d)
@@ -43,7 +43,7 @@ def gap_sq(d, first, nu):
 
 
 def log_psi_first(d, nu):
-    """log psi(1/d) = -(1 - sqrt(1 - 1/d))^2 / (2 nu^2)."""
+    """log ψ(1/d) = -(1 - √(1 - 1/d))² / (2ν²)."""
     if np.isinf(nu):
         return 0.0
     g1 = (1.0 / d) / (1.0 + np.sqrt((d - 1.0) / d))
@@ -194,10 +194,10 @@ def times_exp(mantissa, log_scale, what, d, nu):
 
 
 def kept_given_s(p, d):
-    """(P_1, L): P_1 = P(p given words kept | s = 1) = (d - p)/d and L[s-1] = log(P(kept | s) / P_1), s = 1..d.
+    """(P₁, L): P₁ = P(p given words kept | s = 1) = (d - p)/d and L[s - 1] = log(P(kept | s) / P₁), s = 1..d.
 
-    P(kept | s) = binom(d - s, p) / binom(d, p) = P_1 * prod_{i=1}^{s-1} (d - i - p)/(d - i); L is the
-    cumulative sum of log1p(-p/(d - i)) (-inf once s > d - p).  Requires 0 <= p <= d.
+    P(kept | s) = C(d - s, p) / C(d, p) = P₁ ∏ᵢ (d - i - p)/(d - i) over i = 1..s-1; L is the cumulative sum of
+    log1p(-p/(d - i)) (-inf once s > d - p).  Requires 0 <= p <= d.
     """
     first = (d - p) / d
     if p == 0:
@@ -211,13 +211,13 @@ def kept_given_s(p, d):
 
 
 def relative_weights(d, nu):
-    """psi(s/d) / psi(1/d) for s = 1..d (tiny entries underflow to 0.0, harmlessly)."""
+    """ψ(s/d) / ψ(1/d) for s = 1..d (tiny entries underflow to 0.0, harmlessly)."""
     with np.errstate(under="ignore"):
         return np.exp(-gap_sq(d, 1, nu))
 
 
 def eigen_logs(law):
-    """log of (small eigenvalue of the pair, large one, bulk alpha_1 - alpha_2)."""
+    """The logarithms of Σ's eigenvalues: (small one of the pair, large one, bulk α₁ - α₂)."""
     d = law.d
     e2 = law.second_moment
     # Sigma / alpha_0 on span{e_0, 1/sqrt(d)}: [[1, sqrt(d) A], [sqrt(d) A, d E[a^2]]], determinant d V

@@ -24,6 +24,21 @@ def fit_yelp_vectorizer(texts):
 
     These defaults are the paper's normalised TF-IDF (Definition 1).
 
+    Parameters
+    ----------
+    texts : list of str
+        The corpus (e.g. the 1000 Yelp reviews).
+
+    Returns
+    -------
+    TfidfVectorizer
+        Fitted on ``texts``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``texts`` not a non-empty list of str; no word the vectorizer can index.
+
     Examples
     --------
     >>> sorted(fit_yelp_vectorizer(["good food", "bad service"]).vocabulary_.items())
@@ -83,8 +98,23 @@ def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
 def word_indicator(vectorizer, word):
     """classifier_fn for f(x) = 1[word is in x], seen through the vectorizer's tokenisation.
 
-    Returns a callable list of str -> (m, 2) array with columns (1 - f, f); explain label 1.
-    ``word`` must be in the vectorizer's vocabulary (lower-case, two characters or more).
+    Parameters
+    ----------
+    vectorizer : CountVectorizer or TfidfVectorizer
+        Fitted.
+    word : str
+        A term of the vectorizer's vocabulary (by default lower-case, two characters or more).
+
+    Returns
+    -------
+    callable
+        list of str -> (m, 2) array with columns (1 - f, f), as lime expects; explain label 1.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``vectorizer`` not a fitted CountVectorizer / TfidfVectorizer; ``word`` not a str or not in its
+        vocabulary.
 
     Examples
     --------

@@ -69,12 +69,31 @@ def normal_equations(z, y, weights):
 
 
 def weighted_ridge(z, y, weights, *, lam=1.0, penalise_intercept=False):
-    r"""The minimiser :math:`(A + \lambda P)^{-1} c` of lime's weighted ridge objective, as an array of length
-    d + 1.
+    r"""The minimiser :math:`(A + \lambda P)^{-1} c` of lime's weighted ridge objective.
 
     ``P`` is diag(0, 1, ..., 1) (lime's problem: sklearn does not penalise the intercept), or the
     identity with ``penalise_intercept=True`` (the paper's Eq. (5) as printed).  ``lam = 0`` gives
-    weighted least squares.  Index 0 is the intercept.  Arguments and limits as :func:`normal_equations`.
+    weighted least squares.  Limits as :func:`normal_equations`.
+
+    Parameters
+    ----------
+    z, y, weights
+        The masks (n, d), the responses (n,) and the weights (n,), as in :func:`normal_equations`.
+    lam : float
+        The ridge penalty, >= 0 (lime's default is 1).
+    penalise_intercept : bool
+        Penalise the intercept too (the paper's Eq. (5) as printed), unlike lime.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        The coefficients, index 0 the intercept.
+
+    Raises
+    ------
+    ValueError
+        As :func:`normal_equations`; ``lam`` < 0; singular normal equations (``lam`` = 0 and samples that do not
+        span [1, z]); a system that overflows double precision.
 
     Examples
     --------

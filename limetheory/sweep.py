@@ -62,6 +62,12 @@ class CoefficientZero:
         ``n_blocks == 1``.
     slope : float
         Derivative of the coefficient with respect to ν at the zero (exact, not a finite difference).
+
+    Examples
+    --------
+    >>> zero = CoefficientZero(nu=0.5, se=0.03, se_jackknife=float("nan"), slope=0.66)
+    >>> zero.nu, zero.slope
+    (0.5, 0.66)
     """
 
     nu: float
@@ -382,6 +388,18 @@ def coefficient_zero(z, y, j, bracket, *, n_blocks=1, xtol=1e-12):
     -----
     Limits: as :func:`beta_bandwidth_sweep` with about 103 bandwidths (Brent's method takes at most 100
     iterations) per system, the full one and one per jackknife block.
+
+    Examples
+    --------
+    The coefficient of a word in an exclusive or of two words is negative at small bandwidths and positive at
+    large ones; from 4000 masks its zero is found within two standard errors of the exact one (0.5055, by
+    enumeration of the 16 masks):
+
+    >>> import numpy as np, limetheory as lt
+    >>> z = lt.sample_masks(4, 4000, np.random.default_rng(0))
+    >>> zero = coefficient_zero(z, (z[:, 0] + z[:, 1]) % 2, 0, (0.2, 2.0))
+    >>> round(zero.nu, 2), bool(abs(zero.nu - 0.5055) < 2 * zero.se), bool(zero.slope > 0)
+    (0.5, True, True)
     """
     z, y = _check_data(z, y)
     d = z.shape[1]
