@@ -196,7 +196,14 @@ def estimate_beta(mask_fn, d, nu, num_samples, rng, controls=()):
         "use fewer samples",
     )
     pattern = sigma_inverse_pattern(d, nu)
-    pilot_size = max(int(PILOT_SHARE * num_samples), MIN_PER_STRATUM * d)
+    live = int((kernel_weights(d, nu=nu) > 0).sum())
+    if num_samples < 2 * MIN_PER_STRATUM * live:
+        raise ValueError(
+            f"num_samples must be >= {2 * MIN_PER_STRATUM * live} for a document of {d} distinct words "
+            f"({MIN_PER_STRATUM} masks for each number of removed words, in the pilot and in the main sample), "
+            f"got {num_samples}"
+        )
+    pilot_size = max(int(PILOT_SHARE * num_samples), MIN_PER_STRATUM * live)
     pilot_counts, weights = allocation(d, nu, pilot_size)
     pilot = stratified_sample(mask_fn, d, nu, pilot_counts, rng)
     b, c = fit_control(pilot, [g(pilot.z) for g, _ in controls])
@@ -205,7 +212,7 @@ def estimate_beta(mask_fn, d, nu, num_samples, rng, controls=()):
     # sampled in proportion to its weight at least a little, where the pilot saw too few masks to judge)
     spread = np.sqrt(np.bincount(pilot_sizes, weights=(pilot_rows**2).sum(axis=1), minlength=d + 1)[1:])
     spread = np.maximum(spread / np.sqrt(np.maximum(pilot_counts - 1, 1)), NEYMAN_FLOOR * spread.max())
-    main_counts, _ = allocation(d, nu, max(num_samples - len(pilot.f), MIN_PER_STRATUM * d), spread)
+    main_counts, _ = allocation(d, nu, num_samples - len(pilot.f), spread)
     main = stratified_sample(mask_fn, d, nu, main_counts, rng)
     gamma, rows, sizes = _stratum_terms(main, b, c, controls, pattern)
     stratum_weight = weights / d  # psi_s P(s)

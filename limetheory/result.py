@@ -45,6 +45,29 @@ class Explanation:
         The masks behind a Monte Carlo ``beta`` (None when exact).
     y0 : float
         The model's output on the document itself (lime's first row).
+    notes : tuple of str
+        Why each route tried before ``method`` did not apply (empty when the first route applied).
+    mask_fn : callable
+        Masks (m, d) -> the model's output on lime's perturbed documents (used by :meth:`lime_spread`).
+    sample : limetheory.montecarlo.MaskSample or None
+        The masks and outputs behind ``beta`` (all masks for ``"enumeration"``, the stratified sample for
+        ``"monte_carlo"``), reused by :meth:`lime_spread`; None for the closed routes.
+    random_state : int
+        The seed of the Monte Carlo route and of the masks behind an estimated lime spread.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> import limetheory as lt
+    >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+    >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> e = lt.explain(model, "good food, bad staff", method="monte_carlo", num_samples=2000)
+    >>> e.exact, e.method, e.num_samples <= 2000, e.stderr.shape
+    (False, 'monte_carlo', True, (5,))
+    >>> e.to_frame().index.tolist()
+    ['(intercept)', 'good', 'food', 'bad', 'staff']
     """
 
     words: list
@@ -57,6 +80,7 @@ class Explanation:
     label: int
     num_samples: int | None
     y0: float
+    notes: tuple = ()
     mask_fn: object = field(repr=False, compare=False, default=None)
     sample: object = field(repr=False, compare=False, default=None)
     random_state: int = field(repr=False, compare=False, default=0)
@@ -141,7 +165,8 @@ class Explanation:
         num_samples = check_int(num_samples, "num_samples", minimum=1, maximum=2**53)
         if omega_samples is not None:
             omega_samples = check_int(omega_samples, "omega_samples", minimum=2, maximum=10**7)
-        return lime_spread(self._omega_sample(omega_samples), self.beta, self.nu, self.y0, num_samples)
+        sample = self._omega_sample(omega_samples)
+        return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr)
 
     def plot(self, ax=None, *, num_samples=5000, max_words=20):
         """Bars of the limit coefficients, with lime's predicted 95% range at ``num_samples`` as error bars.

@@ -50,6 +50,21 @@ class LimeSpread:
         True when Ω comes from all 2ᵈ - 1 masks; False when it is estimated from ``omega_samples`` masks.
     omega_samples : int or None
         The number of masks behind the estimate of Ω (None when exact).
+    centre_stderr : ndarray of shape (d + 1,) or None
+        The Monte Carlo standard error of ``centre`` when the explanation is an estimate (that of β: the centre
+        is β up to O(1/n)); None when β is exact.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> import limetheory as lt
+    >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+    >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> spread = lt.explain(model, "good food, bad staff", output="decision_function").lime_spread(5000)
+    >>> spread.exact, spread.omega_samples, spread.std.shape  # d = 4: every mask enumerated
+    (True, None, (5,))
     """
 
     num_samples: int
@@ -57,14 +72,35 @@ class LimeSpread:
     std: np.ndarray
     exact: bool
     omega_samples: int | None
+    centre_stderr: np.ndarray | None = None
 
     def interval(self, level=0.95):
-        """The two-sided normal interval (low, high) of each of lime's coefficients, e.g. 95% by default."""
+        """The two-sided normal interval (low, high) where each of lime's coefficients falls with probability ``level``.
+
+        Its half-width is z · std, with z the normal quantile; when the centre is a Monte Carlo estimate its
+        standard error is added in quadrature (the interval then predicts lime's coefficient from the estimate).
+
+        Parameters
+        ----------
+        level : float
+            In (0, 1); 0.95 by default.
+
+        Returns
+        -------
+        (low, high) : two ndarrays of shape (d + 1,)
+
+        Examples
+        --------
+        >>> spread = LimeSpread(5000, np.array([0.0, 1.0]), np.array([0.1, 0.2]), True, None)
+        >>> [v.round(3).tolist() for v in spread.interval(0.95)]
+        [[-0.196, 0.608], [0.196, 1.392]]
+        """
         from scipy.stats import norm
 
-        if not isinstance(level, (int, float)) or isinstance(level, bool) or not 0 < level < 1:
+        if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
             raise ValueError(f"level must be a number in (0, 1), got {level!r}")
-        half = norm.ppf(0.5 + level / 2) * self.std
+        std = self.std if self.centre_stderr is None else np.hypot(self.std, self.centre_stderr)
+        half = norm.ppf(0.5 + level / 2) * std
         return self.centre - half, self.centre + half
 
 
@@ -77,7 +113,7 @@ def omega(sample, centre):
     return (weighted * sample.prob[:, None]).T @ weighted - np.outer(mean, mean)
 
 
-def lime_spread(sample, beta, nu, y0, num_samples):
+def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None):
     """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``)."""
     d1 = len(beta)
     m = len(sample.f)
@@ -87,11 +123,11 @@ def lime_spread(sample, beta, nu, y0, num_samples):
     centre = expected_lime_fit(sigma, sigma @ beta, y0, num_samples, lam=LIME_RIDGE)
     rows = num_samples - 1
     if rows == 0:  # only the document itself: lime's fit is deterministic
-        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, None if sample.exact else m)
+        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, None if sample.exact else m, beta_stderr)
     penalty = LIME_RIDGE * np.eye(d1)
     penalty[0, 0] = 0.0
     expected = rows * sigma + penalty + np.ones((d1, d1))
     inverse = np.linalg.inv(expected)
     covariance = rows * inverse @ omega(sample, centre) @ inverse.T
     std = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    return LimeSpread(num_samples, centre, std, sample.exact, None if sample.exact else m)
+    return LimeSpread(num_samples, centre, std, sample.exact, None if sample.exact else m, beta_stderr)

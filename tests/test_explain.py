@@ -1,0 +1,330 @@
+"""lt.explain: each exact route against enumeration with the real pipeline, the Monte Carlo route's standard errors,
+lime's predicted spread against runs of lime, the Explanation's views, and the refusals of bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from lime.lime_text import LimeTextExplainer
+from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from sklearn.linear_model import LinearRegression, LogisticRegression, RidgeClassifier, SGDClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+
+import limetheory as lt
+
+DOCS = [
+    "good food and good service",
+    "bad food, bad service",
+    "The food was good, the staff friendly",
+    "the staff was rude and the food cold",
+    "great place, great food",
+    "terrible place, never again",
+    "friendly staff, good wine",
+    "cold food and rude staff",
+]
+LABELS = [1, 0, 1, 0, 1, 0, 1, 0]
+#: documents with words that share a column under lower-casing ("The"/"the") and repeated words
+TEXTS = ["The food was good, the staff was rude", "Good food, bad service, good wine", "never again: cold food"]
+#: β of the exact routes vs enumeration: the linear route's quadrature is accurate to about 1e-12 relative to
+#: max |lam| (linear_exact's docstring) and enumeration sums 2^d values of order one, so 1e-10 relative to the
+#: largest coefficient leaves a margin of 100 for rounding at d <= 14
+EXACT_RTOL = 1e-10
+
+
+def _close(beta, reference):
+    scale = max(1.0, float(np.abs(reference).max()))
+    np.testing.assert_allclose(beta, reference, rtol=0, atol=EXACT_RTOL * scale)
+
+
+@pytest.fixture(scope="module")
+def yelp(data_dir):
+    reviews = lt.load_yelp_reviews()
+    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
+    d = np.array([len(lt.local_dictionary(t)) for t in texts])
+    # several real reviews of 9 to 14 distinct words (2^d masks: cheap to enumerate)
+    small = [texts[i] for i in np.flatnonzero((d >= 9) & (d <= 14))[:4]]
+    return texts, labels, small
+
+
+# ----------------------------------------------------------------------------- exact routes vs enumeration
+
+LINEAR_PIPELINES = [
+    (TfidfVectorizer(), LogisticRegression(), "decision_function"),
+    (TfidfVectorizer(norm=None), LogisticRegression(), "decision_function"),
+    (TfidfVectorizer(sublinear_tf=True, lowercase=False), LinearSVC(), "decision_function"),
+    (CountVectorizer(), RidgeClassifier(), "decision_function"),
+    (CountVectorizer(binary=True, lowercase=False), SGDClassifier(random_state=0), "decision_function"),
+    (TfidfVectorizer(norm=None), LinearRegression(), "predict"),
+]
+
+
+@pytest.mark.parametrize("vectorizer, estimator, output", LINEAR_PIPELINES, ids=lambda v: type(v).__name__)
+def test_linear_route_equals_enumeration_on_toy_documents(vectorizer, estimator, output):
+    """Every linear model and vectorizer setting: the exact linear route equals enumeration with the real pipeline."""
+    model = make_pipeline(vectorizer, estimator).fit(DOCS, LABELS)
+    label = 0 if output == "predict" else 1
+    for text in TEXTS:
+        exact = lt.explain(model, text, output=output, label=label)
+        reference = lt.explain(model, text, output=output, label=label, method="enumeration")
+        if exact.method != "linear":
+            assert "share" in " ".join(exact.notes), exact.notes  # only grouped columns may be left to enumeration
+            continue
+        assert exact.exact and exact.stderr is None
+        _close(exact.beta, reference.beta)
+
+
+def test_linear_route_binary_label_zero_is_the_opposite_score():
+    model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    one = lt.explain(model, TEXTS[1], output="decision_function", label=1)
+    zero = lt.explain(model, TEXTS[1], output="decision_function", label=0)
+    assert one.method == zero.method == "linear"
+    np.testing.assert_array_equal(zero.beta, -one.beta)  # the same sums with the opposite sign
+
+
+def test_linear_route_on_yelp_reviews(yelp):
+    """A logistic regression on the default TfidfVectorizer, real reviews: linear (or, for shared columns before the
+    grouped route exists, enumeration) equals enumeration to rounding."""
+    texts, labels, small = yelp
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    counts = make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    for text in small:
+        for pipeline in (model, counts):
+            exact = lt.explain(pipeline, text, output="decision_function")
+            reference = lt.explain(pipeline, text, output="decision_function", method="enumeration")
+            assert exact.exact
+            _close(exact.beta, reference.beta)
+        assert lt.explain(counts, text, output="decision_function").method == "linear"  # sums: always linear
+
+
+TREE_PIPELINES = [
+    (CountVectorizer(binary=True), RandomForestClassifier(n_estimators=20, random_state=0), "predict_proba"),
+    (CountVectorizer(), DecisionTreeClassifier(random_state=0), "predict_proba"),
+    (TfidfVectorizer(norm=None), GradientBoostingClassifier(n_estimators=20, random_state=0), "decision_function"),
+]
+
+
+@pytest.mark.parametrize("vectorizer, estimator, output", TREE_PIPELINES, ids=lambda v: type(v).__name__)
+def test_tree_route_equals_enumeration(yelp, vectorizer, estimator, output):
+    pytest.importorskip("limetheory.leaves")
+    texts, labels, small = yelp
+    model = make_pipeline(vectorizer, estimator).fit(texts, labels)
+    for text in small[:3]:
+        for label in (0, 1):
+            exact = lt.explain(model, text, output=output, label=label)
+            reference = lt.explain(model, text, output=output, label=label, method="enumeration")
+            assert exact.method == "trees", exact.notes
+            _close(exact.beta, reference.beta)
+
+
+def test_normalised_tfidf_tree_is_not_exact_beyond_enumeration(yelp):
+    """A forest on normalised TF-IDF has splits that are not presence functions: Monte Carlo, with the reason."""
+    texts, labels, _ = yelp
+    model = make_pipeline(TfidfVectorizer(), RandomForestClassifier(n_estimators=10, random_state=0)).fit(texts, labels)
+    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    result = lt.explain(model, text, num_samples=3000)
+    assert result.method == "monte_carlo" and not result.exact
+    assert result.stderr is not None and result.stderr.shape == result.beta.shape
+    assert any(note.startswith("trees:") for note in result.notes)
+
+
+def test_enumeration_route_equals_beta_enumerate_of_the_pipeline():
+    """The enumeration route is beta_enumerate over lime's perturbed strings through the pipeline."""
+    model = make_pipeline(TfidfVectorizer(), MLPClassifier((5,), max_iter=300, random_state=0)).fit(DOCS, LABELS)
+    text = TEXTS[0]
+    result = lt.explain(model, text)
+    assert result.method == "enumeration" and result.exact
+    d = len(result.words)
+
+    def f(z):
+        return model.predict_proba(lt.perturbed_documents(text, z))[:, 1]
+
+    np.testing.assert_array_equal(result.beta, lt.beta_enumerate(f, d, nu=0.25))
+
+
+# ----------------------------------------------------------------------------- the Monte Carlo route
+
+
+def test_monte_carlo_standard_errors_are_honest():
+    """Over 30 seeds the z-scores (estimate - exact) / stderr behave as standard normal ones.
+
+    270 z-scores (30 seeds x 9 coefficients, correlated within a seed): their mean square is 1 in expectation;
+    with at most 9 correlated values per seed its standard deviation is at most sqrt(2 * 9 / 270) = 0.26, so
+    [0.5, 1.6] is about 2 of those on either side; and 95% of |z| should be below 1.96 (binomial sd 1.3%, and
+    more with the correlation: [0.88, 0.995]).
+    """
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    text = "The food was good but the staff rude"
+    exact = lt.explain(model, text, method="enumeration")
+    z = []
+    for seed in range(30):
+        estimate = lt.explain(model, text, method="monte_carlo", num_samples=1500, random_state=seed)
+        assert not estimate.exact and estimate.num_samples <= 1500
+        z.append((estimate.beta - exact.beta) / estimate.stderr)
+    z = np.concatenate(z)
+    assert 0.5 <= np.mean(z**2) <= 1.6, np.mean(z**2)
+    assert 0.88 <= np.mean(np.abs(z) < 1.96) <= 0.995
+
+
+def test_monte_carlo_is_reproducible_and_defaults_to_20000_masks():
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    text = "The food was good but the staff rude"
+    first = lt.explain(model, text, method="monte_carlo", random_state=3)
+    second = lt.explain(model, text, method="monte_carlo", random_state=3)
+    np.testing.assert_array_equal(first.beta, second.beta)
+    assert 19_000 <= first.num_samples <= 20_000
+
+
+def test_exact_routes_ignore_num_samples():
+    model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    result = lt.explain(model, TEXTS[1], output="decision_function", num_samples=100)
+    assert result.method == "linear" and result.num_samples is None
+
+
+# ----------------------------------------------------------------------------- against real lime
+
+
+def test_lime_spread_predicts_real_lime():
+    """Real lime (its own explainer, every word kept), 40 runs at n = 2000: the mean is within 4 standard errors of
+    the predicted centre and the spread of the runs matches the predicted std (sample sd of 40 runs: relative
+    error about 1/sqrt(80) = 11%, so [0.6, 1.5] is beyond 3 of those)."""
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    text = "The food was good but the staff rude"
+    result = lt.explain(model, text)
+    runs = lt.lime_explanations(text, model.predict_proba, n_exp=40, num_samples=2000)
+    spread = result.lime_spread(2000)
+    assert spread.exact and spread.omega_samples is None  # d = 8: every mask enumerated
+    error = (runs.mean(axis=0) - spread.centre) / (spread.std / np.sqrt(len(runs)))
+    assert np.abs(error).max() < 4.0, error
+    ratio = runs.std(axis=0, ddof=1) / spread.std
+    assert (0.6 < ratio).all() and (ratio < 1.5).all(), ratio
+
+
+def test_lime_spread_estimated_for_long_documents(yelp):
+    """d > 14: Ω is estimated from a stated number of masks, and still predicts lime's spread (lime's own stream)."""
+    texts, labels, _ = yelp
+    vectorizer = TfidfVectorizer().fit(texts)
+    classifier = LogisticRegression(max_iter=1000).fit(vectorizer.transform(texts), labels)
+    model = Pipeline([("tfidf", vectorizer), ("logistic", classifier)])
+    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    result = lt.explain(model, text, output="decision_function")
+    spread = result.lime_spread(5000)
+    assert not spread.exact and spread.omega_samples > 10_000
+
+    def decision(matrix):
+        score = classifier.decision_function(matrix)
+        return np.column_stack([-score, score])
+
+    runs = lt.fast_lime_explanations(text, vectorizer, decision, n_exp=60, num_samples=5000)
+    ratio = runs.std(axis=0, ddof=1) / spread.std
+    assert (0.55 < ratio).all() and (ratio < 1.5).all(), ratio  # sd of 60 runs: relative error 9%, and Ω's
+
+
+def test_as_list_has_lime_format():
+    """as_list matches the structure of lime's own Explanation.as_list(): (word, weight) by decreasing |weight|."""
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    text = "The food was good but the staff rude"
+    ours = lt.explain(model, text).as_list()
+    theirs = (
+        LimeTextExplainer(random_state=0)
+        .explain_instance(text, model.predict_proba, num_features=8, num_samples=500)
+        .as_list()
+    )
+    assert sorted(w for w, _ in ours) == sorted(str(w) for w, _ in theirs)
+    assert all(type(w) is str and type(v) is float for w, v in ours)
+    weights = [abs(v) for _, v in ours]
+    assert weights == sorted(weights, reverse=True)
+
+
+# ----------------------------------------------------------------------------- the views
+
+
+def test_frame_plot_and_html():
+    import matplotlib.axes
+
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    result = lt.explain(model, TEXTS[0], method="monte_carlo", num_samples=600)
+    frame = result.to_frame()
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["coefficient", "stderr"]
+    assert frame.index[0] == "(intercept)" and list(frame.index[1:]) == result.words
+    assert isinstance(result.plot(max_words=3), matplotlib.axes.Axes)
+    html = result._repr_html_()
+    assert "monte_carlo" in html and "<table>" in html and len(html) < 3000
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+
+
+def test_refuses_a_model_that_is_not_a_pipeline(fitted):
+    with pytest.raises(TypeError, match="model must be a fitted scikit-learn Pipeline"):
+        lt.explain(fitted.steps[1][1], TEXTS[0])
+
+
+def test_refuses_a_vectorizer_it_cannot_mirror():
+    model = make_pipeline(HashingVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    with pytest.raises(TypeError, match="first step must be a scikit-learn CountVectorizer or TfidfVectorizer"):
+        lt.explain(model, TEXTS[0])
+    with pytest.raises(ValueError, match="method='linear' does not apply.*bigram|method='linear' does not apply"):
+        lt.explain(
+            make_pipeline(TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression()).fit(DOCS, LABELS),
+            TEXTS[0],
+            output="decision_function",
+            method="linear",
+        )
+
+
+def test_refuses_an_unfitted_model():
+    with pytest.raises(ValueError, match="model must be a fitted Pipeline"):
+        lt.explain(make_pipeline(TfidfVectorizer(), LogisticRegression()), TEXTS[0])
+
+
+def test_refuses_a_label_out_of_range(fitted):
+    with pytest.raises(ValueError, match=r"label must be in 0\.\.1"):
+        lt.explain(fitted, TEXTS[0], label=2)
+    with pytest.raises(TypeError, match="label must be an integer"):
+        lt.explain(fitted, TEXTS[0], label="1")
+
+
+def test_refuses_an_output_the_model_lacks():
+    forest = make_pipeline(CountVectorizer(), RandomForestClassifier(n_estimators=3, random_state=0))
+    forest.fit(DOCS, LABELS)
+    with pytest.raises(ValueError, match="has no decision_function; its outputs are"):
+        lt.explain(forest, TEXTS[0], output="decision_function")
+    with pytest.raises(ValueError, match="output must be one of"):
+        lt.explain(forest, TEXTS[0], output="proba")
+    with pytest.raises(ValueError, match="class labels"):
+        lt.explain(forest, TEXTS[0], output="predict")
+
+
+def test_refuses_a_document_without_words(fitted):
+    for text in ["", "   ", "!!! ...", "word"]:
+        with pytest.raises(ValueError, match="text must"):
+            lt.explain(fitted, text)
+    with pytest.raises(TypeError, match="text must be a str"):
+        lt.explain(fitted, None)
+
+
+def test_refuses_nu_and_other_bad_arguments(fitted):
+    with pytest.raises(TypeError, match="kernel_width = 100 ν.*kernel_width=25"):
+        lt.explain(fitted, TEXTS[0], nu=0.25)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        lt.explain(fitted, TEXTS[0], bandwidth=0.25)
+    with pytest.raises(TypeError):
+        lt.explain(fitted, TEXTS[0], 25)  # kernel_width is keyword-only too
+    with pytest.raises(ValueError, match="kernel_width must be a finite number > 0"):
+        lt.explain(fitted, TEXTS[0], kernel_width=0)
+    with pytest.raises(ValueError, match="method must be one of"):
+        lt.explain(fitted, TEXTS[0], method="exact")
+    with pytest.raises(ValueError, match="num_samples must be >= "):
+        lt.explain(fitted, TEXTS[0], method="monte_carlo", num_samples=5)
+    with pytest.raises(ValueError, match="method='trees' does not apply"):
+        lt.explain(fitted, TEXTS[0], method="trees")
