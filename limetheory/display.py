@@ -40,7 +40,7 @@ def _text(value) -> str:
 
 
 class Equations:
-    """A list of displayed relations ``lhs  op  rhs``, aligned at the relation sign.
+    r"""A list of displayed relations ``lhs  op  rhs``, aligned at the relation sign.
 
     Parameters
     ----------
@@ -53,11 +53,11 @@ class Equations:
     --------
     >>> import sympy as sp
     >>> d = sp.Symbol("d", positive=True)
-    >>> eq = Equations([(r"\\sigma_2 / c_d", 6 / (d + 1))])
+    >>> eq = Equations([(r"\sigma_2 / c_d", 6 / (d + 1))])
     >>> print(eq._repr_latex_())
-    $$\\begin{aligned}\\sigma_2 / c_d &= \\frac{6}{d + 1}\\end{aligned}$$
+    $$\begin{aligned}\sigma_2 / c_d &= \frac{6}{d + 1}\end{aligned}$$
     >>> eq
-    \\sigma_2 / c_d = 6/(d + 1)
+    \sigma_2 / c_d = 6/(d + 1)
     """
 
     def __init__(self, rows):
@@ -84,7 +84,7 @@ class Equations:
 
 
 def show_equations(*rows) -> Equations:
-    """Display relations as rendered mathematics: ``show_equations((lhs, rhs), ...)``.
+    r"""Display relations as rendered mathematics: ``show_equations((lhs, rhs), ...)``.
 
     Parameters
     ----------
@@ -100,10 +100,10 @@ def show_equations(*rows) -> Equations:
     --------
     >>> import sympy as sp
     >>> d = sp.Symbol("d", positive=True)
-    >>> a1, a2 = r"\\alpha_1^{\\infty}", r"\\alpha_2^{\\infty}"
-    >>> show_equations((a1, (d - 1) / (2 * d)), (a2, r"\\le", sp.Rational(1, 3)))
-    \\alpha_1^{\\infty} = (d - 1)/(2*d)
-    \\alpha_2^{\\infty} \\le 1/3
+    >>> a1, a2 = r"\alpha_1^{\infty}", r"\alpha_2^{\infty}"
+    >>> show_equations((a1, (d - 1) / (2 * d)), (a2, r"\le", sp.Rational(1, 3)))
+    \alpha_1^{\infty} = (d - 1)/(2*d)
+    \alpha_2^{\infty} \le 1/3
     """
     return Equations(rows)
 

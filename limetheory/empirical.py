@@ -94,8 +94,11 @@ def _check_run_arguments(text, classifier_fn, num_samples, kernel_width, label, 
 
 
 def _run_memory(num_samples, d, text_length):
-    """Estimated peak bytes of one lime run: its (n, d) masks in dense and sparse form and our recorded copy
-    (about 48 n d), and the n perturbed strings, held by lime and by the recorder (2 n (len(text) + 64))."""
+    """Estimate the peak bytes of one lime run.
+
+    Its (n, d) masks in dense and sparse form and our recorded copy (about 48 n d), and the n perturbed strings,
+    held by lime and by the recorder (2 n (len(text) + 64)).
+    """
     return 48.0 * num_samples * d + 2.0 * num_samples * (text_length + 64)
 
 

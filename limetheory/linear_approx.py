@@ -37,7 +37,7 @@ def beta_linear_approx(lam, tfidf):
 
     For the model :math:`f(\phi(x)) = \sum_j \lambda_j \phi(x)_j`, with
     :math:`\phi(\xi)_j = t_j / \lVert t \rVert` (t = ``tfidf``) the normalised TF-IDF of the explained document,
-    returns
+    the result is
 
     .. math::
 

@@ -1,6 +1,6 @@
-"""lime's tokenisation of a document, and how a scikit-learn vectorizer sees the same words.
+r"""lime's tokenisation of a document, and how a scikit-learn vectorizer sees the same words.
 
-lime (``IndexedString`` with its defaults) splits a document on ``\\W+`` and indexes each distinct token once:
+lime (``IndexedString`` with its defaults) splits a document on ``\W+`` and indexes each distinct token once:
 the *local dictionary*, whose order is the column order of lime's masks and of every β in this package.  A
 perturbed document removes every occurrence of some of these words and keeps the separators.  A vectorizer
 analyses the same text its own way (by default lower-cased, one-character tokens dropped), so several lime words
@@ -40,9 +40,9 @@ def _words(text, indexed=None):
 
 
 def local_dictionary(text):
-    """lime's local dictionary of ``text``: its distinct tokens, case-sensitive, in lime's order.
+    r"""lime's local dictionary of ``text``: its distinct tokens, case-sensitive, in lime's order.
 
-    lime splits on the regular expression ``\\W+`` and indexes each distinct token once (``bow=True``); the
+    lime splits on the regular expression ``\W+`` and indexes each distinct token once (``bow=True``); the
     order is that of first appearance, which is the column order of lime's masks and of every β in this
     package (``beta[1 + j]`` is word j).
 
@@ -72,10 +72,10 @@ def local_dictionary(text):
 
 
 def perturbed_documents(text, z):
-    """The strings lime builds from ``text`` for the masks ``z`` (1 = word kept), one per row.
+    r"""The strings lime builds from ``text`` for the masks ``z`` (1 = word kept), one per row.
 
     Row i gives ``IndexedString(text).inverse_removing(ids of the words j with z[i, j] == 0)``, lime's
-    perturbed document (lime's defaults: tokens split on ``\\W+``, bag of words, so every occurrence of a
+    perturbed document (lime's defaults: tokens split on ``\W+``, bag of words, so every occurrence of a
     removed word disappears and the separators around it stay).  The tokenisation is done once and the
     masks are expanded to the tokens with one indexing operation; only the final joins are per row.
 
