@@ -47,6 +47,7 @@ import numpy as np
 from ._validation import check_int, check_memory, check_nu
 from .explanation import beta_from_conditional_moments
 from .presence import EXPLAIN_ADVICE, document_columns
+from .units import bandwidth_keyword
 
 #: the outputs of a tree model that are sums of leaf values
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -427,6 +428,7 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     return f_given_s, zf_given_s
 
 
+@bandwidth_keyword
 def beta_tree_model(model, vectorizer, text, *, nu, output="predict_proba", label=1):
     r"""LIME's limit explanation of a tree model on a presence vectorizer, exactly (:math:`\Sigma^{-1}\Gamma^f`).
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from sympy.logic import boolalg
+from sympy.logic import SOPform, boolalg
 
 from ._validation import check_int, check_vectorizer
 from .boolean import arithmetic_indicator, check_words
+from .presence import document_columns
 from .tokens import local_dictionary, word_tokens
 
 _FORMS = ("leaves", "piecewise")
@@ -111,6 +112,16 @@ def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
     ValueError
         Unfitted or multi-output tree; ``len(feature_words) != tree.n_features_in_``; a split threshold
         outside [0, 1) (it does not separate absent from present); invalid ``class_index`` or ``form``.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)  # columns: "good" present, "bad" present
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, X[:, 0] & (1 - X[:, 1]))
+    >>> tree_to_formula(tree, ["good", "bad"])
+    good*(1 - bad)
+    >>> tree_to_formula(tree, ["good", "bad"], form="piecewise")
+    Piecewise((0, bad), (Piecewise((1, good), (0, True)), True))
     """
     is_classifier = _check_tree(tree)
     if form not in _FORMS:
@@ -122,29 +133,15 @@ def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
         raise ValueError(
             f"feature_words must have one entry per feature of the tree ({n_features}), got {len(feature_words)}"
         )
-    if is_classifier:
-        n_classes = int(tree.n_classes_)
-        class_index = 1 if class_index is None else check_int(class_index, "class_index", minimum=0)
-        if class_index >= n_classes:
-            raise ValueError(f"class_index must be < the number of classes ({n_classes}), got {class_index}")
-    elif class_index is not None:
-        raise ValueError("class_index must be None for a regressor (its prediction is explained)")
-
+    class_index = _check_class_index(tree, is_classifier, class_index)
     structure = tree.tree_
-    left, right = structure.children_left, structure.children_right
-    feature, threshold, values = structure.feature, structure.threshold, structure.value
+    left, feature, threshold = structure.children_left, structure.feature, structure.threshold
     formulas = {}
 
     def formula_of(i):
         if i not in formulas:
             formulas[i] = _feature_formula(feature_words[i], i)
         return formulas[i]
-
-    def leaf(node):
-        if is_classifier:
-            counts = values[node, 0, :]
-            return _leaf_value(counts[class_index] / counts.sum())
-        return _leaf_value(values[node, 0, 0])
 
     for node in np.flatnonzero(left != -1):
         t = float(threshold[node])
@@ -154,13 +151,39 @@ def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
                 "it does not separate absent (0) from present (1); train the tree on 0/1 presence features"
             )
 
+    return _formula(tree, is_classifier, class_index, form, lambda node: formula_of(int(feature[node])))
+
+
+def _check_class_index(tree, is_classifier, class_index):
+    """The predict_proba column to read (default 1) for a classifier; None for a regressor."""
+    if is_classifier:
+        n_classes = int(tree.n_classes_)
+        class_index = 1 if class_index is None else check_int(class_index, "class_index", minimum=0)
+        if class_index >= n_classes:
+            raise ValueError(f"class_index must be < the number of classes ({n_classes}), got {class_index}")
+        return class_index
+    if class_index is not None:
+        raise ValueError("class_index must be None for a regressor (its prediction is explained)")
+    return None
+
+
+def _formula(tree, is_classifier, class_index, form, goes_right):
+    """The tree as a formula, given for each split node the boolean formula of "this document goes right"."""
+    structure = tree.tree_
+    left, right, values = structure.children_left, structure.children_right, structure.value
+
+    def leaf(node):
+        if is_classifier:
+            counts = values[node, 0, :]
+            return _leaf_value(counts[class_index] / counts.sum())
+        return _leaf_value(values[node, 0, 0])
+
     if form == "piecewise":
 
         def build(node):
             if left[node] == -1:
                 return leaf(node)
-            condition = formula_of(int(feature[node]))
-            return sp.Piecewise((build(right[node]), condition), (build(left[node]), True))
+            return sp.Piecewise((build(right[node]), goes_right(node)), (build(left[node]), True))
 
         return build(0)
 
@@ -173,9 +196,11 @@ def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
             if value != 0:
                 terms.append(sp.Mul(value, *literals))
             continue
-        formula = formula_of(int(feature[node]))
-        stack.append((right[node], (*literals, _literal(formula, True))))
-        stack.append((left[node], (*literals, _literal(formula, False))))
+        condition = goes_right(node)
+        if condition is not sp.false:
+            stack.append((right[node], (*literals, _literal(condition, True))))
+        if condition is not sp.true:
+            stack.append((left[node], (*literals, _literal(condition, False))))
     return sp.Add(*terms)
 
 
@@ -202,6 +227,20 @@ def presence_formula(column_word, words, vectorizer=None):
     -------
     sympy boolean
         A Symbol, an Or of Symbols named after words of ``words``, or ``sympy.false``.
+
+    Raises
+    ------
+    TypeError
+        ``column_word`` not a str, ``words`` not a sequence of str, ``vectorizer`` not a Count/Tfidf vectorizer.
+    ValueError
+        Repeated words; an unfitted or n-gram vectorizer; ``column_word`` not in its vocabulary.
+
+    Examples
+    --------
+    >>> presence_formula("the", ["The", "food", "the", "I"])  # lower-cased: both feed the column "the"
+    The | the
+    >>> presence_formula("i", ["The", "food", "the", "I"])  # one-character tokens are dropped
+    False
     """
     if not isinstance(column_word, str):
         raise TypeError(f"column_word must be a str, got {type(column_word).__name__}")
@@ -215,22 +254,31 @@ def presence_formula(column_word, words, vectorizer=None):
 
 
 def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form="leaves"):
-    """Exact formula, in lime's words of ``text``, of a tree trained on ``vectorizer.transform(docs) > 0``.
+    """Exact formula, in lime's words of ``text``, of a tree that reads ``vectorizer.transform(docs)``.
 
-    Column c of the tree's input is replaced by :func:`presence_formula` (the Or of the lime words of
-    ``text`` that the vectorizer maps to c; ``sympy.false`` for the other columns, which are 0 in every
-    document LIME builds from ``text``), and the tree is converted by :func:`tree_to_formula`.  The
-    result equals ``tree.predict_proba(vectorizer.transform(docs) > 0)[:, class_index]`` on every
-    perturbed document ``docs`` that lime builds from ``text`` (by removing all occurrences of some
-    words and keeping the separators).
+    The tree is the last step of ``Pipeline(vectorizer, tree)``: it splits on the vectorizer's values.  Each
+    split is a function of which lime words of ``text`` are kept exactly when the split column's value is, that
+    is for counts, binary counts and unnormalised TF-IDF (``TfidfVectorizer(norm=None)``, with or without
+    ``sublinear_tf``), see :mod:`limetheory.presence`: then the split becomes a boolean formula in the words
+    that feed its column (one word: the word or its negation; words sharing a column under lower-casing,
+    e.g. "The" and "the": a formula in both), and a column no word of ``text`` feeds is 0 in every document
+    LIME builds.  A normalised TF-IDF (the default ``TfidfVectorizer()``, as in :func:`train_random_forest`)
+    divides by the norm of the whole row, which depends on every kept word: it is refused, and ``lt.explain``
+    gives an honest Monte Carlo estimate for such a tree.  A tree trained on presence features
+    (``vectorizer.transform(docs) > 0``) reads ``CountVectorizer(binary=True, vocabulary=vectorizer.vocabulary_)``.
+
+    The result equals ``tree.predict_proba(vectorizer.transform(docs))[:, class_index]`` (``predict`` for a
+    regressor) on every perturbed document ``docs`` that lime builds from ``text`` (by removing all
+    occurrences of some words and keeping the separators).
 
     Parameters
     ----------
     tree : DecisionTreeClassifier or DecisionTreeRegressor
-        Fitted on the presence matrix of ``vectorizer`` (``n_features_in_`` = vocabulary size).
+        Fitted on ``vectorizer.transform(texts)`` (``n_features_in_`` = vocabulary size).
     vectorizer : CountVectorizer or TfidfVectorizer
-        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``.  Its tokens must not span lime's separators
-        (true of the default token pattern); this is checked on ``text``.
+        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``, counts, ``binary=True`` or TF-IDF with
+        ``norm=None``.  Its tokens must not span lime's separators (true of the default token pattern);
+        this is checked on ``text``.
     text : str
         The document to explain.
     class_index, form
@@ -240,28 +288,61 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
     -------
     (sympy expression, list of str)
         The formula and the local dictionary ``words`` to pass to :func:`beta_boolean` with it.
+
+    Raises
+    ------
+    TypeError
+        ``tree`` is not a scikit-learn decision tree, ``vectorizer`` not a Count/Tfidf vectorizer, ``text`` not
+        a str.
+    ValueError
+        A vectorizer whose columns are not functions of the kept words (normalised TF-IDF, n-grams), or whose
+        tokens span lime's separators; a tree trained on another number of columns; as :func:`tree_to_formula`.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> docs = ["The food was good", "the food was bad", "good staff", "bad staff"]
+    >>> vectorizer = CountVectorizer(binary=True).fit(docs)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(vectorizer.transform(docs), [1, 0, 1, 0])
+    >>> tree_formula_for_document(tree, vectorizer, "Good food, good staff", form="piecewise")
+    (Piecewise((1, Good | good), (0, True)), ['Good', 'food', 'good', 'staff'])
     """
-    analyzer = check_vectorizer(vectorizer, unigrams=True).build_analyzer()
+    is_classifier = _check_tree(tree)
+    check_vectorizer(vectorizer, unigrams=True)
     words = local_dictionary(text)
-    vocabulary = vectorizer.vocabulary_
-    n_columns = len(vocabulary)
-    _check_tree(tree)
+    n_columns = len(vectorizer.vocabulary_)
     if tree.n_features_in_ != n_columns:
         raise ValueError(
             f"tree must be trained on the vectorizer's {n_columns} columns, got n_features_in_ = {tree.n_features_in_}"
         )
-    feeding = {}
-    for w in words:
-        for token in word_tokens(w, analyzer):
-            if token in vocabulary:
-                feeding.setdefault(vocabulary[token], []).append(w)
-    seen = {token for token in analyzer(text) if token in vocabulary}
-    if seen != {token for w in words for token in word_tokens(w, analyzer) if token in vocabulary}:
-        raise ValueError(
-            "the vectorizer's tokens of text are not the tokens of lime's words taken one by one: its token "
-            "pattern spans lime's separators, and presence is not a function of the kept words"
-        )
-    feature_words = [sp.false] * n_columns
-    for column, ws in feeding.items():
-        feature_words[column] = sp.Or(*[sp.Symbol(w) for w in dict.fromkeys(ws)])
-    return tree_to_formula(tree, feature_words, class_index=class_index, form=form), words
+    if form not in _FORMS:
+        raise ValueError(f"form must be one of {_FORMS}, got {form!r}")
+    class_index = _check_class_index(tree, is_classifier, class_index)
+    columns = document_columns(vectorizer, text)
+    structure = tree.tree_
+    feature, threshold = structure.feature, structure.threshold
+    conditions = {}
+
+    def goes_right(node):
+        key = (int(feature[node]), float(threshold[node]))
+        if key not in conditions:
+            conditions[key] = _right_formula(columns, *key)
+        return conditions[key]
+
+    return _formula(tree, is_classifier, class_index, form, goes_right), words
+
+
+def _right_formula(columns, column, threshold):
+    """ "The document goes right at the split (column, threshold)" as a boolean formula in lime's words."""
+    left = columns.left_subsets(column, threshold)
+    if column not in columns.group_of_column:
+        return sp.false if left else sp.true
+    group = columns.groups[columns.group_of_column[column]]
+    symbols = [sp.Symbol(columns.words[j]) for j in group]
+    right = [t for t in range(1 << len(group)) if not (left >> t) & 1]
+    if not right:
+        return sp.false
+    if len(right) == 1 << len(group):
+        return sp.true
+    return SOPform(symbols, [[(t >> i) & 1 for i in range(len(group))] for t in right])

@@ -37,9 +37,6 @@ import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
 from limetheory import symbolic as sy
@@ -241,6 +238,28 @@ def _presence_tree():
 TREE = _presence_tree()
 
 
+def _presence_vectorizer():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(binary=True, vocabulary=VECTORIZER.vocabulary_).fit([])
+
+
+#: the columns TREE reads: 0/1 presence of VECTORIZER's columns (VECTORIZER's normalised TF-IDF values are not
+#: functions of which words are kept, so trees on them are refused)
+PRESENCE_VECTORIZER = _presence_vectorizer()
+
+
+def _presence_forest():
+    from sklearn.ensemble import RandomForestClassifier
+
+    docs = ["good food", "bad service", "good service", "bad food", "slow staff", "the food was good"] * 3
+    labels = [1, 0, 1, 0, 0, 1] * 3
+    return RandomForestClassifier(n_estimators=3, random_state=0).fit(PRESENCE_VECTORIZER.transform(docs), labels)
+
+
+FOREST = _presence_forest()
+
+
 def _classifier(documents):
     good = np.array(["good" in doc for doc in documents], dtype=float)
     return np.column_stack([1 - good, good])
@@ -266,9 +285,6 @@ MODEL_FNS = [
     lambda matrix: np.zeros((matrix.shape[0], 1)),
     lambda matrix: "junk",
 ]
-EXPLAIN_MODEL = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(
-    ["good food", "bad service", "good service", "bad food", "slow staff", "the food was good"], [1, 0, 1, 0, 0, 1]
-)
 MASK_FUNCTIONS = [
     lambda z: z[:, 0],
     lambda z: z.sum(axis=1) * 0.5,
@@ -337,13 +353,6 @@ def check_word_columns(out, args, kwargs):
     d = len(lt.local_dictionary(args[0]))
     assert columns.shape == counts.shape == (d,) and columns.dtype.kind == counts.dtype.kind == "i", out
     assert (columns >= -1).all() and (counts >= 1).all(), out
-
-
-def check_explanation(out, args, kwargs):
-    d = len(lt.local_dictionary(args[1]))
-    assert isinstance(out, lt.Explanation) and out.words == lt.local_dictionary(args[1]), out
-    assert out.beta.shape == (d + 1,) and np.isfinite(out.beta).all(), out.beta
-    assert (out.stderr is None) == out.exact, out
 
 
 def check_masks(out, args, kwargs):
@@ -420,6 +429,13 @@ def check_equations(out, *_):
 def check_tree_formula(out, *_):
     formula, words = out
     assert isinstance(formula, sp.Basic) and all(isinstance(w, str) for w in words)
+
+
+def check_tree_moments(out, args, kwargs):
+    f_given_s, zf_given_s = out
+    d = len(lt.local_dictionary(args[2]))
+    assert f_given_s.shape == (d,) and zf_given_s.shape == (d, d), (f_given_s.shape, zf_given_s.shape)
+    assert np.isfinite(f_given_s).all() and np.isfinite(zf_given_s).all()
 
 
 def check_expression(out, *_):
@@ -564,9 +580,28 @@ REGISTRY = {
     ),
     "tree_formula_for_document": Spec(
         lt.tree_formula_for_document,
-        st.tuples(either(st.just(TREE)), either(st.just(VECTORIZER)), texts()),
+        st.tuples(either(st.just(TREE)), either(st.sampled_from([PRESENCE_VECTORIZER, VECTORIZER])), texts()),
         _kw(class_index=either(st.sampled_from([None, 0, 1])), form=either(st.sampled_from(["leaves", "piecewise"]))),
         check=check_tree_formula,
+        examples=25,
+    ),
+    # exact tree route: a tree and a forest on presence features; VECTORIZER (normalised TF-IDF) is refused
+    "conditional_moments_trees": Spec(
+        lt.conditional_moments_trees,
+        st.tuples(
+            either(st.sampled_from([TREE, FOREST])), either(st.sampled_from([PRESENCE_VECTORIZER, VECTORIZER])), texts()
+        ),
+        _kw(output=either(st.sampled_from(["predict_proba", "decision_function", "predict"])), label=ints(0, 2)),
+        check=check_tree_moments,
+        examples=25,
+    ),
+    "beta_tree_model": Spec(
+        lt.beta_tree_model,
+        st.tuples(
+            either(st.sampled_from([TREE, FOREST])), either(st.sampled_from([PRESENCE_VECTORIZER, VECTORIZER])), texts()
+        ),
+        _kw(nu=bandwidths(), output=either(st.sampled_from(["predict_proba", "predict"])), label=ints(0, 2)),
+        check=is_array(lambda a, k: (len(lt.local_dictionary(a[2])) + 1,)),
         examples=25,
     ),
     # linear models
@@ -661,21 +696,6 @@ REGISTRY = {
         ),
         check=check_fast_samples,
         examples=20,
-    ),
-    "explain": Spec(
-        lt.explain,
-        st.tuples(either(st.just(EXPLAIN_MODEL), st.sampled_from([EXPLAIN_MODEL[-1], VECTORIZER, None])), texts()),
-        _kw(
-            kernel_width=reals(0.0, 100.0),
-            label=ints(0, 2),
-            output=either(st.sampled_from(["predict_proba", "decision_function", "predict"])),
-            num_samples=st.one_of(st.none(), ints(2, 3000)),
-            random_state=ints(0, 9),
-            method=either(st.sampled_from(["auto", "linear", "trees", "enumeration", "monte_carlo"])),
-            nu=st.just(0.25),
-        ),
-        check=check_explanation,
-        examples=30,
     ),
     "perturbed_documents": Spec(
         lt.perturbed_documents,
@@ -794,10 +814,6 @@ REGISTRY = {
         refuses=False,
         examples=10,
     ),
-    "Explanation": Spec(
-        lt.Explanation, st.tuples(*[anything()] * 10), check=is_instance(lt.Explanation), refuses=False
-    ),
-    "LimeSpread": Spec(lt.LimeSpread, st.tuples(*[anything()] * 5), check=is_instance(lt.LimeSpread), refuses=False),
     "CoefficientZero": Spec(
         lt.CoefficientZero, st.tuples(*[reals()] * 4), check=is_instance(lt.CoefficientZero), refuses=False
     ),
@@ -1322,7 +1338,13 @@ _VALID = {
         [st.just(TREE), st.just(sorted(VECTORIZER.vocabulary_, key=VECTORIZER.vocabulary_.get))],
         {"form": st.sampled_from(["leaves", "piecewise"])},
     ),
-    "tree_formula_for_document": _valid([st.just(TREE), st.just(VECTORIZER), st.just(TEXTS[0])]),
+    "tree_formula_for_document": _valid([st.just(TREE), st.just(PRESENCE_VECTORIZER), st.just(TEXTS[0])]),
+    "conditional_moments_trees": _valid(
+        [st.sampled_from([TREE, FOREST]), st.just(PRESENCE_VECTORIZER), st.sampled_from(TEXTS[:2])]
+    ),
+    "beta_tree_model": _valid(
+        [st.sampled_from([TREE, FOREST]), st.just(PRESENCE_VECTORIZER), st.sampled_from(TEXTS[:2])], {"nu": _NU}
+    ),
     "capture_lime_samples": _valid([st.just(TEXTS[0]), st.just(_classifier)], {"num_samples": st.integers(2, 12)}),
     "lime_explanations": _valid(
         [st.just(TEXTS[0]), st.just(_classifier)], {"num_samples": st.integers(2, 12), "n_exp": st.integers(1, 2)}
@@ -1347,14 +1369,6 @@ _VALID = {
     "train_random_forest": _valid(
         [st.just(["good food", "bad service", "good service", "bad food"]), st.just([1, 0, 1, 0])],
         {"n_estimators": st.integers(1, 3)},
-    ),
-    "explain": _valid(
-        [st.just(EXPLAIN_MODEL), st.sampled_from(TEXTS[:2])],
-        {
-            "output": st.sampled_from(["predict_proba", "decision_function"]),
-            "method": st.sampled_from(["auto", "enumeration", "monte_carlo"]),
-            "num_samples": st.integers(100, 2000),
-        },
     ),
     "word_indicator": _valid([st.just(VECTORIZER), st.sampled_from(["good", "food", "service"])]),
     "fit_yelp_vectorizer": _valid([st.just(["good food", "bad service"])]),

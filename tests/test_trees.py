@@ -177,11 +177,16 @@ def perturbed_documents(text):
 
 
 def check_tree_on_document(tree, vectorizer, text, class_index=1):
-    expr, words = lt.tree_formula_for_document(tree, vectorizer, text, class_index=class_index)
+    """The formula equals the tree on the vectorizer's rows of every document lime can build; beta as enumeration."""
+    regressor = isinstance(tree, DecisionTreeRegressor)
+    expr, words = lt.tree_formula_for_document(tree, vectorizer, text, class_index=None if regressor else class_index)
     assert words == lt.local_dictionary(text)
     z, docs = perturbed_documents(text)
-    truth = tree.predict_proba(vectorizer.transform(docs) > 0)[:, class_index]
-    piecewise, _ = lt.tree_formula_for_document(tree, vectorizer, text, class_index=class_index, form="piecewise")
+    rows = vectorizer.transform(docs)
+    truth = tree.predict(rows) if regressor else tree.predict_proba(rows)[:, class_index]
+    piecewise, _ = lt.tree_formula_for_document(
+        tree, vectorizer, text, class_index=None if regressor else class_index, form="piecewise"
+    )
     for form_expr in (expr, piecewise):
         assert np.allclose(lt.mask_function(form_expr, words)(z), truth, rtol=0, atol=1e-12)
     d = len(words)
@@ -193,10 +198,14 @@ def check_tree_on_document(tree, vectorizer, text, class_index=1):
     return expr, words
 
 
+def presence_vectorizer(vectorizer):
+    """0/1 presence of the vectorizer's columns: ``vectorizer.transform(docs) > 0`` as a vectorizer of its own."""
+    return CountVectorizer(binary=True, vocabulary=vectorizer.vocabulary_).fit([])
+
+
 def test_tree_end_to_end_on_real_strings():
-    vectorizer = TfidfVectorizer().fit(CORPUS)
-    presence = vectorizer.transform(CORPUS) > 0
-    tree = DecisionTreeClassifier(random_state=0).fit(presence, LABELS)
+    vectorizer = CountVectorizer(binary=True).fit(CORPUS)
+    tree = DecisionTreeClassifier(random_state=0).fit(vectorizer.transform(CORPUS), LABELS)
     # case duplicates (The/the), one-character token (I), a word the vocabulary has never seen (Yummy)
     text = "The food was great and the staff, I think, were friendly. Yummy!"
     assert len(lt.local_dictionary(text)) <= 14
@@ -210,32 +219,95 @@ def test_tree_end_to_end_on_real_strings():
 
 
 def test_tree_end_to_end_case_sensitive_vectorizer():
-    vectorizer = CountVectorizer(lowercase=False, token_pattern=r"(?u)\b\w+\b").fit(CORPUS)
-    tree = DecisionTreeClassifier(max_depth=5, random_state=1).fit(vectorizer.transform(CORPUS) > 0, LABELS)
+    vectorizer = CountVectorizer(lowercase=False, token_pattern=r"(?u)\b\w+\b", binary=True).fit(CORPUS)
+    tree = DecisionTreeClassifier(max_depth=5, random_state=1).fit(vectorizer.transform(CORPUS), LABELS)
     check_tree_on_document(tree, vectorizer, "Great food. The staff was bad, the place OK.", class_index=0)
 
 
-def test_tree_formula_for_document_errors():
+# repeated and case-duplicated words: "the" has count 3 from two lime words, "food" 2 from "Food" and "food"
+SHARED_TEXT = "Food was great, the food; the staff and the place were great. The end"
+
+
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        CountVectorizer(),
+        TfidfVectorizer(norm=None),
+        TfidfVectorizer(norm=None, sublinear_tf=True),
+        TfidfVectorizer(norm=None, use_idf=False, binary=True),
+    ],
+    ids=["counts", "tfidf-unnormalised", "tfidf-sublinear", "tf-binary"],
+)
+def test_tree_on_the_vectorizer_values(vectorizer):
+    """A tree trained on counts or unnormalised TF-IDF values (thresholds anywhere), with shared columns."""
+    vectorizer = vectorizer.fit(CORPUS)
+    X = vectorizer.transform(CORPUS)
+    rng = np.random.default_rng(7)
+    score = np.asarray(X.sum(axis=1)).ravel() + rng.normal(size=X.shape[0])
+    classifier = DecisionTreeClassifier(random_state=0).fit(X, LABELS)
+    regressor = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, score)
+    thresholds = regressor.tree_.threshold[regressor.tree_.feature >= 0]
+    if not vectorizer.binary:
+        assert (thresholds >= 1).any()  # splits between two positive values: not presence tests
+    assert len(lt.local_dictionary(SHARED_TEXT)) <= 14
+    for tree in (classifier, regressor):
+        check_tree_on_document(tree, vectorizer, SHARED_TEXT)
+
+
+def test_tree_on_normalised_tfidf_is_refused():
+    """Silently wrong before: a tree on normalised TF-IDF values is not a function of the kept words."""
     vectorizer = TfidfVectorizer().fit(CORPUS)
-    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(vectorizer.transform(CORPUS) > 0, LABELS)
+    tree = DecisionTreeClassifier(random_state=0).fit(vectorizer.transform(CORPUS), LABELS)
+    for text in ("great food", SHARED_TEXT):
+        with pytest.raises(ValueError, match=r"norm='l2'.*lt\.explain"):
+            lt.tree_formula_for_document(tree, vectorizer, text)
+    with pytest.raises(ValueError, match=r"norm='l1'"):
+        lt.tree_formula_for_document(tree, TfidfVectorizer(norm="l1").fit(CORPUS), "great food")
+    # the same tree read through 0/1 presence of the same columns is a presence tree (and a different model)
+    check_tree_on_document(tree, presence_vectorizer(vectorizer), "great food, the staff")
+
+
+def test_train_random_forest_trees_are_refused(data_dir):
+    """The trees of lt.train_random_forest read normalised TF-IDF: refused, with the way out in the message."""
+    reviews = lt.load_yelp_reviews()
+    pipeline = lt.train_random_forest(reviews.text, reviews.stars, n_estimators=2)
+    vectorizer, forest = pipeline[0], pipeline[-1]
+    text = reviews.text[lt.EXAMPLE_REVIEW_INDEX]
+    with pytest.raises(ValueError, match="lt.explain"):
+        lt.tree_formula_for_document(forest.estimators_[0], vectorizer, text)
+
+
+def test_tree_formula_for_document_errors():
+    vectorizer = CountVectorizer(binary=True).fit(CORPUS)
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(vectorizer.transform(CORPUS), LABELS)
     other = DecisionTreeClassifier(max_depth=2).fit(np.eye(4), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="columns"):
         lt.tree_formula_for_document(other, vectorizer, "great food")
     bigram = TfidfVectorizer(ngram_range=(1, 2)).fit(CORPUS)
     with pytest.raises(ValueError, match="ngram_range"):
         lt.tree_formula_for_document(tree, bigram, "great food")
-    spanning = CountVectorizer(token_pattern=r"[\w']+").fit(CORPUS)
-    tree_spanning = DecisionTreeClassifier(max_depth=2).fit(spanning.transform(CORPUS) > 0, LABELS)
+    spanning = CountVectorizer(token_pattern=r"[\w']+", binary=True).fit(CORPUS)
+    tree_spanning = DecisionTreeClassifier(max_depth=2).fit(spanning.transform(CORPUS), LABELS)
     with pytest.raises(ValueError, match="separators"):
         lt.tree_formula_for_document(tree_spanning, spanning, "Don't go, the food was bad")
+    with pytest.raises(TypeError, match="vectorizer"):
+        lt.tree_formula_for_document(tree, object(), "great food")
+    with pytest.raises(ValueError, match="form"):
+        lt.tree_formula_for_document(tree, vectorizer, "great food", form="nested")
+    with pytest.raises(ValueError, match="class_index"):
+        lt.tree_formula_for_document(tree, vectorizer, "great food", class_index=2)
+
+
+def yelp_presence_tree():
+    """The tree of chapter 16: depth 4 on the presence of the Yelp vectorizer's columns."""
+    reviews = lt.load_yelp_reviews()
+    vectorizer = presence_vectorizer(lt.fit_yelp_vectorizer(reviews.text))
+    tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(vectorizer.transform(reviews.text), reviews.stars)
+    return reviews, vectorizer, tree
 
 
 def test_tree_on_a_yelp_review(data_dir):
-    reviews = lt.load_yelp_reviews()
-    vectorizer = lt.fit_yelp_vectorizer(reviews.text)
-    tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(
-        vectorizer.transform(reviews.text) > 0, reviews.stars
-    )
+    reviews, vectorizer, tree = yelp_presence_tree()
     names = vectorizer.get_feature_names_out()
     used = {names[f] for f in tree.tree_.feature if f >= 0}
     # among the reviews with d <= 14 words, the one whose formula involves the most words
@@ -252,15 +324,11 @@ def test_tree_on_a_yelp_review(data_dir):
 
 def test_lime_itself_sees_the_formula(data_dir):
     """On lime's own perturbed documents of the paper's review, the formula evaluated at lime's masks is the tree."""
-    reviews = lt.load_yelp_reviews()
-    vectorizer = lt.fit_yelp_vectorizer(reviews.text)
-    tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(
-        vectorizer.transform(reviews.text) > 0, reviews.stars
-    )
+    reviews, vectorizer, tree = yelp_presence_tree()
     text = reviews.text[lt.EXAMPLE_REVIEW_INDEX]
 
     def classifier_fn(docs):
-        return tree.predict_proba(vectorizer.transform(docs) > 0)
+        return tree.predict_proba(vectorizer.transform(docs))
 
     samples = lt.capture_lime_samples(text, classifier_fn, num_samples=400, random_state=0)
     expr, words = lt.tree_formula_for_document(tree, vectorizer, text)
