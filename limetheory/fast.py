@@ -29,15 +29,21 @@ that occur, so long documents cost memory in proportion to n × d (the int8 mask
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics.pairwise import cosine_distances
+from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .ridge import ridge_coefficients
+from .selection import FEATURE_SELECTIONS, lime_feature_selection, resolve_feature_selection
 from .tokens import DocumentCounts
 
 STREAMS = ("lime", "batched")
@@ -45,6 +51,8 @@ STREAMS = ("lime", "batched")
 _SELF_CHECK_ROWS = 3  # the first perturbed rows checked, besides the unperturbed and the sparsest and densest ones
 _MAX_CHUNK_ENTRIES = 4_000_000  # runs x samples x d per chunk (float64: 32 MB)
 _MAX_MODEL_ROWS = 20_000  # rows per call of model_fn
+_LIME_SPLIT = r"\W+"  # LimeTextExplainer's default split_expression, the only one the engine mirrors
+_WORD_CHARACTER = re.compile(r"\w")
 
 
 # ----------------------------------------------------------------------------- the masks
@@ -177,13 +185,31 @@ def _responses(document, masks, model_fn, label):
     return values[inverse]
 
 
-def _ridge(z, y, weights):
-    """lime's surrogate, sklearn ``Ridge(alpha=1, fit_intercept=True)`` with sample weights, for a stack of runs.
+def _explain_runs(z, y, weights, num_features, feature_selection):
+    """lime's explanations of a stack of runs: its feature selection, then its ridge on the selected words.
 
-    z : (R, n, d), y and weights : (R, n).  Each run is solved by :func:`limetheory.ridge.ridge_coefficients`,
-    in the primal ((d + 1) unknowns) or the dual (n unknowns), whichever system is smaller.  Returns (R, d + 1).
+    z : (R, n, d), y and weights : (R, n).  Each run's words are selected as lime selects them
+    (:func:`limetheory.selection.lime_feature_selection`; every word for ``"none"``) and its ridge is solved by
+    :func:`limetheory.ridge.ridge_coefficients` on those columns, in the primal ((k + 1) unknowns) or the dual
+    (n unknowns), whichever system is smaller.  Returns (R, d + 1) coefficients, 0 for a word not selected, and
+    the (R, d) boolean mask of the selected words.
     """
-    return np.stack([ridge_coefficients(z[run], y[run], weights[run]) for run in range(z.shape[0])])
+    runs, _, d = z.shape
+    betas = np.zeros((runs, d + 1))
+    selected = np.zeros((runs, d), dtype=bool)
+    for run in range(runs):
+        if feature_selection == "none":
+            betas[run] = ridge_coefficients(z[run], y[run], weights[run])
+            selected[run] = True
+            continue
+        chosen = lime_feature_selection(
+            z[run], y[run], weights[run], num_features=num_features, method=feature_selection
+        )
+        fit = ridge_coefficients(z[run][:, chosen], y[run], weights[run])  # lime's Ridge on its used_features
+        betas[run, 0] = fit[0]
+        betas[run, 1 + chosen] = fit[1:]
+        selected[run, chosen] = True
+    return betas, selected
 
 
 # ----------------------------------------------------------------------------- public functions
@@ -228,18 +254,115 @@ def _check_engine_memory(n_exp, num_samples, d):
     check_memory(8.0 * n_exp * (d + 1), f"{n_exp} explanations of {d + 1} coefficients", "use fewer runs")
 
 
-def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream):
-    text = check_text(text)
-    check_vectorizer(vectorizer, mirrored_by="the fast engine")
+def _model_parts(vectorizer, model_fn, label):
+    """(vectorizer, model_fn): a fitted Pipeline is split into its first step and the rest's ``predict_proba``."""
+    if isinstance(vectorizer, Pipeline):
+        steps = vectorizer.steps
+        first = steps[0][1]
+        if not isinstance(first, CountVectorizer):
+            raise TypeError(
+                "vectorizer is a Pipeline whose first step is "
+                f"{type(first).__name__}: the fast engine needs a fitted CountVectorizer or TfidfVectorizer as the "
+                "first step (it recomputes that step's output from word counts)"
+            )
+        if model_fn is None:
+            if len(steps) < 2:
+                raise ValueError(
+                    "vectorizer is a Pipeline with no step after its vectorizer: pass model_fn, or a Pipeline that "
+                    "ends with a classifier"
+                )
+            final = steps[-1][1]
+            if not hasattr(final, "predict_proba"):
+                raise TypeError(
+                    f"vectorizer: the Pipeline's last step, {type(final).__name__}, has no predict_proba; pass "
+                    "model_fn (a callable mapping the vectorizer's matrix to an (m, n_labels) array)"
+                )
+            for name, step in steps[1:]:
+                if step is None or step == "passthrough":
+                    continue
+                try:
+                    check_is_fitted(step)
+                except NotFittedError:
+                    raise ValueError(
+                        f"vectorizer: the Pipeline's step {name!r} ({type(step).__name__}) is not fitted; fit the "
+                        "pipeline first"
+                    ) from None
+            classes = getattr(final, "classes_", None)
+            if classes is not None and label >= len(classes):
+                raise ValueError(
+                    f"label must be < {len(classes)}, the number of classes of the Pipeline's model "
+                    f"(classes_ = {[c.item() if hasattr(c, 'item') else c for c in classes]}), got {label}"
+                )
+            model_fn = vectorizer[1:].predict_proba
+        vectorizer = first
+    elif model_fn is None:
+        raise TypeError(
+            "model_fn is required with a bare vectorizer: a callable mapping the vectorizer's matrix to an "
+            "(m, n_labels) array (or pass a fitted Pipeline(vectorizer, ..., classifier) as vectorizer: its "
+            "predict_proba is then the model)"
+        )
     if not callable(model_fn):
-        raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array")
+        raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array, or None with a Pipeline")
+    return vectorizer, model_fn
+
+
+def _check_lime_settings(settings):
+    """Refuse every LimeTextExplainer / explain_instance setting the engine does not reproduce (see the docstring)."""
+    for name in ("bow", "char_level"):
+        if not isinstance(settings[name], (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {type(settings[name]).__name__}")
+    if not settings["bow"]:
+        raise ValueError(
+            "bow=False (lime's word positions as features: each occurrence removed or masked on its own) is not "
+            "reproduced by the fast engine; issue 16 plans its support — run lime itself for now"
+        )
+    if settings["char_level"]:
+        raise ValueError(
+            "char_level=True (lime's characters as features) is not reproduced by the fast engine; issue 16 plans "
+            "its support — run lime itself for now"
+        )
+    if settings["split_expression"] != _LIME_SPLIT:
+        raise ValueError(
+            f"split_expression must be lime's default {_LIME_SPLIT!r} (lime's words are then the maximal runs of word "
+            f"characters, which the engine mirrors in the vectorizer's columns), got {settings['split_expression']!r}"
+        )
+    if not (settings["mask_string"] is None or isinstance(settings["mask_string"], str)):
+        raise TypeError(f"mask_string must be None or a str, got {type(settings['mask_string']).__name__}")
+    if settings["kernel"] is not None:
+        raise ValueError(
+            "kernel must be None: the engine reproduces lime's default kernel √exp(-D²/w²) of the cosine distance D "
+            "(times 100) only"
+        )
+    if settings["distance_metric"] != "cosine":
+        raise ValueError(f"distance_metric must be 'cosine' (lime's default), got {settings['distance_metric']!r}")
+    if settings["model_regressor"] is not None:
+        raise ValueError("model_regressor must be None: the engine fits lime's default surrogate, Ridge(alpha=1)")
+
+
+def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream,
+                     settings):  # fmt: skip
+    text = check_text(text)
+    label = check_int(label, "label", minimum=0)
+    vectorizer, model_fn = _model_parts(vectorizer, model_fn, label)
+    check_vectorizer(vectorizer, mirrored_by="the fast engine")
+    _check_lime_settings(settings)
+    if _WORD_CHARACTER.search(text) is None:
+        raise ValueError(
+            f"text has no word lime can remove: lime's words are the maximal runs of word characters (it splits on "
+            f"{_LIME_SPLIT}), and {text[:60]!r} has none"
+        )
     n_exp = check_int(n_exp, "n_exp", minimum=1)
     num_samples = check_int(num_samples, "num_samples", minimum=2)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
-    label = check_int(label, "label", minimum=0)
     if stream not in STREAMS:
         raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
     if stream == "lime":
+        if isinstance(random_state, np.random.Generator):
+            raise TypeError(
+                "random_state: lime's stream needs an int seed, None or a numpy RandomState, because lime calls "
+                "sklearn's check_random_state, which refuses a numpy Generator; a Generator works with "
+                "stream='batched' (the same law of masks, not lime's draws)"
+            )
         if not (random_state is None or isinstance(random_state, np.random.RandomState)):
             random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
         random_state = check_random_state(random_state)  # None: numpy's global RandomState, as in lime
@@ -250,13 +373,13 @@ def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_widt
             random_state = np.random.default_rng()
         else:
             random_state = np.random.default_rng(check_int(random_state, "random_state", minimum=0))
-    return text, n_exp, num_samples, kernel_width, label, random_state
+    return text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state
 
 
-def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream):
+def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings):
     """Yield (document, masks, y, weights) for consecutive chunks of runs, after the run-time self-check."""
-    text, n_exp, num_samples, kernel_width, label, random_state = _check_arguments(
-        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream
+    text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state = _check_arguments(
+        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     )
     document = DocumentCounts(text, vectorizer)  # tokenises once; its memory does not grow with the runs
     d = document.d
@@ -287,10 +410,15 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
         done += runs
 
 
+def _lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, model_regressor):
+    return dict(bow=bow, char_level=char_level, split_expression=split_expression, mask_string=mask_string,
+                kernel=kernel, distance_metric=distance_metric, model_regressor=model_regressor)  # fmt: skip
+
+
 def fast_lime_explanations(
     text,
     vectorizer,
-    model_fn,
+    model_fn=None,
     *,
     n_exp=100,
     num_samples=5000,
@@ -298,29 +426,59 @@ def fast_lime_explanations(
     label=1,
     random_state=0,
     stream="lime",
+    num_features=10,
+    feature_selection="none",
+    return_selected=False,
+    bow=True,
+    char_level=False,
+    split_expression=_LIME_SPLIT,
+    mask_string=None,
+    kernel=None,
+    distance_metric="cosine",
+    model_regressor=None,
 ):
-    """lime's explanations of a model that reads a scikit-learn vectorizer, computed without lime's string work.
+    r"""lime's explanations of a model that reads a scikit-learn vectorizer, computed without lime's string work.
 
-    With ``stream="lime"`` the result equals
-    ``lt.lime_explanations(text, lambda docs: model_fn(vectorizer.transform(docs)), n_exp=n_exp, ...)``
-    to floating-point round-off: the same masks run for run (lime's ``RandomState`` stream is consumed
-    exactly as lime consumes it), the same TF-IDF rows bit for bit, the same weights, and lime's ridge
-    regression.  With ``stream="batched"`` the masks come from the same law through vectorised draws
-    (not lime's stream): statistically equivalent, faster, for large sweeps.
+    With ``stream="lime"`` the result equals, run for run and to floating-point round-off, what
+    ``LimeTextExplainer(kernel_width=kernel_width, feature_selection=feature_selection, random_state=random_state)``
+    returns from ``n_exp`` successive calls ``explain_instance(text, fn, labels=(label,), num_features=num_features,
+    num_samples=num_samples)`` with ``fn = lambda docs: model_fn(vectorizer.transform(docs))`` (that is
+    :func:`limetheory.empirical.lime_explanations` with the same keywords): the same masks (lime's ``RandomState``
+    stream is consumed exactly as lime consumes it), the same TF-IDF rows bit for bit, the same weights, the same
+    selected words and lime's ridge regression on them.  With ``stream="batched"`` the masks come from the same
+    law through vectorised draws (not lime's stream): statistically equivalent, faster, for large sweeps.
+
+    lime's settings it reproduces, exactly these (the defaults of ``LimeTextExplainer`` and ``explain_instance``
+    unless listed otherwise):
+
+    * ``kernel_width``: any width > 0; ``kernel=None`` (lime's exponential kernel √exp(-D²/w²) of the cosine
+      distance D times 100, ``distance_metric='cosine'``) — another kernel or metric is refused;
+    * ``bow=True``, ``char_level=False`` and ``split_expression=r'\W+'`` (lime's words are the maximal runs of
+      word characters) — ``bow=False`` and ``char_level=True`` are refused (issue 16 plans them), as is another
+      split expression; ``mask_string`` is accepted and irrelevant (lime masks only when ``bow=False``);
+    * ``feature_selection``: ``'none'``, ``'auto'``, ``'highest_weights'``, ``'forward_selection'`` and
+      ``'lasso_path'`` (all of lime's), with ``num_features`` (lime's default call is ``feature_selection='auto'``,
+      ``num_features=10``, which runs ``'highest_weights'``); see :mod:`limetheory.selection`;
+    * ``random_state``: an int, None (numpy's global ``RandomState``) or a ``RandomState`` consumed in place;
+    * ``model_regressor=None`` (lime's ``Ridge(alpha=1)``) — another regressor is refused;
+    * ``labels=(label,)`` for one label; ``class_names``, ``verbose`` and ``top_labels`` change no coefficient
+      and are not arguments.
 
     Parameters
     ----------
     text : str
-        The document to explain.
-    vectorizer : sklearn CountVectorizer or TfidfVectorizer, fitted
-        Word unigrams on maximal runs of word characters only (token_pattern ``(?u)\\b\\w\\w+\\b`` or
-        ``(?u)\\b\\w+\\b``; no custom analyzer, tokenizer or preprocessor, no strip_accents, ngram_range
+        The document to explain; it must have at least 2 distinct words (lime's tokens).
+    vectorizer : sklearn CountVectorizer or TfidfVectorizer, or a Pipeline whose first step is one; fitted
+        Word unigrams on maximal runs of word characters only (token_pattern ``(?u)\b\w\w+\b`` or
+        ``(?u)\b\w+\b``; no custom analyzer, tokenizer or preprocessor, no strip_accents, ngram_range
         (1, 1)); ``lowercase``, ``stop_words``, ``binary``, ``sublinear_tf``, ``use_idf``, ``smooth_idf``
-        and ``norm`` ('l1', 'l2', None) are supported.  Others raise ValueError.
-    model_fn : callable
-        Maps the sparse matrix returned by ``vectorizer.transform`` to an (m, n_labels) array (e.g. a
+        and ``norm`` ('l1', 'l2', None) are supported.  Others raise ValueError.  With a ``Pipeline``, the engine
+        recomputes its first step and ``model_fn`` defaults to the rest of the pipeline's ``predict_proba``.
+    model_fn : callable or None
+        Maps the sparse matrix returned by the vectorizer's ``transform`` to an (m, n_labels) array (e.g. a
         fitted classifier's ``predict_proba``).  Row i of the output must depend on row i of the input
-        only (the model is evaluated once per distinct perturbed document).
+        only (the model is evaluated once per distinct perturbed document).  None with a ``Pipeline``: the
+        pipeline's steps after the vectorizer, ``pipeline[1:].predict_proba``.
     n_exp : int
         Number of explanations (>= 1); with ``stream="lime"`` they are lime's successive
         ``explain_instance`` calls on one explainer.
@@ -336,34 +494,80 @@ def fast_lime_explanations(
         stream "batched", an int or None seeds ``numpy.random.default_rng``.
     stream : {"lime", "batched"}
         Which random stream draws the masks (see above).
+    num_features : int
+        lime's ``num_features`` (>= 1; default 10, lime's); ignored with ``feature_selection="none"``.
+    feature_selection : {"none", "auto", "highest_weights", "forward_selection", "lasso_path"}
+        lime's ``feature_selection``; the default ``"none"`` keeps every word (the paper's setting), ``"auto"``
+        is lime's default.
+    return_selected : bool
+        Also return which words were selected in each run.
+    bow, char_level, split_expression, mask_string, kernel, distance_metric, model_regressor
+        lime's settings of the same names, accepted at the values listed above only.
 
     Returns
     -------
-    ndarray, shape (n_exp, d + 1)
-        Column 0 the intercept, column 1 + j the coefficient of word j (local-dictionary order).
+    betas : ndarray, shape (n_exp, d + 1)
+        Column 0 the intercept, column 1 + j the coefficient of word j (local-dictionary order); 0 for a word
+        lime did not select in that run (lime's explanation does not list it), as
+        :func:`limetheory.empirical.lime_explanations` reports it.
+    selected : ndarray of bool, shape (n_exp, d)
+        Only with ``return_selected=True``: ``selected[r, j]`` says whether word j was selected in run r (a
+        selected word may have coefficient 0; every word with ``feature_selection="none"``).
 
     Raises
     ------
     TypeError
-        If ``vectorizer`` is not a CountVectorizer / TfidfVectorizer, ``model_fn`` is not callable, or an
-        argument has the wrong type.
+        If ``vectorizer`` is neither a CountVectorizer / TfidfVectorizer nor a Pipeline starting with one, if
+        ``model_fn`` is not callable (or None without a Pipeline, or None with a Pipeline whose model has no
+        ``predict_proba``), if a numpy ``Generator`` is given to stream "lime", or an argument has the wrong type.
     ValueError
-        For an unsupported vectorizer setting, a document with fewer than 2 distinct words (as
-        :func:`limetheory.empirical.lime_explanations`), bad argument values, a malformed model output, or when the
-        run-time self-check (a few perturbed rows against ``vectorizer.transform`` of lime's strings) fails.
+        For an unsupported vectorizer setting or lime setting (``bow=False``, ``char_level=True``, another kernel,
+        split expression, metric or regressor), an unfitted vectorizer or pipeline step, a text without a word
+        lime can remove or with only one, a ``label`` beyond the model's classes, an unknown ``feature_selection``,
+        bad argument values, a malformed model output, or when the run-time self-check (a few perturbed rows
+        against the vectorizer's own ``transform`` of lime's strings) fails.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> corpus = ["good food", "bad food", "good service", "bad service", "great food", "awful service"]
+    >>> pipeline = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(corpus, [1, 0, 1, 0, 1, 0])
+    >>> text = "good food but bad service and awful wine"
+    >>> betas, selected = fast_lime_explanations(text, pipeline, n_exp=2, num_samples=500,
+    ...     feature_selection="auto", num_features=3, return_selected=True)  # lime's default call has 10
+    >>> betas.shape, selected.sum(axis=1).tolist()
+    ((2, 9), [3, 3])
+    >>> bool((betas[:, 1:][~selected] == 0).all())
+    True
     """
-    parts = []
+    settings = _lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, model_regressor)
+    if not isinstance(return_selected, (bool, np.bool_)):
+        raise TypeError(f"return_selected must be True or False, got {type(return_selected).__name__}")
+    num_features = check_int(num_features, "num_features", minimum=1)
+    if feature_selection not in FEATURE_SELECTIONS:
+        raise ValueError(
+            f"feature_selection must be one of {FEATURE_SELECTIONS} (lime's methods), got {feature_selection!r}"
+        )
+    method = resolve_feature_selection(feature_selection, num_features)
+    betas, selected = [], []
     for _, masks, y, weights in _chunks(
-        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream
+        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     ):
-        parts.append(_ridge(masks, y, weights))
-    return np.concatenate(parts)
+        chunk_betas, chunk_selected = _explain_runs(masks, y, weights, num_features, method)
+        betas.append(chunk_betas)
+        selected.append(chunk_selected)
+    if return_selected:
+        return np.concatenate(betas), np.concatenate(selected)
+    return np.concatenate(betas)
 
 
 def fast_lime_samples(
     text,
     vectorizer,
-    model_fn,
+    model_fn=None,
     *,
     n_exp=1,
     num_samples=5000,
@@ -371,16 +575,51 @@ def fast_lime_samples(
     label=1,
     random_state=0,
     stream="lime",
+    bow=True,
+    char_level=False,
+    split_expression=_LIME_SPLIT,
+    mask_string=None,
+    kernel=None,
+    distance_metric="cosine",
 ):
     """The masks, responses and weights behind :func:`fast_lime_explanations` (a :class:`FastLimeSamples`).
 
-    Same arguments and random streams as :func:`fast_lime_explanations`; with ``stream="lime"`` and
+    Same arguments, lime settings, refusals and random streams as :func:`fast_lime_explanations` (a
+    ``Pipeline`` included); the samples do not depend on the feature selection.  With ``stream="lime"`` and
     ``n_exp=1`` the arrays equal what :func:`limetheory.empirical.capture_lime_samples` records from lime itself.
     Memory grows as n_exp x num_samples x d.
+
+    Parameters
+    ----------
+    text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream
+        As in :func:`fast_lime_explanations`.
+    bow, char_level, split_expression, mask_string, kernel, distance_metric
+        lime's settings, accepted at the values :func:`fast_lime_explanations` lists only.
+
+    Returns
+    -------
+    FastLimeSamples
+        ``words``, and ``z``, ``y``, ``weights`` with one leading axis of length ``n_exp``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`fast_lime_explanations`.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> pipeline = make_pipeline(CountVectorizer(), LogisticRegression()).fit(["good food", "bad food"], [1, 0])
+    >>> samples = fast_lime_samples("good food, bad service", pipeline, num_samples=50)
+    >>> samples.words, samples.z.shape, samples.z[0, 0].tolist()
+    (['good', 'food', 'bad', 'service'], (1, 50, 4), [1, 1, 1, 1])
     """
+    settings = _lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, None)
     words, zs, ys, ws = None, [], [], []
     for document, masks, y, weights in _chunks(
-        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream
+        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     ):
         words = document.words
         zs.append(masks)

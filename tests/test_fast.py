@@ -254,7 +254,8 @@ def test_batched_ridge_matches_sklearn_ridge(seed):
     z = (rng.random((runs, n, d)) < 0.5).astype(np.int8)
     y = rng.random((runs, n)) + 3.0 * z[:, :, 0]
     weights = np.exp(-rng.exponential(3.0, (runs, n)))  # spans several orders of magnitude
-    ours = fast._ridge(z, y, weights)
+    ours, selected = fast._explain_runs(z, y, weights, 10, "none")
+    assert selected.all()
     for run in range(runs):
         ridge = Ridge(alpha=1.0, fit_intercept=True).fit(z[run].astype(float), y[run], sample_weight=weights[run])
         expected = np.concatenate([[ridge.intercept_], ridge.coef_])
@@ -367,7 +368,11 @@ def test_refuses_documents_it_cannot_mirror():
     vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
     with pytest.raises(ValueError, match="sigma"):
         lt.fast_lime_explanations("ΟΔΟΣ'Α food", vectorizer, toy_model, n_exp=1, num_samples=20)
-    for text in ("!!! ...", "good", "good, good!"):  # d = 0 and d = 1, refused as lt.lime_explanations refuses them
+    for text in ("!!! ...", "-- ? --", "…"):  # d = 0: no word at all (not "d = 1")
+        with pytest.raises(ValueError, match="text has no word lime can remove") as refused:
+            lt.fast_lime_explanations(text, vectorizer, toy_model, n_exp=1, num_samples=20)
+        assert "d = 1" not in str(refused.value)
+    for text in ("good", "good, good!"):  # d = 1, refused as lt.lime_explanations refuses it
         with pytest.raises(ValueError, match="at least 2 distinct words"):
             lt.fast_lime_explanations(text, vectorizer, toy_model, n_exp=1, num_samples=20)
     # case sensitive: the capital sigma is harmless
