@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from lime.lime_text import IndexedString, LimeTextExplainer
-from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
@@ -428,3 +430,198 @@ def test_model_sees_the_vectorizers_matrix_type():
 
     lt.fast_lime_explanations(TOY_TEXT, vectorizer, model_fn, n_exp=1, num_samples=20)
     assert set(seen) == {type(vectorizer.transform(["x"]))} and sp.issparse(vectorizer.transform(["x"]))
+
+
+# ----------------------------------------------------------------------------- lime's default call: feature selection
+
+SELECTION_CASES = [  # (review index, its d, seed, the num_features tried)
+    (348, 2, 0, [3, 6, 10]),  # every num_features > d
+    (3, 6, 1, [3, 6, 10]),
+    (28, 12, 2, [3, 6, 10, 40]),
+    (lt.EXAMPLE_REVIEW_INDEX, 29, 3, [3, 6, 10, 40]),
+    (47, 31, 4, [3, 10]),
+    (539, 411, 5, [3, 10]),  # n = 300 < d: the dual ridge, both in the selection and in the final fit
+]
+
+
+@pytest.mark.parametrize("model", ["linear", "forest"])
+@pytest.mark.parametrize("case", SELECTION_CASES, ids=[f"d={case[1]}" for case in SELECTION_CASES])
+def test_feature_selection_equals_real_lime_run_for_run(models, yelp, model, case):
+    """lime with feature_selection='auto' (its default) at several num_features: same words, same coefficients."""
+    index, d, seed, counts = case
+    text = yelp[0][index]
+    vectorizer, model_fn = models[model]
+    num_samples, n_exp = (300, 1) if d > 100 else (500, 2)
+    assert len(lt.local_dictionary(text)) == d
+    for num_features in counts:
+        arguments = dict(n_exp=n_exp, num_samples=num_samples, random_state=seed, num_features=num_features)
+        reference = lt.lime_explanations(text, lime_fn(vectorizer, model_fn), feature_selection="auto", **arguments)
+        ours, selected = lt.fast_lime_explanations(
+            text, vectorizer, model_fn, feature_selection="auto", return_selected=True, **arguments
+        )
+        assert (selected.sum(axis=1) == min(num_features, d)).all()
+        # lime lists exactly the selected words; the others are 0 in both
+        np.testing.assert_array_equal(ours[:, 1:][~selected], 0.0)
+        assert (reference[:, 1:][~selected] == 0.0).all()
+        np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-10 * max(1.0, np.abs(reference).max()))
+        assert np.abs(reference[:, 1:]).max() > 1e-4  # not vacuous
+
+
+def test_limes_default_call_is_reproduced(models, yelp):
+    """explain_instance(text, fn) with nothing else: num_features=10, feature_selection='auto' ('highest_weights')."""
+    text = yelp[0][lt.EXAMPLE_REVIEW_INDEX]
+    vectorizer, model_fn = models["linear"]
+    explainer = LimeTextExplainer(random_state=8)  # every default
+    d = len(lt.local_dictionary(text))
+    ours = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, random_state=8, feature_selection="auto")
+    for run in range(2):
+        explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn))  # n = 5000, 10 words
+        limes = np.zeros(d + 1)
+        limes[0] = explanation.intercept[1]
+        for word, value in explanation.local_exp[1]:
+            limes[1 + word] = value
+        assert len(explanation.local_exp[1]) == 10 == np.count_nonzero(ours[run, 1:])
+        np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * np.abs(limes).max())
+    # with every word kept, the result differs from the default call by far more than round-off
+    every_word = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, random_state=8)
+    assert np.abs(every_word - ours).max() > 1e-3
+
+
+@pytest.mark.parametrize("method", ["highest_weights", "forward_selection", "lasso_path"])
+def test_each_selection_method_equals_real_lime(models, yelp, method):
+    text = yelp[0][28]
+    vectorizer, model_fn = models["tree"]
+    arguments = dict(n_exp=2, num_samples=400, random_state=6, num_features=4, feature_selection=method)
+    reference = lt.lime_explanations(text, lime_fn(vectorizer, model_fn), **arguments)
+    ours = lt.fast_lime_explanations(text, vectorizer, model_fn, **arguments)
+    np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-10 * max(1.0, np.abs(reference).max()))
+
+
+def test_selection_keeps_the_stream_and_the_batched_stream_selects_too():
+    """The selection draws no random number: the runs after a selected run are the same as without selection."""
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    arguments = dict(n_exp=3, num_samples=200, random_state=4)
+    _, selected = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, num_features=3, feature_selection="auto",
+                                            return_selected=True, **arguments)  # fmt: skip
+    assert (selected.sum(axis=1) == 3).all()
+    state_a, state_b = np.random.RandomState(2), np.random.RandomState(2)
+    lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100, random_state=state_a,
+                              feature_selection="forward_selection", num_features=2)  # fmt: skip
+    lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=2, num_samples=100, random_state=state_b)
+    assert state_a.randint(2**31) == state_b.randint(2**31)
+    batched, chosen = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, stream="batched", num_features=4,
+                                                feature_selection="highest_weights", return_selected=True,
+                                                **arguments)  # fmt: skip
+    assert (chosen.sum(axis=1) == 4).all() and (batched[:, 1:][~chosen] == 0).all()
+
+
+# ----------------------------------------------------------------------------- pipelines
+
+
+@pytest.fixture(scope="module")
+def pipeline(yelp):
+    texts, labels = yelp
+    return make_pipeline(TfidfVectorizer(), LogisticRegression(C=10.0, max_iter=1000)).fit(texts, labels)
+
+
+def test_pipeline_is_its_vectorizer_and_the_rest_predict_proba(pipeline, yelp):
+    text = yelp[0][28]
+    arguments = dict(n_exp=2, num_samples=400, random_state=3, feature_selection="auto")
+    ours = lt.fast_lime_explanations(text, pipeline, **arguments)
+    # the same computation with the pieces passed by hand: bit for bit
+    np.testing.assert_array_equal(
+        ours, lt.fast_lime_explanations(text, pipeline[0], pipeline[1:].predict_proba, **arguments)
+    )
+    reference = lt.lime_explanations(text, pipeline.predict_proba, **arguments)
+    np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+    samples = lt.fast_lime_samples(text, pipeline, num_samples=300, random_state=3)
+    captured = lt.capture_lime_samples(text, pipeline.predict_proba, num_samples=300, random_state=3)
+    np.testing.assert_array_equal(samples.z[0], captured.z)
+    np.testing.assert_array_equal(samples.y[0], captured.y)
+
+
+def test_pipeline_with_intermediate_steps(yelp):
+    """A transformer between the vectorizer and the classifier is part of the model the engine calls."""
+    texts, labels = yelp
+    pipe = make_pipeline(CountVectorizer(binary=True), TfidfTransformer(), LogisticRegression(max_iter=1000))
+    pipe.fit(texts, labels)
+    text = yelp[0][3]
+    reference = lt.lime_explanations(text, pipe.predict_proba, n_exp=1, num_samples=300, random_state=1)
+    ours = lt.fast_lime_explanations(text, pipe, n_exp=1, num_samples=300, random_state=1)
+    np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+
+
+def test_pipelines_and_models_it_refuses(yelp):
+    texts, labels = yelp[0][::20], yelp[1][::20]  # both classes
+    text = yelp[0][3]
+    fitted = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(texts, labels)
+    cases = [
+        (make_pipeline(HashingVectorizer(), LogisticRegression()), TypeError, "first step is HashingVectorizer"),
+        (
+            make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(texts, labels)[:1],
+            ValueError,
+            "no step after its vectorizer",
+        ),  # fmt: skip
+        (make_pipeline(TfidfVectorizer(), LinearSVC()).fit(texts, labels), TypeError, "has no predict_proba"),
+        (make_pipeline(TfidfVectorizer(), LogisticRegression()), ValueError, "fitted"),
+        (
+            make_pipeline(TfidfVectorizer(analyzer="char"), LogisticRegression()).fit(texts, labels),
+            ValueError,
+            "analyzer",
+        ),  # fmt: skip
+    ]
+    for model, error, message in cases:
+        with pytest.raises(error, match=message):
+            lt.fast_lime_explanations(text, model, n_exp=1, num_samples=20)
+    unfitted_model = Pipeline([("tfidf", fitted[0]), ("model", LogisticRegression())])
+    with pytest.raises(ValueError, match="step 'model' \\(LogisticRegression\\) is not fitted"):
+        lt.fast_lime_explanations(text, unfitted_model, n_exp=1, num_samples=20)
+    with pytest.raises(ValueError, match=r"label must be < 2, the number of classes"):
+        lt.fast_lime_explanations(text, fitted, n_exp=1, num_samples=20, label=2)
+    with pytest.raises(TypeError, match="model_fn is required with a bare vectorizer"):
+        lt.fast_lime_explanations(text, fitted[0], n_exp=1, num_samples=20)
+    with pytest.raises(TypeError, match="vectorizer"):
+        lt.fast_lime_explanations(text, LogisticRegression(), n_exp=1, num_samples=20)
+
+
+# ----------------------------------------------------------------------------- lime settings and messages
+
+
+@pytest.mark.parametrize(
+    ("setting", "error", "message"),
+    [
+        (dict(bow=False), ValueError, "bow=False .* issue 16"),
+        (dict(char_level=True), ValueError, "char_level=True .* issue 16"),
+        (dict(bow="yes"), TypeError, "bow must be True or False"),
+        (dict(split_expression=r"\s+"), ValueError, "split_expression must be lime's default"),
+        (dict(split_expression=str.split), ValueError, "split_expression must be lime's default"),
+        (dict(kernel=lambda d, kernel_width: np.exp(-d / kernel_width)), ValueError, "kernel must be None"),
+        (dict(distance_metric="euclidean"), ValueError, "distance_metric must be 'cosine'"),
+        (dict(model_regressor=Ridge(alpha=2.0)), ValueError, "model_regressor must be None"),
+        (dict(mask_string=3), TypeError, "mask_string"),
+        (dict(feature_selection="lars"), ValueError, "feature_selection must be one of"),
+        (dict(num_features=0), ValueError, "num_features"),
+        (dict(return_selected=1), TypeError, "return_selected"),
+    ],
+)
+def test_lime_settings_it_does_not_reproduce_are_refused(setting, error, message):
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    with pytest.raises(error, match=message):
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=1, num_samples=20, **setting)
+
+
+def test_mask_string_is_irrelevant_with_bag_of_words():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    arguments = dict(n_exp=1, num_samples=50, random_state=1)
+    np.testing.assert_array_equal(
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, mask_string="XXX", **arguments),
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments),
+    )
+
+
+def test_a_generator_on_limes_stream_is_refused_with_the_reason():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    with pytest.raises(TypeError, match="check_random_state.*stream='batched'") as refused:
+        lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=1, num_samples=20,
+                                  random_state=np.random.default_rng(0))  # fmt: skip
+    assert "must be an integer" not in str(refused.value)
