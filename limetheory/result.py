@@ -43,8 +43,6 @@ class Explanation:
         The column of that output.
     num_samples : int or None
         The masks behind a Monte Carlo ``beta`` (None when exact).
-    y0 : float
-        The model's output on the document itself (lime's first row).
     notes : tuple of str
         Why each route tried before ``method`` did not apply (empty when the first route applied).
     mask_fn : callable
@@ -79,7 +77,6 @@ class Explanation:
     output: str
     label: int
     num_samples: int | None
-    y0: float
     notes: tuple = ()
     mask_fn: object = field(repr=False, compare=False, default=None)
     sample: object = field(repr=False, compare=False, default=None)
@@ -103,7 +100,7 @@ class Explanation:
         --------
         >>> from limetheory.result import Explanation
         >>> e = Explanation(["good", "bad"], np.array([0.1, 0.2, -0.5]), True, "linear", None, 25.0,
-        ...                 "decision_function", 1, None, 0.0)
+        ...                 "decision_function", 1, None)
         >>> e.as_list()
         [('bad', -0.5), ('good', 0.2)]
         """
@@ -167,6 +164,16 @@ class Explanation:
             omega_samples = check_int(omega_samples, "omega_samples", minimum=2, maximum=10**7)
         sample = self._omega_sample(omega_samples)
         return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr)
+
+    @property
+    def y0(self):
+        """The model's output on the document itself (lime's first row), computed once when first needed."""
+        if "y0" not in self._cache:
+            y0 = float(self.mask_fn(np.ones((1, len(self.words)), dtype=np.int8))[0])
+            if not np.isfinite(y0):
+                raise ValueError("the model's output on the document is not finite")
+            self._cache["y0"] = y0
+        return self._cache["y0"]
 
     def plot(self, ax=None, *, num_samples=5000, max_words=20):
         """Bars of the limit coefficients, with lime's predicted 95% range at ``num_samples`` as error bars.

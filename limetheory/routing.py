@@ -250,17 +250,25 @@ def _tree_moments(model, vectorizer, text, output, label):
 # ----------------------------------------------------------------------------- routing
 
 
-def _check_label(columns, text, label):
+def _known_columns(model, output):
+    """The number of columns of the output, read from the fitted model when it says (None: ask the model)."""
+    classes = getattr(model.steps[-1][1], "classes_", None)
+    if output in ("predict_proba", "decision_function") and classes is not None and np.ndim(classes) == 1:
+        return len(classes)  # a binary decision_function is given two columns, (-score, score)
+    return None
+
+
+def _check_label(model, output, columns, text, label):
+    """``label`` as an int in range; the model is called on the document only when its outputs are not declared."""
     label = check_int(label, "label", minimum=0)
-    y = columns([text])
-    if label >= y.shape[1]:
+    n_columns = _known_columns(model, output)
+    if n_columns is None:
+        n_columns = columns([text]).shape[1]
+    if label >= n_columns:
         raise ValueError(
-            f"label must be in 0..{y.shape[1] - 1} (the model's output has {y.shape[1]} columns), got {label}"
+            f"label must be in 0..{n_columns - 1} (the model's output has {n_columns} columns), got {label}"
         )
-    value = float(y[0, label])
-    if not np.isfinite(value):
-        raise ValueError("the model's output on the document is not finite")
-    return label, value
+    return label
 
 
 def _check_words(text):
@@ -405,7 +413,7 @@ def explain(
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_MONTE_CARLO_SAMPLES)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
     columns = _output_function(model, output)
-    label, y0 = _check_label(columns, text, label)
+    label = _check_label(model, output, columns, text, label)
     d, nu = len(words), kernel_width / 100.0
     mask_fn = _mask_function(text, columns, label)
     rng = np.random.default_rng(random_state)
@@ -414,7 +422,6 @@ def explain(
         kernel_width=kernel_width,
         output=output,
         label=label,
-        y0=y0,
         mask_fn=mask_fn,
         random_state=random_state,
     )
