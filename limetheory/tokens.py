@@ -212,6 +212,12 @@ def word_columns(text, vectorizer):
     """
     text = check_text(text)
     check_vectorizer(vectorizer, unigrams=True)
+    _, columns, counts = _word_columns(text, vectorizer)
+    return columns, counts
+
+
+def _word_columns(text, vectorizer):
+    """lime's words of a checked ``text``, their columns and counts, for a checked word-unigram ``vectorizer``."""
     indexed = IndexedString(text)
     words = _words(text, indexed)
     columns = _columns_of_words(words, vectorizer)
@@ -227,7 +233,7 @@ def word_columns(text, vectorizer):
             "the vectorizer's tokens of text are not the tokens of lime's words taken one by one: its token "
             "pattern spans lime's separators, so a column's count is not a function of the kept words"
         )
-    return columns, counts
+    return words, columns, counts
 
 
 def tfidf_columns(text, vectorizer):
@@ -266,11 +272,15 @@ def tfidf_columns(text, vectorizer):
     >>> tfidf_columns("Good food, bad", vectorizer).tolist()
     [2, 1, 0]
     """
+    return _tfidf_columns(text, vectorizer)[0]
+
+
+def _tfidf_columns(text, vectorizer):
+    """:func:`tfidf_columns` and the words' counts, from one tokenisation."""
     text = check_text(text)
-    check_vectorizer(vectorizer, tfidf=True)
-    columns, _ = word_columns(text, vectorizer)
+    check_vectorizer(vectorizer, tfidf=True, unigrams=True)
+    words, columns, counts = _word_columns(text, vectorizer)
     owner = {}
-    words = local_dictionary(text)
     for word, column in zip(words, columns.tolist(), strict=True):
         if column >= 0:
             if column in owner:
@@ -280,7 +290,7 @@ def tfidf_columns(text, vectorizer):
                     "lt.word_columns, a vectorizer with lowercase=False, or another text)"
                 )
             owner[column] = word
-    return columns.astype(int)
+    return columns.astype(int), counts
 
 
 def _column_name(vectorizer, column):
@@ -321,9 +331,9 @@ def tfidf_weights(text, vectorizer):
     >>> tfidf_weights("Good food, bad", fit_yelp_vectorizer(["good food", "bad service"])).round(6).tolist()
     [1.405465, 1.405465, 1.405465]
     """
-    columns = tfidf_columns(text, vectorizer)
+    columns, counts = _tfidf_columns(text, vectorizer)
     idf = np.asarray(vectorizer.idf_, dtype=float)
-    counts = np.array([len(positions) for positions in IndexedString(text).positions], dtype=float)
+    counts = counts.astype(float)
     weights = np.where(columns >= 0, counts * idf[np.maximum(columns, 0)], 0.0)
     if not weights.max() > 0:
         raise ValueError("text has no word that the vectorizer can see")
