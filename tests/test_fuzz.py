@@ -682,6 +682,10 @@ REGISTRY = {
                 "label": ints(0, 2),
                 "random_state": ints(0, 9),
                 "stream": either(st.sampled_from(["lime", "batched"])),
+                "num_features": ints(1, 12),
+                "feature_selection": either(
+                    st.sampled_from(["none", "auto", "highest_weights", "forward_selection", "lasso_path"])
+                ),
             },
         ),
         check=check_lime_runs,
