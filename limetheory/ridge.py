@@ -212,9 +212,9 @@ def ridge_coefficients(z, y, weights, *, alpha=1.0, form="auto"):
 
 
 def ridge_fit(z, y, weights, *, alpha=1.0, form="auto"):
-    """:func:`ridge_coefficients` and the trace of the centred, weighted Gram matrix of the system it solved.
+    r""":func:`ridge_coefficients` and the trace of the centred, weighted Gram matrix of the system it solved.
 
-    The trace bounds the largest eigenvalue of :math:`X^\\top X` (or :math:`X X^\\top`), so
+    The trace bounds the largest eigenvalue of :math:`X^\top X` (or :math:`X X^\top`), so
     (trace + alpha) / alpha bounds the condition number of the solved system: the feature selection uses it to
     bound the round-off of the coefficients.  Same arguments and errors as :func:`ridge_coefficients`.
 
