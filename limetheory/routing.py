@@ -24,8 +24,6 @@ own perturbed strings (:func:`limetheory.tokens.perturbed_documents`).
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
@@ -168,14 +166,11 @@ class _LinearModel:
         if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
             values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
         self.norm = vectorizer.norm if isinstance(vectorizer, TfidfVectorizer) else None
-        if self.norm not in ("l2", None):
-            raise _RouteUnavailable(f"norm={self.norm!r}: the exact linear route covers norm='l2' and None")
         self.columns = columns
         self.values = np.where(columns >= 0, values, 0.0)
         self.lam = self.sign * np.where(columns >= 0, self.coef[np.maximum(columns, 0)], 0.0)
         # a label per column, and a label of its own for each invisible word
         self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
-        self.shared = shared.any()
 
     def __call__(self, z):
         """The model's output on the masks z, from the words' columns (no string is built)."""
@@ -186,25 +181,19 @@ class _LinearModel:
         lam_of_group = np.zeros(len(labels))
         lam_of_group[group_of_word] = self.lam
         raw = per_group @ lam_of_group
-        if self.norm == "l2":
-            norms = np.sqrt((per_group**2).sum(axis=1))
+        if self.norm is not None:
+            norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
             raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
         return raw + self.sign * self.intercept
 
     def beta(self, nu):
         d = len(self.values)
         beta = np.zeros(d + 1)
-        if not (self.values > 0).any():  # no word the model sees: a constant
-            pass
-        elif self.norm is None:  # affine in the mask: beta is its coefficients
-            beta[1:] = self.lam * self.values
-        else:
-            keywords = {"nu": nu}
-            if self.shared:
-                if "groups" not in inspect.signature(beta_linear_exact).parameters:
-                    raise _RouteUnavailable("words share a column and beta_linear_exact has no groups yet")
-                keywords["groups"] = self.groups
-            beta = beta_linear_exact(self.lam, self.values, **keywords)
+        if (self.values > 0).any():  # else no word the model sees: a constant
+            try:
+                beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
+            except ValueError as error:  # e.g. more words in one column than the grouped recursion takes
+                raise _RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
         beta[0] += self.sign * self.intercept
         return beta
 

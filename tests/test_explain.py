@@ -41,13 +41,25 @@ def _close(beta, reference):
     np.testing.assert_allclose(beta, reference, rtol=0, atol=EXACT_RTOL * scale)
 
 
+def _shares_a_column(text, vectorizer):
+    columns = lt.word_columns(text, vectorizer)[0]
+    visible = columns[columns >= 0]
+    return len(set(visible.tolist())) < len(visible)
+
+
 @pytest.fixture(scope="module")
 def yelp(data_dir):
     reviews = lt.load_yelp_reviews()
     texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
     d = np.array([len(lt.local_dictionary(t)) for t in texts])
-    # several real reviews of 9 to 14 distinct words (2^d masks: cheap to enumerate)
-    small = [texts[i] for i in np.flatnonzero((d >= 9) & (d <= 14))[:4]]
+    # several real reviews of 9 to 14 distinct words (2^d masks: cheap to enumerate), two of them with words that
+    # share a column of the default vectorizer ("The" and "the") and two without
+    vectorizer = TfidfVectorizer().fit(texts)
+    candidates = [texts[i] for i in np.flatnonzero((d >= 9) & (d <= 14))]
+    shared = [t for t in candidates if _shares_a_column(t, vectorizer)]
+    single = [t for t in candidates if t not in shared]
+    small = shared[:2] + single[:2]
+    assert len(small) == 4
     return texts, labels, small
 
 
@@ -56,6 +68,7 @@ def yelp(data_dir):
 LINEAR_PIPELINES = [
     (TfidfVectorizer(), LogisticRegression(), "decision_function"),
     (TfidfVectorizer(norm=None), LogisticRegression(), "decision_function"),
+    (TfidfVectorizer(norm="l1", smooth_idf=False), LogisticRegression(), "decision_function"),
     (TfidfVectorizer(sublinear_tf=True, lowercase=False), LinearSVC(), "decision_function"),
     (CountVectorizer(), RidgeClassifier(), "decision_function"),
     (CountVectorizer(binary=True, lowercase=False), SGDClassifier(random_state=0), "decision_function"),
@@ -71,10 +84,7 @@ def test_linear_route_equals_enumeration_on_toy_documents(vectorizer, estimator,
     for text in TEXTS:
         exact = lt.explain(model, text, output=output, label=label)
         reference = lt.explain(model, text, output=output, label=label, method="enumeration")
-        if exact.method != "linear":
-            assert "share" in " ".join(exact.notes), exact.notes  # only grouped columns may be left to enumeration
-            continue
-        assert exact.exact and exact.stderr is None
+        assert exact.method == "linear" and exact.exact and exact.stderr is None, exact.notes
         _close(exact.beta, reference.beta)
 
 
@@ -87,8 +97,8 @@ def test_linear_route_binary_label_zero_is_the_opposite_score():
 
 
 def test_linear_route_on_yelp_reviews(yelp):
-    """A logistic regression on the default TfidfVectorizer, real reviews: linear (or, for shared columns before the
-    grouped route exists, enumeration) equals enumeration to rounding."""
+    """A logistic regression on the default TfidfVectorizer (words share columns under lower-casing) and on counts,
+    real reviews: the linear route equals enumeration to rounding."""
     texts, labels, small = yelp
     model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
     counts = make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
@@ -96,9 +106,8 @@ def test_linear_route_on_yelp_reviews(yelp):
         for pipeline in (model, counts):
             exact = lt.explain(pipeline, text, output="decision_function")
             reference = lt.explain(pipeline, text, output="decision_function", method="enumeration")
-            assert exact.exact
+            assert exact.method == "linear", exact.notes
             _close(exact.beta, reference.beta)
-        assert lt.explain(counts, text, output="decision_function").method == "linear"  # sums: always linear
 
 
 TREE_PIPELINES = [
