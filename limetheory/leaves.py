@@ -98,12 +98,6 @@ def _kind(model):
     )
 
 
-def _class_proba(tree, label):
-    """Each node's predict_proba column ``label``, as scikit-learn normalises it."""
-    counts = tree.tree_.value[:, 0, :]
-    return counts[:, label] / counts.sum(axis=1)
-
-
 def _components(model, output, label):
     """(trees, per-tree leaf values for this output, whether a constant must be read off the model)."""
     from sklearn.dummy import DummyClassifier, DummyRegressor
@@ -151,13 +145,22 @@ def _components(model, output, label):
                 raise ValueError(f"label must be a column of decision_function, in [0, {n_columns}), got {label}")
         column = label if n_columns > 1 else 0
         trees = list(model.estimators_[:, column])
-    if kind == "tree_classifier" or kind == "forest_classifier":
-        values = [_class_proba(tree, label) / len(trees) for tree in trees]
+    if kind in ("tree_classifier", "forest_classifier"):
+
+        def node_values(value):  # predict_proba column `label` as scikit-learn normalises it, averaged over trees
+            return value[:, 0, label] / value[:, 0, :].sum(axis=1) / len(trees)
+
     elif kind in ("tree_regressor", "forest_regressor"):
-        values = [tree.tree_.value[:, 0, 0] / len(trees) for tree in trees]
+
+        def node_values(value):
+            return value[:, 0, 0] / len(trees)
+
     else:
-        values = [model.learning_rate * tree.tree_.value[:, 0, 0] for tree in trees]
-    return kind, trees, values
+
+        def node_values(value):  # predict_stages adds learning_rate * value, stage after stage
+            return model.learning_rate * value[:, 0, 0]
+
+    return kind, trees, node_values
 
 
 def _jumps(left, right, feature, threshold, fed):
@@ -174,28 +177,20 @@ def _jumps(left, right, feature, threshold, fed):
         jump = nxt
 
 
-def _forest_arrays(trees, values):
-    """The nodes of all trees in one numbering: children, split column and threshold, leaf value, roots."""
-    lefts, rights, features, thresholds, roots = [], [], [], [], []
-    offset = 0
-    for tree in trees:
-        structure = tree.tree_
-        left = structure.children_left.astype(np.int64)
-        right = structure.children_right.astype(np.int64)
-        lefts.append(np.where(left >= 0, left + offset, -1))
-        rights.append(np.where(right >= 0, right + offset, -1))
-        features.append(structure.feature.astype(np.int64))
-        thresholds.append(structure.threshold)
-        roots.append(offset)
-        offset += structure.node_count
-    return (
-        np.concatenate(lefts),
-        np.concatenate(rights),
-        np.concatenate(features),
-        np.concatenate(thresholds),
-        np.concatenate(values),
-        np.array(roots, dtype=np.int64),
-    )
+def _forest_arrays(trees, node_values):
+    """The nodes of all trees in one numbering: children, split column and threshold, node value, roots."""
+    structures = [tree.tree_ for tree in trees]
+    sizes = np.array([structure.node_count for structure in structures], dtype=np.int64)
+    roots = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    shift = np.repeat(roots, sizes)  # each node's offset in the common numbering
+    left = np.concatenate([structure.children_left for structure in structures]).astype(np.int64)
+    right = np.concatenate([structure.children_right for structure in structures]).astype(np.int64)
+    left = np.where(left >= 0, left + shift, -1)
+    right = np.where(right >= 0, right + shift, -1)
+    feature = np.concatenate([structure.feature for structure in structures]).astype(np.int64)
+    threshold = np.concatenate([structure.threshold for structure in structures])
+    value = node_values(np.concatenate([structure.value for structure in structures]))
+    return left, right, feature, threshold, value, roots
 
 
 def _splits(left, right, feature, threshold, columns):
@@ -239,14 +234,14 @@ def _splits(left, right, feature, threshold, columns):
     return splits, jump
 
 
-def _leaf_events(trees, values, columns):
+def _leaf_events(trees, node_values, columns):
     """The leaves lime's documents can reach, as events, with the summed leaf values of identical events.
 
     An event is (kept bits, removed bits, shared): words whose bit is set in ``kept`` (``removed``) must be kept
     (removed), and ``shared`` is a sorted tuple of (group, bit set of its allowed kept subsets) for the groups of
     words sharing a column that the path constrains.
     """
-    left, right, feature, threshold, leaf_value, roots = _forest_arrays(trees, values)
+    left, right, feature, threshold, leaf_value, roots = _forest_arrays(trees, node_values)
     splits, jump = _splits(left, right, feature, threshold, columns)
     full = [(1 << (1 << len(group))) - 1 for group in columns.groups]
     keys, reached = [], []
@@ -400,10 +395,10 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     >>> (beta_from_conditional_moments(f_given_s, zf_given_s, nu=0.25).round(12) + 0.0).tolist()
     [1.0, -1.0, 0.0]
     """
-    kind, trees, values = _components(model, output, label)
+    kind, trees, node_values = _components(model, output, label)
     columns = document_columns(vectorizer, text, n_features=int(model.n_features_in_))
     d = len(columns.words)
-    events = _leaf_events(trees, values, columns)
+    events = _leaf_events(trees, node_values, columns)
     atoms = _atoms(events, columns)
     m = len(atoms)
     check_memory(8.0 * m * (4 * d + 8), f"the {m} leaf atoms of the model on a document of {d} words")
