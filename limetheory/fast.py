@@ -20,9 +20,12 @@ Two streams:
     of words removed) with vectorised ``numpy.random.Generator`` calls; not lime's stream.
     For large sweeps.
 
-In both, each run's weighted ridge regression is lime's (:func:`limetheory.ridge.ridge_coefficients`:
-centred as scikit-learn's ``Ridge`` centres, solved in the primal or the dual, whichever system is
-smaller), and the model is evaluated once per distinct mask.  The word counts and the perturbed
+In both, each run selects its words as lime does (``feature_selection`` and ``num_features``, every method of
+lime 0.2.0.1, by :mod:`limetheory.selection`; every word by default) and fits lime's weighted ridge regression on
+them (:func:`limetheory.ridge.ridge_coefficients`: centred as scikit-learn's ``Ridge`` centres, solved in the
+primal or the dual, whichever system is smaller), and the model is evaluated once per distinct mask.  The
+model is a callable on the vectorizer's matrix, or the rest of a fitted scikit-learn ``Pipeline`` whose first
+step is the vectorizer.  The word counts and the perturbed
 TF-IDF rows are sparse and lime's kernel distances are computed only for the numbers of kept words
 that occur, so long documents cost memory in proportion to n × d (the int8 masks), not d².
 """
