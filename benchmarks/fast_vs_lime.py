@@ -9,8 +9,14 @@ depend on the seed), and the fast engine on 100 explanations in one call (10 for
 streams (median of three calls); times are reported per explanation.  The exact stream is also checked
 against lime on the first explanation (same seed, same random stream: the coefficients must agree to
 round-off).  For the forest, its ``predict_proba`` is the floor of any LIME implementation that queries the
-model on every sample; the fraction of the fast engine's time spent inside it is printed.  Run with
-``make bench`` (about 2 minutes).
+model on every sample; the fraction of the fast engine's time spent inside it is printed.
+
+lime's default call: ``LimeTextExplainer(random_state=seed).explain_instance(text, fn)`` with nothing else, i.e.
+``num_features=10`` and ``feature_selection='auto'`` (which runs ``'highest_weights'``), against
+``lt.fast_lime_explanations(..., feature_selection="auto", num_features=10)``, for the logistic regression and
+the tree, passed as a fitted ``Pipeline``; and ``num_features=6``, where ``'auto'`` runs lime's forward
+selection (6 x d ridge fits per explanation in lime).  The exact stream is checked against lime's first
+explanation.  Run with ``make bench`` (about 3 minutes).
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ import time
 
 import numpy as np
 import sklearn
+from lime.lime_text import LimeTextExplainer
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
@@ -85,6 +93,52 @@ def compare(name, text, vectorizer, model_fn, *, lime_runs, fast_runs=N_EXP, rep
     return per
 
 
+def limes_default_call(text, classifier_fn, seed, num_features):
+    """One explanation from lime's default call (every LimeTextExplainer default), as a (d + 1) array."""
+    explainer = LimeTextExplainer(random_state=seed)
+    if num_features == 10:
+        explanation = explainer.explain_instance(text, classifier_fn)  # nothing but the defaults
+    else:
+        explanation = explainer.explain_instance(text, classifier_fn, num_features=num_features)
+    beta = np.zeros(len(lt.local_dictionary(text)) + 1)
+    beta[0] = explanation.intercept[1]
+    for word, value in explanation.local_exp[1]:
+        beta[1 + word] = value
+    return beta
+
+
+def compare_default_call(name, text, pipeline, *, num_features, lime_runs, fast_runs=N_EXP, repeats=3):
+    """lime's default call (feature selection 'auto') against the engine given the pipeline; times per explanation."""
+    lime_times, reference = [], None
+    for run in range(lime_runs):
+        result, seconds = timed(
+            lambda seed=SEED + run: limes_default_call(text, pipeline.predict_proba, seed, num_features)
+        )
+        lime_times.append(seconds)
+        reference = result if reference is None else reference
+    arguments = dict(random_state=SEED, feature_selection="auto", num_features=num_features, n_exp=fast_runs)
+    exact = lt.fast_lime_explanations(text, pipeline, **arguments)
+    exact_time = median_seconds(lambda: lt.fast_lime_explanations(text, pipeline, **arguments), repeats)
+    batched_time = median_seconds(
+        lambda: lt.fast_lime_explanations(text, pipeline, stream="batched", **arguments), repeats
+    )
+    difference = float(np.abs(exact[0] - reference).max())
+    scale = float(np.abs(reference).max())
+    if difference > 1e-10 * max(1.0, scale):
+        raise AssertionError(f"{name}: the exact stream differs from lime's default call by {difference:.3g}")
+    per = statistics.median(lime_times), exact_time / fast_runs, batched_time / fast_runs
+    method = "forward_selection" if num_features <= 6 else "highest_weights"
+    print(f"{name}: lime's default call, num_features={num_features} ('auto' runs {method!r})")
+    print(f"  lime (real, median of {lime_runs} explanations): {per[0] * 1e3:8.1f} ms per explanation")
+    print(f"  fast, stream='lime' (calls of {fast_runs}):     {per[1] * 1e3:8.1f} ms per explanation"
+          f"   ratio {per[0] / per[1]:6.1f}x")  # fmt: skip
+    print(f"  fast, stream='batched' (calls of {fast_runs}):  {per[2] * 1e3:8.1f} ms per explanation"
+          f"   ratio {per[0] / per[2]:6.1f}x")  # fmt: skip
+    print(f"  exact stream vs lime (same seed): max |difference| {difference:.1e} (coefficients up to {scale:.2f}), "
+          f"{np.count_nonzero(exact[0, 1:])} words")  # fmt: skip
+    return per
+
+
 def main():
     reviews = lt.load_yelp_reviews()
     texts, labels = list(reviews.text), reviews.stars.to_numpy()
@@ -104,6 +158,11 @@ def main():
     linear = LogisticRegression(max_iter=1000).fit(tfidf, labels)
     compare("decision tree (TF-IDF features)", text, vectorizer, tree.predict_proba, lime_runs=10)
     compare("logistic regression (linear in the TF-IDF)", text, vectorizer, linear.predict_proba, lime_runs=10)
+    for model_name, model in [("logistic regression", linear), ("decision tree", tree)]:
+        pipeline = make_pipeline(vectorizer, model)  # the fitted pieces, not refitted
+        compare_default_call(f"{model_name} (pipeline)", text, pipeline, num_features=10, lime_runs=10)
+    pipeline = make_pipeline(vectorizer, linear)
+    compare_default_call("logistic regression (pipeline)", text, pipeline, num_features=6, lime_runs=3, fast_runs=20)
 
     forest = lt.train_random_forest(texts, labels, n_estimators=500, random_state=0)
     forest_vectorizer, forest_model = forest[0], forest[-1].predict_proba
