@@ -37,8 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from lime.lime_text import IndexedString
 from sklearn.exceptions import NotFittedError
-from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_distances
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
@@ -47,7 +48,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .ridge import ridge_coefficients
 from .selection import FEATURE_SELECTIONS, lime_feature_selection, resolve_feature_selection
-from .tokens import DocumentCounts
+from .tokens import DocumentCounts, normalize_rows
 
 STREAMS = ("lime", "batched")
 
@@ -56,6 +57,102 @@ _MAX_CHUNK_ENTRIES = 4_000_000  # runs x samples x d per chunk (float64: 32 MB)
 _MAX_MODEL_ROWS = 20_000  # rows per call of model_fn
 _LIME_SPLIT = r"\W+"  # LimeTextExplainer's default split_expression, the only one the engine mirrors
 _WORD_CHARACTER = re.compile(r"\w")
+
+
+# ----------------------------------------------------------------------------- lime's bow=False document
+
+
+class OccurrenceCounts(DocumentCounts):
+    """A document as lime sees it with ``bow=False`` (every occurrence of a word a feature) and as the vectorizer
+    sees it.
+
+    lime's ``IndexedString(text, bow=False, mask_string=...)`` makes each occurrence of a word (a maximal run of
+    word characters) a feature and replaces a removed occurrence with ``mask_string`` ('UNKWORDZ' when None)
+    instead of deleting it.  Row j of ``counts`` holds occurrence j's vectorizer columns and ``mask_counts`` those
+    of the mask string, so a perturbed document's counts are ``mask @ counts + (number removed) * mask_counts``:
+    the mask string is a word of the perturbed document whenever the vectorizer's vocabulary has it (lower-cased,
+    'unkwordz'), and then it is counted.  The mask string sits between separators, where the occurrence was, so it
+    is tokenised as it is on its own; :meth:`self_check` compares rows with the vectorizer's real ``transform``.
+    """
+
+    def __init__(self, text, vectorizer, mask_string=None):
+        self.text = text
+        self.vectorizer = vectorizer
+        self.indexed = IndexedString(text, bow=False, mask_string=mask_string)
+        self.words = [str(w) for w in self.indexed.inverse_vocab]  # one entry per occurrence, in text order
+        self.d = len(self.words)
+        if self.d < 2:
+            raise ValueError(
+                f"text must contain at least 2 words with bow=False (each occurrence is a feature), got {self.words}: "
+                "with one feature every perturbation removes it, so the explanation is undefined (Sigma is singular)"
+            )
+        if vectorizer.lowercase and ("\u03a3" in text or "\u03a3" in self.indexed.mask_string):
+            # Python lower-cases the capital sigma according to its neighbours (final sigma)
+            raise ValueError("text or mask_string contains the capital sigma 'Σ', whose lower case depends on context")
+        preprocess = vectorizer.build_preprocessor()
+        for piece in set(self.indexed.as_list) - set(self.words):
+            if _WORD_CHARACTER.search(preprocess(piece)):
+                raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
+        analyze = vectorizer.build_analyzer()
+        vocabulary = vectorizer.vocabulary_
+        entries = {}
+        for j, word in enumerate(self.words):
+            for feature in analyze(word):
+                column = vocabulary.get(feature)
+                if column is not None:
+                    entries[j, column] = entries.get((j, column), 0) + 1
+        masked = {}
+        for feature in analyze(self.indexed.mask_string):
+            column = vocabulary.get(feature)
+            if column is not None:
+                masked[column] = masked.get(column, 0) + 1
+        self.columns = np.array(sorted({column for _, column in entries} | set(masked)), dtype=np.int64)
+        where = {column: k for k, column in enumerate(self.columns)}
+        keys = list(entries)
+        self.counts = sp.csr_matrix(
+            (
+                np.array([entries[key] for key in keys], dtype=np.int64),
+                (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
+            ),
+            shape=(self.d, len(self.columns)),
+        )
+        self.mask_counts = np.zeros(len(self.columns), dtype=np.int64)
+        for column, count in masked.items():
+            self.mask_counts[where[column]] = count
+        self.n_features = len(vocabulary)
+        self._matrix_type = None
+
+    def documents(self, masks):
+        """The strings lime builds for these masks (1 = occurrence kept, 0 = replaced by the mask string)."""
+        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+
+    def transform(self, masks):
+        """``vectorizer.transform(self.documents(masks))``, from the counts (the steps of DocumentCounts.transform)."""
+        masks = np.asarray(masks)
+        kept = sp.csr_matrix(masks.astype(bool, copy=False), dtype=np.int64)
+        counts = kept @ self.counts
+        if self.mask_counts.any():
+            removed = self.d - np.asarray(kept.sum(axis=1)).ravel()
+            counts = counts + sp.csr_matrix(np.outer(removed, self.mask_counts))
+        counts = sp.csr_matrix(counts)
+        counts.eliminate_zeros()
+        counts.sort_indices()
+        vectorizer = self.vectorizer
+        matrix = self.matrix_type(
+            (counts.data.astype(vectorizer.dtype), self.columns[counts.indices], counts.indptr.astype(np.int64)),
+            shape=(len(masks), self.n_features),
+        )
+        if vectorizer.binary:
+            matrix.data.fill(1)
+        if isinstance(vectorizer, TfidfVectorizer):  # TfidfTransformer.transform, step by step
+            if vectorizer.sublinear_tf:
+                np.log(matrix.data, matrix.data)
+                matrix.data += 1.0
+            if vectorizer.use_idf:
+                matrix.data *= vectorizer.idf_[matrix.indices]
+            if vectorizer.norm is not None:
+                matrix = normalize_rows(matrix, vectorizer.norm)
+        return matrix
 
 
 # ----------------------------------------------------------------------------- the masks
@@ -314,11 +411,6 @@ def _check_lime_settings(settings):
     for name in ("bow", "char_level"):
         if not isinstance(settings[name], (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {type(settings[name]).__name__}")
-    if not settings["bow"]:
-        raise ValueError(
-            "bow=False (lime's word positions as features: each occurrence removed or masked on its own) is not "
-            "reproduced by the fast engine; issue 16 plans its support — run lime itself for now"
-        )
     if settings["char_level"]:
         raise ValueError(
             "char_level=True (lime's characters as features) is not reproduced by the fast engine; issue 16 plans "
@@ -384,7 +476,11 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
     text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state = _check_arguments(
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     )
-    document = DocumentCounts(text, vectorizer)  # tokenises once; its memory does not grow with the runs
+    # tokenises once; its memory does not grow with the runs
+    if settings["bow"]:
+        document = DocumentCounts(text, vectorizer)
+    else:
+        document = OccurrenceCounts(text, vectorizer, settings["mask_string"])
     d = document.d
     _check_engine_memory(n_exp, num_samples, d)  # before any sampling or model call
     table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur
@@ -456,9 +552,12 @@ def fast_lime_explanations(
 
     * ``kernel_width``: any width > 0; ``kernel=None`` (lime's exponential kernel √exp(-D²/w²) of the cosine
       distance D times 100, ``distance_metric='cosine'``) — another kernel or metric is refused;
-    * ``bow=True``, ``char_level=False`` and ``split_expression=r'\W+'`` (lime's words are the maximal runs of
-      word characters) — ``bow=False`` and ``char_level=True`` are refused (issue 16 plans them), as is another
-      split expression; ``mask_string`` is accepted and irrelevant (lime masks only when ``bow=False``);
+    * ``split_expression=r'\W+'`` (lime's words are the maximal runs of word characters) and
+      ``char_level=False`` — another split expression and ``char_level=True`` are refused (issue 16 plans the
+      character level);
+    * ``bow=True`` (a feature per distinct word; ``mask_string`` is then irrelevant, lime deletes the word) and
+      ``bow=False`` (a feature per occurrence, in text order: d counts occurrences, and a removed occurrence is
+      replaced by ``mask_string``, 'UNKWORDZ' when None, which the vectorizer counts if its vocabulary has it);
     * ``feature_selection``: ``'none'``, ``'auto'``, ``'highest_weights'``, ``'forward_selection'`` and
       ``'lasso_path'`` (all of lime's), with ``num_features`` (lime's default call is ``feature_selection='auto'``,
       ``num_features=10``, which runs ``'highest_weights'``); see :mod:`limetheory.selection`;
@@ -470,7 +569,8 @@ def fast_lime_explanations(
     Parameters
     ----------
     text : str
-        The document to explain; it must have at least 2 distinct words (lime's tokens).
+        The document to explain; it must have at least 2 distinct words (lime's tokens; 2 occurrences with
+        ``bow=False``).
     vectorizer : sklearn CountVectorizer or TfidfVectorizer, or a Pipeline whose first step is one; fitted
         Word unigrams on maximal runs of word characters only (token_pattern ``(?u)\b\w\w+\b`` or
         ``(?u)\b\w+\b``; no custom analyzer, tokenizer or preprocessor, no strip_accents, ngram_range
@@ -510,7 +610,8 @@ def fast_lime_explanations(
     Returns
     -------
     betas : ndarray, shape (n_exp, d + 1)
-        Column 0 the intercept, column 1 + j the coefficient of word j (local-dictionary order); 0 for a word
+        Column 0 the intercept, column 1 + j the coefficient of word j (local-dictionary order; with
+        ``bow=False``, occurrence j in text order); 0 for a word
         lime did not select in that run (lime's explanation does not list it), as
         :func:`limetheory.empirical.lime_explanations` reports it.
     selected : ndarray of bool, shape (n_exp, d)
@@ -524,8 +625,8 @@ def fast_lime_explanations(
         ``model_fn`` is not callable (or None without a Pipeline, or None with a Pipeline whose model has no
         ``predict_proba``), if a numpy ``Generator`` is given to stream "lime", or an argument has the wrong type.
     ValueError
-        For an unsupported vectorizer setting or lime setting (``bow=False``, ``char_level=True``, another kernel,
-        split expression, metric or regressor), an unfitted vectorizer or pipeline step, a text without a word
+        For an unsupported vectorizer setting or lime setting (``char_level=True``, another kernel, split
+        expression, metric or regressor), an unfitted vectorizer or pipeline step, a text without a word
         lime can remove or with only one, a ``label`` beyond the model's classes, an unknown ``feature_selection``,
         bad argument values, a malformed model output, or when the run-time self-check (a few perturbed rows
         against the vectorizer's own ``transform`` of lime's strings) fails.

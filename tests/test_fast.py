@@ -590,7 +590,6 @@ def test_pipelines_and_models_it_refuses(yelp):
 @pytest.mark.parametrize(
     ("setting", "error", "message"),
     [
-        (dict(bow=False), ValueError, "bow=False .* issue 16"),
         (dict(char_level=True), ValueError, "char_level=True .* issue 16"),
         (dict(bow="yes"), TypeError, "bow must be True or False"),
         (dict(split_expression=r"\s+"), ValueError, "split_expression must be lime's default"),
@@ -625,3 +624,68 @@ def test_a_generator_on_limes_stream_is_refused_with_the_reason():
         lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, n_exp=1, num_samples=20,
                                   random_state=np.random.default_rng(0))  # fmt: skip
     assert "must be an integer" not in str(refused.value)
+
+
+# ----------------------------------------------------------------------------- bow=False: every occurrence a feature
+
+
+@pytest.mark.parametrize("name", sorted(VECTORIZERS))
+@pytest.mark.parametrize("mask_string", [None, "food", "[MASK]", ""])
+def test_bow_false_tfidf_is_bitwise_that_of_limes_masked_strings(name, mask_string):
+    """A removed occurrence becomes the mask string: counted when the vocabulary has it ('food'), else not."""
+    vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
+    document = fast.OccurrenceCounts(TOY_TEXT, vectorizer, mask_string)
+    indexed = IndexedString(TOY_TEXT, bow=False, mask_string=mask_string)
+    assert document.words == list(indexed.inverse_vocab) and document.d > len(lt.local_dictionary(TOY_TEXT))
+    rng = np.random.default_rng(2)
+    masks = (rng.random((200, document.d)) < rng.random((200, 1))).astype(np.int8)
+    masks[0], masks[1] = 1, 0
+    strings = [indexed.inverse_removing(np.flatnonzero(mask == 0)) for mask in masks]
+    assert document.documents(masks) == strings
+    ours, truth = document.transform(masks), vectorizer.transform(strings)
+    assert type(ours) is type(truth) and ours.dtype == truth.dtype
+    np.testing.assert_array_equal(ours.indptr, truth.indptr)
+    np.testing.assert_array_equal(ours.indices, truth.indices)
+    np.testing.assert_array_equal(ours.data, truth.data)  # exact counts, then the same operations
+
+
+@pytest.mark.parametrize("mask_string", [None, "food"])
+@pytest.mark.parametrize("feature_selection", ["none", "auto"])
+def test_bow_false_equals_real_lime_run_for_run(models, yelp, mask_string, feature_selection):
+    text = yelp[0][74]  # 24 distinct words in 32 occurrences
+    vectorizer, model_fn = models["linear"]
+    explainer = LimeTextExplainer(
+        bow=False, mask_string=mask_string, random_state=5, feature_selection=feature_selection
+    )
+    d = IndexedString(text, bow=False).num_words()
+    assert d > len(lt.local_dictionary(text))
+    ours, selected = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, num_samples=500, random_state=5,
+                                               bow=False, mask_string=mask_string, feature_selection=feature_selection,
+                                               return_selected=True)  # fmt: skip
+    assert ours.shape == (2, d + 1)
+    for run in range(2):
+        explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn), num_samples=500)
+        limes = np.zeros(d + 1)
+        limes[0] = explanation.intercept[1]
+        for occurrence, value in explanation.local_exp[1]:
+            limes[1 + occurrence] = value
+        assert {int(j) for j, _ in explanation.local_exp[1]} == set(np.flatnonzero(selected[run]))
+        np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
+    assert np.abs(ours[:, 1:]).max() > 1e-3
+    # a masked occurrence that the model reads ('food') changes the explanation: the mask string is not ignored
+    if mask_string == "food":
+        plain = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, num_samples=500, random_state=5,
+                                          bow=False, feature_selection=feature_selection)  # fmt: skip
+        assert np.abs(plain - ours).max() > 1e-4
+
+
+def test_bow_false_refusals():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    with pytest.raises(ValueError, match="at least 2 words with bow=False"):
+        lt.fast_lime_explanations("good!", vectorizer, toy_model, n_exp=1, num_samples=20, bow=False)
+    # two occurrences of one word are two features with bow=False (one with bow=True)
+    runs = lt.fast_lime_explanations("good, good!", vectorizer, toy_model, n_exp=1, num_samples=20, bow=False)
+    assert runs.shape == (1, 3)
+    with pytest.raises(ValueError, match="sigma"):
+        lt.fast_lime_explanations("food good", vectorizer, toy_model, n_exp=1, num_samples=20, bow=False,
+                                  mask_string="ΟΔΟΣ")  # fmt: skip
