@@ -44,7 +44,7 @@ from itertools import product
 
 import numpy as np
 
-from ._validation import check_int, check_memory, check_nu
+from ._validation import check_int, check_memory, check_nu, check_work
 from .explanation import beta_from_conditional_moments
 from .presence import EXPLAIN_ADVICE, document_columns
 from .units import bandwidth_keyword
@@ -310,11 +310,44 @@ def _atoms(events, columns):
     return atoms
 
 
-def _bit_rows(bits, d):
-    """Python ints (bit j = word j) as an (m, d) 0/1 float array."""
-    width = max(1, (d + 7) // 8)
-    raw = np.frombuffer(b"".join(b.to_bytes(width, "little") for b in bits), dtype=np.uint8)
-    return np.unpackbits(raw.reshape(len(bits), width), axis=1, bitorder="little")[:, :d].astype(np.float64)
+def _words_of(bits):
+    """The word indices whose bit is set in a Python int."""
+    words = []
+    while bits:
+        low = bits & -bits
+        words.append(low.bit_length() - 1)
+        bits ^= low
+    return words
+
+
+def _by_size(atoms, d):
+    """Atoms summed by their sizes (a kept, b removed): the sums of values and, per word, of kept and removed.
+
+    Returns (a, b, total, kept, removed) with one row per distinct (a, b): ``total[q]`` is the sum of the values
+    of the atoms of sizes q, ``kept[q, j]`` (``removed[q, j]``) the sum over those that keep (remove) word j.
+    """
+    sizes, rows, kept_entries, removed_entries = {}, [], ([], [], []), ([], [], [])
+    for (kept_bits, removed_bits), value in atoms.items():
+        kept_words, removed_words = _words_of(kept_bits), _words_of(removed_bits)
+        q = sizes.setdefault((len(kept_words), len(removed_words)), len(sizes))
+        rows.append((q, value))
+        for entries, words in ((kept_entries, kept_words), (removed_entries, removed_words)):
+            entries[0].extend([q] * len(words))
+            entries[1].extend(words)
+            entries[2].extend([value] * len(words))
+    n = len(sizes)
+    a = np.array([size[0] for size in sizes], dtype=np.int64)
+    b = np.array([size[1] for size in sizes], dtype=np.int64)
+    total = np.bincount([q for q, _ in rows], weights=[v for _, v in rows], minlength=n).astype(float)
+    sums = []
+    for q_list, j_list, v_list in (kept_entries, removed_entries):
+        flat = np.bincount(
+            np.array(q_list, dtype=np.int64) * d + np.array(j_list, dtype=np.int64),
+            weights=np.array(v_list, dtype=float),
+            minlength=n * d,
+        )
+        sums.append(flat.reshape(n, d))
+    return a, b, total, sums[0], sums[1]
 
 
 def _atom_probabilities(a, b, d):
@@ -400,24 +433,24 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     d = len(columns.words)
     events = _leaf_events(trees, node_values, columns)
     atoms = _atoms(events, columns)
-    m = len(atoms)
-    check_memory(8.0 * m * (4 * d + 8), f"the {m} leaf atoms of the model on a document of {d} words")
-    kept = _bit_rows([k for k, _ in atoms], d)
-    removed = _bit_rows([r for _, r in atoms], d)
-    value = np.fromiter(atoms.values(), dtype=float, count=m)
-    a = kept.sum(axis=1).astype(np.int64)
-    b = removed.sum(axis=1).astype(np.int64)
-    weighted = value[:, None] * _atom_probabilities(a, b, d)  # v P(atom | s)
-    weighted_plus = value[:, None] * _atom_probabilities(a + 1, b, d)  # v P(atom, one more word kept | s)
-    free = 1.0 - kept - removed
-    f_given_s = weighted.sum(axis=0)
-    zf_given_s = weighted.T @ kept + weighted_plus.T @ free
+    check_memory(8.0 * (3 * d * d + 2 * len(atoms)), f"the moments of {len(atoms)} leaf atoms at d = {d}")
+    a, b, total, kept, removed = _by_size(atoms, d)
+    check_work(8.0 * d * d * len(a), f"the moments of {len(atoms)} leaf atoms of {len(a)} sizes at d = {d}")
+    probability = _atom_probabilities(a, b, d)  # P(atom | s), one row per size (a, b)
+    # P(atom, z_j = 1 | s) for a word j the atom leaves free: the atom with j kept too, P * (k - a) / (d - a - b)
+    k = (d - np.arange(1, d + 1)).astype(float)
+    free = np.maximum(d - a - b, 1)[:, None].astype(float)
+    with_one_more = probability * np.maximum(k - a[:, None], 0.0) / free
+    without = probability * np.maximum(d - b[:, None] - k, 0.0) / free  # P - with_one_more, without cancellation
+    f_given_s = total @ probability
+    # every word free, then corrected for the words an atom keeps (P instead) and removes (0 instead)
+    zf_given_s = (total @ with_one_more)[:, None] + without.T @ kept - with_one_more.T @ removed
     if kind.startswith("boosting"):
         # the init's constant: the model's own output on the document minus its trees' (every word kept)
         full_document = vectorizer.transform([text])
         raw = model.decision_function(full_document) if output == "decision_function" else model.predict(full_document)
         raw = np.asarray(raw, dtype=float).reshape(1, -1)[0]
-        constant = float(raw[label if raw.size > 1 else 0]) - float(value[b == 0].sum())
+        constant = float(raw[label if raw.size > 1 else 0]) - float(total[b == 0].sum())
         f_given_s += constant
         zf_given_s += constant * ((d - np.arange(1, d + 1)) / d)[:, None]
     return f_given_s, zf_given_s

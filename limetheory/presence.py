@@ -16,9 +16,9 @@ A normalised TF-IDF (``norm='l2'`` or ``'l1'``, the default of ``TfidfVectorizer
 whole row, which depends on every kept word: its columns are not functions of one group, and they are refused.
 
 This is decided from the vectorizer's settings and the document, never from data; the *values* of the columns on
-each kept subset of each group are then taken from the vectorizer itself, applied to lime's perturbed documents,
-so that a tree's threshold is compared with exactly the number the tree sees (a float32, as scikit-learn's trees
-read their input).
+each kept subset of each group are then taken from the vectorizer itself, applied to a document holding the kept
+words of the group as often as the text does (checked against its row of the text), so that a tree's threshold is
+compared with exactly the number the tree sees (a float32, as scikit-learn's trees read their input).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_text, check_vectorizer
-from .tokens import local_dictionary, perturbed_documents
+from .tokens import local_dictionary
 
 #: largest group of lime words linked through shared columns (its 2ᵏ kept subsets are pushed through the
 #: vectorizer); lower-casing links a handful of words ("The", "the", "THE"), never this many
@@ -155,24 +155,29 @@ def document_columns(vectorizer, text, *, n_features=None):
             f"text has {largest} lime words linked through shared vectorizer columns, above the limit of "
             f"{MAX_GROUP_WORDS} (their 2^k kept subsets are enumerated); {EXPLAIN_ADVICE}"
         )
-    # one perturbed document per kept subset of each group, every other word kept: the value of a column of the
-    # group depends on that subset only (checked above: the settings and the tokens)
-    masks, rows = [np.ones(len(words), dtype=np.int8)], {}
+    # the value of a column of a group depends only on which of the group's words are kept (the settings and the
+    # tokens, checked above): one short document per kept subset, holding each kept word of the group as many
+    # times as the text does, is enough; its values are checked against the vectorizer's row of the text itself
+    documents, rows = [text], {}
     for g, group in enumerate(groups):
         for t in range(2 ** len(group)):
-            mask = np.ones(len(words), dtype=np.int8)
-            mask[list(group)] = [(t >> i) & 1 for i in range(len(group))]
-            rows[g, t] = len(masks)
-            masks.append(mask)
-    rows_matrix = vectorizer.transform(perturbed_documents(text, np.array(masks))).tocsr()
-    matrix = rows_matrix.tocsc()
+            rows[g, t] = len(documents)
+            documents.append(" ".join(" ".join([words[j]] * occurrences[j]) for i, j in enumerate(group) if t >> i & 1))
+    matrix = vectorizer.transform(documents).tocsr()
+    first_row = matrix[0].toarray().ravel()
+    matrix = matrix.tocsc()
     group_of_column, values = {}, {}
     for g, group in enumerate(groups):
         for column in sorted({c for j in group for c in columns_of_word[j]}):
             group_of_column[column] = g
             column_values = matrix[:, column].toarray().ravel()
             values[column] = column_values[[rows[g, t] for t in range(2 ** len(group))]].astype(np.float32)
-    unfed = np.setdiff1d(rows_matrix[0].indices, list(group_of_column))
+            if values[column][-1] != np.float32(first_row[column]):
+                raise ValueError(
+                    "the vectorizer's value of a column of text is not that of lime's words taken one by one: its "
+                    "analysis depends on the words' context"
+                )
+    unfed = np.setdiff1d(np.flatnonzero(first_row), list(group_of_column))
     if unfed.size:
         raise ValueError(
             "the vectorizer gives text columns that none of lime's words feeds: its tokens span lime's separators"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     GradientBoostingClassifier,
@@ -254,3 +255,18 @@ def test_a_constant_tree_and_a_document_the_model_cannot_see():
     for model, output in ((stump, "predict"), (forest, "predict_proba")):
         f_given_s = check_exact(model, vectorizer, "unknown words only here", output)
         assert np.ptp(f_given_s) == 0.0  # the same leaves for every mask: the same sum
+
+
+def test_a_forest_on_the_papers_review_equals_its_formula(yelp):
+    """d = 29, beyond enumeration: the leaf route against the expansion into monomials of the trees' formulas."""
+    texts, stars = yelp
+    vectorizer = CountVectorizer(binary=True).fit(texts)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0, n_jobs=1).fit(vectorizer.transform(texts), stars)
+    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    formulas = [lt.tree_formula_for_document(tree, vectorizer, text)[0] for tree in forest.estimators_]
+    formula, words = sp.Add(*formulas) / len(formulas), lt.local_dictionary(text)
+    assert len(words) == 29 and len(formula.free_symbols) >= 5
+    for nu in BANDWIDTHS:
+        expected = lt.beta_boolean(formula, words, nu=nu)
+        beta = lt.beta_tree_model(forest, vectorizer, text, nu=nu)
+        np.testing.assert_allclose(beta, expected, rtol=0, atol=TOL * max(1.0, float(np.abs(expected).max())))
