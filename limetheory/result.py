@@ -19,7 +19,7 @@ MAX_EXACT_OMEGA_WORDS = 14
 HTML_ROWS = 10
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
 class Explanation:
     """What lime's coefficients converge to for one document and one model output, and how it was obtained.
 

@@ -17,9 +17,10 @@ first route that applies:
 ``"monte_carlo"``
     anything else: an unbiased estimate with standard errors (:mod:`limetheory.montecarlo`).
 
-Every route is checked against the real pipeline: the exact routes reproduce its output on the document and on
-a few perturbed documents before their β is trusted, and the enumeration and Monte Carlo routes call it on lime's
-own perturbed strings (:func:`limetheory.tokens.perturbed_documents`).
+The routes stay tied to the real pipeline: the linear route must reproduce its output on the document and on a
+few perturbed documents before its β is trusted; the tree route reads only splits that ``limetheory.leaves`` has
+checked to be functions of which words are present (its tests compare it with enumeration); the enumeration and
+Monte Carlo routes call the pipeline on lime's own perturbed strings (:func:`limetheory.tokens.perturbed_documents`).
 """
 
 from __future__ import annotations
@@ -432,6 +433,9 @@ def explain(
             beta = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng)
         except _RouteUnavailable as why:
             reasons.append(f"{name}: {why}")
+            continue
+        if beta is not None and not np.isfinite(beta).all():
+            reasons.append(f"{name}: its result is not finite")
             continue
         sample = None
         if beta is None:  # enumeration: the sample of all masks gives beta and, later, lime's exact spread

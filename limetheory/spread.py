@@ -33,7 +33,7 @@ from .surrogate import expected_lime_fit
 LIME_RIDGE = 1.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
 class LimeSpread:
     """Where lime's coefficients concentrate at ``num_samples`` and how much they spread around it.
 
