@@ -99,7 +99,12 @@ def _kind(model):
 
 
 def _components(model, output, label):
-    """(trees, per-tree leaf values for this output, whether a constant must be read off the model)."""
+    """(kind, trees, node_values): the trees whose leaves sum to the output, and each node's share of that sum.
+
+    ``node_values`` maps the trees' stacked ``tree_.value`` arrays to each node's contribution: the class
+    frequency divided by the number of trees (forests average), the value (regressors), or learning_rate × value
+    (gradient boosting, whose constant is read off the model later).
+    """
     from sklearn.dummy import DummyClassifier, DummyRegressor
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted

@@ -1,7 +1,9 @@
 """Decision trees as formulas in lime's words: scikit-learn trees on word-presence features, read node by node.
 
-A fitted tree on 0/1 presence features is the sum over its leaves of the leaf value times the product of the
-literals (z or 1 - z) on the path to the leaf, a formula that :func:`limetheory.beta_boolean` explains exactly.
+A fitted tree whose splits are functions of which words are present is the sum over its leaves of the leaf value
+times the product of the literals (z or 1 - z, or the indicator of a formula in the words that share a column) on
+the path to the leaf, a formula that :func:`limetheory.beta_boolean` explains exactly.  For large trees and for
+ensembles, :mod:`limetheory.leaves` computes the same explanation from the leaves directly.
 
 Functions
 ---------
@@ -10,8 +12,8 @@ tree_to_formula(tree, feature_words, ...)
 presence_formula(column_word, words, vectorizer=None)
     "The vectorizer column is positive" as a formula in lime's (case-sensitive) words.
 tree_formula_for_document(tree, vectorizer, text, ...)
-    The two above combined: the exact formula, in lime's words, of a tree trained on
-    ``vectorizer.transform(docs) > 0``, restricted to the documents LIME builds from ``text``.
+    The exact formula, in lime's words, of a tree that reads ``vectorizer.transform(docs)`` (counts, binary
+    counts or unnormalised TF-IDF), on the documents LIME builds from ``text``; normalised TF-IDF is refused.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ def tree_to_formula(tree, feature_words, *, class_index=None, form="leaves"):
     tree : sklearn.tree.DecisionTreeClassifier or DecisionTreeRegressor
         Fitted, single output.  (The function cannot tell whether the tree was trained on presence
         features: a tree trained on TF-IDF values has thresholds in (0, 1) too, and its formula would
-        be wrong.  Train it on presence.)
+        be wrong.  Train it on presence, or give the vectorizer to :func:`tree_formula_for_document`, which
+        reads the values the tree sees and refuses those that are not functions of the kept words.)
     feature_words : sequence, length ``tree.n_features_in_``
         Entry i is a str (the word of column i, turned into ``sympy.Symbol``) or a sympy boolean
         formula in word symbols (e.g. ``Or(The, the)`` for a lower-cased column, ``sympy.false`` for
