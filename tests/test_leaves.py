@@ -270,3 +270,20 @@ def test_a_forest_on_the_papers_review_equals_its_formula(yelp):
         expected = lt.beta_boolean(formula, words, nu=nu)
         beta = lt.beta_tree_model(forest, vectorizer, text, nu=nu)
         np.testing.assert_allclose(beta, expected, rtol=0, atol=TOL * max(1.0, float(np.abs(expected).max())))
+
+
+def test_document_columns_groups_and_values():
+    """Words sharing a column form one group; its values over the group's kept subsets are the vectorizer's."""
+    from limetheory.presence import document_columns
+
+    vectorizer = CountVectorizer().fit(["the food was good", "bad staff"])
+    columns = document_columns(vectorizer, "The food, the food and the staff. I")
+    assert columns.words == ["The", "food", "the", "and", "staff", "I"]
+    assert columns.groups == ((0, 2), (1,), (4,))  # "and" and "I" are invisible: in no group
+    the, food = vectorizer.vocabulary_["the"], vectorizer.vocabulary_["food"]
+    # subsets of (The, the): none, The, the, both -> counts 0, 1, 2, 3
+    assert columns.values[the].tolist() == [0.0, 1.0, 2.0, 3.0] and columns.values[food].tolist() == [0.0, 2.0]
+    assert columns.left_subsets(the, 1.5) == 0b0011  # count <= 1.5: none kept, or only "The"
+    assert columns.left_subsets(vectorizer.vocabulary_["bad"], 0.5) == 1  # a column no word feeds is 0: left
+    with pytest.raises(ValueError, match="n_features_in_ = 3"):
+        document_columns(vectorizer, "good food", n_features=3)
