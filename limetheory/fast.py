@@ -55,57 +55,82 @@ STREAMS = ("lime", "batched")
 _SELF_CHECK_ROWS = 3  # the first perturbed rows checked, besides the unperturbed and the sparsest and densest ones
 _MAX_CHUNK_ENTRIES = 4_000_000  # runs x samples x d per chunk (float64: 32 MB)
 _MAX_MODEL_ROWS = 20_000  # rows per call of model_fn
-_LIME_SPLIT = r"\W+"  # LimeTextExplainer's default split_expression, the only one the engine mirrors
+_LIME_SPLIT = r"\W+"  # LimeTextExplainer's default split_expression (the engine's fastest path)
 _WORD_CHARACTER = re.compile(r"\w")
 
 
-# ----------------------------------------------------------------------------- lime's bow=False document
+# ----------------------------------------------------------------------------- lime's other text settings
 
 
-class OccurrenceCounts(DocumentCounts):
-    """A document as lime sees it with ``bow=False`` (every occurrence of a word a feature) and as the vectorizer
-    sees it.
+class LimeTextCounts(DocumentCounts):
+    """A document as lime sees it with any supported ``bow``, ``split_expression`` and ``mask_string``, and as the
+    vectorizer sees it (:class:`limetheory.tokens.DocumentCounts` is the case of lime's defaults).
 
-    lime's ``IndexedString(text, bow=False, mask_string=...)`` makes each occurrence of a word (a maximal run of
-    word characters) a feature and replaces a removed occurrence with ``mask_string`` ('UNKWORDZ' when None)
-    instead of deleting it.  Row j of ``counts`` holds occurrence j's vectorizer columns and ``mask_counts`` those
-    of the mask string, so a perturbed document's counts are ``mask @ counts + (number removed) * mask_counts``:
-    the mask string is a word of the perturbed document whenever the vectorizer's vocabulary has it (lower-cased,
-    'unkwordz'), and then it is counted.  The mask string sits between separators, where the occurrence was, so it
-    is tokenised as it is on its own; :meth:`self_check` compares rows with the vectorizer's real ``transform``.
+    lime's ``IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)`` cuts the
+    text into words and separators.  With ``bow=True`` a feature is a distinct word and removing it deletes all its
+    occurrences; with ``bow=False`` a feature is one occurrence, in text order, and a removed occurrence is
+    replaced by ``mask_string`` ('UNKWORDZ' when None).  Row j of ``counts`` holds feature j's vectorizer columns
+    (times its number of occurrences) and ``mask_counts`` those of the mask string, so a perturbed document's
+    counts are ``mask @ counts + (number removed) * mask_counts`` (the mask string counts whenever the
+    vectorizer's vocabulary has it, lower-cased 'unkwordz' by default; with ``bow=True`` it never appears).
+
+    This holds when the vectorizer's tokens (maximal runs of word characters) never straddle two of lime's pieces:
+    every separator must hold no word character after preprocessing, and no two words may touch with word
+    characters on both sides (a zero-width split inside a run); both are refused here, and :meth:`self_check`
+    compares rows with the vectorizer's real ``transform``.
     """
 
-    def __init__(self, text, vectorizer, mask_string=None):
+    def __init__(self, text, vectorizer, *, bow=True, split_expression=r"\W+", mask_string=None):
         self.text = text
         self.vectorizer = vectorizer
-        self.indexed = IndexedString(text, bow=False, mask_string=mask_string)
-        self.words = [str(w) for w in self.indexed.inverse_vocab]  # one entry per occurrence, in text order
+        self.indexed = IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
+        self.words = [str(w) for w in self.indexed.inverse_vocab]
         self.d = len(self.words)
-        if self.d < 2:
-            raise ValueError(
-                f"text must contain at least 2 words with bow=False (each occurrence is a feature), got {self.words}: "
-                "with one feature every perturbation removes it, so the explanation is undefined (Sigma is singular)"
-            )
         if vectorizer.lowercase and ("\u03a3" in text or "\u03a3" in self.indexed.mask_string):
             # Python lower-cases the capital sigma according to its neighbours (final sigma)
             raise ValueError("text or mask_string contains the capital sigma 'Σ', whose lower case depends on context")
         preprocess = vectorizer.build_preprocessor()
-        for piece in set(self.indexed.as_list) - set(self.words):
+        pieces = [str(piece) for piece in self.indexed.as_list]
+        is_word = np.zeros(len(pieces), dtype=bool)
+        if self.d:
+            is_word[np.concatenate([np.ravel(p) for p in self.indexed.positions]).astype(np.int64)] = True
+        for piece in {pieces[i] for i in np.flatnonzero(~is_word)}:
             if _WORD_CHARACTER.search(preprocess(piece)):
-                raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
+                raise ValueError(
+                    f"a separator of text, {piece!r}, holds a word character after preprocessing: the vectorizer "
+                    "would read it as (part of) a token"
+                )
+        for i in np.flatnonzero(is_word[:-1] & is_word[1:]):
+            left, right = pieces[i], pieces[i + 1]
+            if _WORD_CHARACTER.match(left[-1]) and _WORD_CHARACTER.match(right[0]):
+                raise ValueError(
+                    f"split_expression={split_expression!r} cuts a run of word characters ({left!r} + {right!r}), "
+                    "which the vectorizer reads as one token: the engine cannot mirror it"
+                )
+        # after the checks above: a split that cuts words apart is reported as such, not as a short dictionary
+        unit = "distinct words" if bow else "words with bow=False (each occurrence is a feature)"
+        if self.d == 0:
+            raise ValueError(f"text has no word lime can remove (with split_expression={split_expression!r})")
+        if self.d < 2:
+            raise ValueError(
+                f"text must contain at least 2 {unit}, got {self.words}: with one feature every perturbation "
+                "removes it, so the explanation is undefined (Sigma is singular)"
+            )
         analyze = vectorizer.build_analyzer()
         vocabulary = vectorizer.vocabulary_
+        occurrences = [len(positions) for positions in self.indexed.positions] if bow else [1] * self.d
         entries = {}
         for j, word in enumerate(self.words):
             for feature in analyze(word):
                 column = vocabulary.get(feature)
                 if column is not None:
-                    entries[j, column] = entries.get((j, column), 0) + 1
+                    entries[j, column] = entries.get((j, column), 0) + occurrences[j]
         masked = {}
-        for feature in analyze(self.indexed.mask_string):
-            column = vocabulary.get(feature)
-            if column is not None:
-                masked[column] = masked.get(column, 0) + 1
+        if not bow:  # lime deletes a removed word when bow=True: the mask string never appears
+            for feature in analyze(self.indexed.mask_string):
+                column = vocabulary.get(feature)
+                if column is not None:
+                    masked[column] = masked.get(column, 0) + 1
         self.columns = np.array(sorted({column for _, column in entries} | set(masked)), dtype=np.int64)
         where = {column: k for k, column in enumerate(self.columns)}
         keys = list(entries)
@@ -123,7 +148,7 @@ class OccurrenceCounts(DocumentCounts):
         self._matrix_type = None
 
     def documents(self, masks):
-        """The strings lime builds for these masks (1 = occurrence kept, 0 = replaced by the mask string)."""
+        """The strings lime builds for these masks (1 = feature kept; 0 = deleted, or masked with bow=False)."""
         return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
 
     def transform(self, masks):
@@ -416,10 +441,10 @@ def _check_lime_settings(settings):
             "char_level=True (lime's characters as features) is not reproduced by the fast engine; issue 16 plans "
             "its support — run lime itself for now"
         )
-    if settings["split_expression"] != _LIME_SPLIT:
-        raise ValueError(
-            f"split_expression must be lime's default {_LIME_SPLIT!r} (lime's words are then the maximal runs of word "
-            f"characters, which the engine mirrors in the vectorizer's columns), got {settings['split_expression']!r}"
+    split = settings["split_expression"]
+    if not (callable(split) or isinstance(split, str)):
+        raise TypeError(
+            f"split_expression must be a regular expression (str) or a callable, got {type(split).__name__}"
         )
     if not (settings["mask_string"] is None or isinstance(settings["mask_string"], str)):
         raise TypeError(f"mask_string must be None or a str, got {type(settings['mask_string']).__name__}")
@@ -441,7 +466,7 @@ def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_widt
     vectorizer, model_fn = _model_parts(vectorizer, model_fn, label)
     check_vectorizer(vectorizer, mirrored_by="the fast engine")
     _check_lime_settings(settings)
-    if _WORD_CHARACTER.search(text) is None:
+    if settings["split_expression"] == _LIME_SPLIT and _WORD_CHARACTER.search(text) is None:
         raise ValueError(
             f"text has no word lime can remove: lime's words are the maximal runs of word characters (it splits on "
             f"{_LIME_SPLIT}), and {text[:60]!r} has none"
@@ -477,10 +502,11 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     )
     # tokenises once; its memory does not grow with the runs
-    if settings["bow"]:
-        document = DocumentCounts(text, vectorizer)
+    if settings["bow"] and settings["split_expression"] == _LIME_SPLIT:
+        document = DocumentCounts(text, vectorizer)  # lime's defaults
     else:
-        document = OccurrenceCounts(text, vectorizer, settings["mask_string"])
+        document = LimeTextCounts(text, vectorizer, bow=settings["bow"], split_expression=settings["split_expression"],
+                                  mask_string=settings["mask_string"])  # fmt: skip
     d = document.d
     _check_engine_memory(n_exp, num_samples, d)  # before any sampling or model call
     table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur
@@ -552,9 +578,11 @@ def fast_lime_explanations(
 
     * ``kernel_width``: any width > 0; ``kernel=None`` (lime's exponential kernel √exp(-D²/w²) of the cosine
       distance D times 100, ``distance_metric='cosine'``) — another kernel or metric is refused;
-    * ``split_expression=r'\W+'`` (lime's words are the maximal runs of word characters) and
-      ``char_level=False`` — another split expression and ``char_level=True`` are refused (issue 16 plans the
-      character level);
+    * ``char_level=False`` — ``char_level=True`` is refused (issue 16 plans the character level);
+    * ``split_expression``: lime's default ``r'\W+'`` (its words are the maximal runs of word characters), and any
+      other regular expression or callable whose separators hold no word character and which never cuts a run
+      of word characters (e.g. ``r'\s+'``, ``str.split``): then no vectorizer token straddles two of lime's
+      pieces; others are refused;
     * ``bow=True`` (a feature per distinct word; ``mask_string`` is then irrelevant, lime deletes the word) and
       ``bow=False`` (a feature per occurrence, in text order: d counts occurrences, and a removed occurrence is
       replaced by ``mask_string``, 'UNKWORDZ' when None, which the vectorizer counts if its vocabulary has it);
@@ -625,11 +653,12 @@ def fast_lime_explanations(
         ``model_fn`` is not callable (or None without a Pipeline, or None with a Pipeline whose model has no
         ``predict_proba``), if a numpy ``Generator`` is given to stream "lime", or an argument has the wrong type.
     ValueError
-        For an unsupported vectorizer setting or lime setting (``char_level=True``, another kernel, split
-        expression, metric or regressor), an unfitted vectorizer or pipeline step, a text without a word
-        lime can remove or with only one, a ``label`` beyond the model's classes, an unknown ``feature_selection``,
-        bad argument values, a malformed model output, or when the run-time self-check (a few perturbed rows
-        against the vectorizer's own ``transform`` of lime's strings) fails.
+        For an unsupported vectorizer setting or lime setting (``char_level=True``, another kernel, metric or
+        regressor, a split expression whose pieces the vectorizer's tokens would straddle), an unfitted
+        vectorizer or pipeline step, a text without a word lime can remove or with only one, a ``label`` beyond
+        the model's classes, an unknown ``feature_selection``, bad argument values, a malformed model output, or
+        when the run-time self-check (a few perturbed rows against the vectorizer's own ``transform`` of lime's
+        strings) fails.
 
     Examples
     --------

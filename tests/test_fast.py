@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -592,8 +594,10 @@ def test_pipelines_and_models_it_refuses(yelp):
     [
         (dict(char_level=True), ValueError, "char_level=True .* issue 16"),
         (dict(bow="yes"), TypeError, "bow must be True or False"),
-        (dict(split_expression=r"\s+"), ValueError, "split_expression must be lime's default"),
-        (dict(split_expression=str.split), ValueError, "split_expression must be lime's default"),
+        (dict(split_expression=r"\s+and\s+"), ValueError, "separator of text, ' and ', holds a word character"),
+        (dict(split_expression=r"(?=o)"), ValueError, "separator of text, .* holds a word character"),
+        (dict(split_expression=lambda text: re.findall(r"\w{1,3}", text)), ValueError, "cuts a run of word characters"),
+        (dict(split_expression=3), TypeError, "split_expression must be a regular expression"),
         (dict(kernel=lambda d, kernel_width: np.exp(-d / kernel_width)), ValueError, "kernel must be None"),
         (dict(distance_metric="euclidean"), ValueError, "distance_metric must be 'cosine'"),
         (dict(model_regressor=Ridge(alpha=2.0)), ValueError, "model_regressor must be None"),
@@ -634,7 +638,7 @@ def test_a_generator_on_limes_stream_is_refused_with_the_reason():
 def test_bow_false_tfidf_is_bitwise_that_of_limes_masked_strings(name, mask_string):
     """A removed occurrence becomes the mask string: counted when the vocabulary has it ('food'), else not."""
     vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
-    document = fast.OccurrenceCounts(TOY_TEXT, vectorizer, mask_string)
+    document = fast.LimeTextCounts(TOY_TEXT, vectorizer, bow=False, mask_string=mask_string)
     indexed = IndexedString(TOY_TEXT, bow=False, mask_string=mask_string)
     assert document.words == list(indexed.inverse_vocab) and document.d > len(lt.local_dictionary(TOY_TEXT))
     rng = np.random.default_rng(2)
@@ -689,3 +693,48 @@ def test_bow_false_refusals():
     with pytest.raises(ValueError, match="sigma"):
         lt.fast_lime_explanations("food good", vectorizer, toy_model, n_exp=1, num_samples=20, bow=False,
                                   mask_string="ΟΔΟΣ")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- other split expressions
+
+
+SPLITS = {"whitespace": r"\s+", "str.split": str.split, "punctuation and spaces": r"[\s,.;:!?]+"}
+
+
+@pytest.mark.parametrize("split", sorted(SPLITS))
+@pytest.mark.parametrize("bow", [True, False])
+@pytest.mark.parametrize("name", ["default", "case sensitive", "binary counts", "one-letter words"])
+def test_other_split_expressions_give_the_vectorizers_tfidf_bit_for_bit(split, bow, name):
+    """lime's words then carry punctuation ("food," or "10/10:"); the vectorizer's tokens never straddle them."""
+    vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
+    document = fast.LimeTextCounts(TOY_TEXT, vectorizer, bow=bow, split_expression=SPLITS[split])
+    indexed = IndexedString(TOY_TEXT, bow=bow, split_expression=SPLITS[split])
+    assert document.words == [str(word) for word in indexed.inverse_vocab]
+    assert any(not word.isalnum() for word in document.words)  # not the default dictionary
+    rng = np.random.default_rng(3)
+    masks = (rng.random((200, document.d)) < rng.random((200, 1))).astype(np.int8)
+    masks[0], masks[1] = 1, 0
+    strings = [indexed.inverse_removing(np.flatnonzero(mask == 0)) for mask in masks]
+    ours, truth = document.transform(masks), vectorizer.transform(strings)
+    np.testing.assert_array_equal(ours.indptr, truth.indptr)
+    np.testing.assert_array_equal(ours.indices, truth.indices)
+    np.testing.assert_array_equal(ours.data, truth.data)
+
+
+@pytest.mark.parametrize("split", ["whitespace", "str.split"])
+@pytest.mark.parametrize("bow", [True, False])
+def test_other_split_expressions_equal_real_lime_run_for_run(models, yelp, split, bow):
+    text = yelp[0][74]
+    vectorizer, model_fn = models["linear"]
+    explainer = LimeTextExplainer(bow=bow, split_expression=SPLITS[split], random_state=2, feature_selection="auto")
+    d = IndexedString(text, bow=bow, split_expression=SPLITS[split]).num_words()
+    ours = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, num_samples=400, random_state=2, bow=bow,
+                                     split_expression=SPLITS[split], feature_selection="auto")  # fmt: skip
+    assert ours.shape == (2, d + 1)
+    for run in range(2):
+        explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn), num_samples=400)
+        limes = np.zeros(d + 1)
+        limes[0] = explanation.intercept[1]
+        for feature, value in explanation.local_exp[1]:
+            limes[1 + feature] = value
+        np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
