@@ -12,7 +12,11 @@ the default TfidfVectorizer of the reviews.  Methods:
   lime's coefficients at every point where lime runs);
 * ``batched stream``: ``lt.fast_lime_explanations(stream="batched")``;
 * ``beta_linear_exact``: the exact limit explanation of the model's linear score (no sampling: it does not
-  depend on n), from ``tfidf_weights``.
+  depend on n), from ``tfidf_weights``;
+* ``exact tree`` and ``exact forest``: the exact limit explanation (``lt.beta_tree_model``, from the law of s over
+  the leaves) of a ``DecisionTreeClassifier`` and of a 100-tree ``RandomForestClassifier`` trained on the binary
+  counts (``CountVectorizer(binary=True)``) of the same reviews; n-free.  Where lime ran at n = 5000 on the
+  logistic model, lime also explains the tree model at n = 5000 in the same process, and the ratio is stored.
 
 Each (method, d) runs in a fresh subprocess that measures, per n: wall and CPU time (median of up to three calls
 while they are short) and the peak resident memory above the resident memory just before the call (Linux: the
@@ -24,7 +28,8 @@ machine (nproc, CPU model, versions) and the load average before the run and aft
 the results in benchmarks/results/scaling.json; the machine may be shared with other jobs, which inflates wall times
 (the CPU times are the process's own). Then the figures of the book page "What it costs" (book/_static/costs-*.svg)
 and its generated table (book/_generated/costs-results.md) are drawn from that file: ``--render`` redraws them from
-the stored JSON without timing anything.
+the stored JSON without timing anything; ``--only METHOD ...`` times only those methods and merges their points
+into the stored results (replacing that method's earlier points), recording the partial run's machine and load.
 Run with ``make bench`` (about 15-20 minutes on 2 cores).
 """
 
@@ -51,6 +56,11 @@ TABLE = ROOT / "book" / "_generated" / "costs-results.md"
 D_GRID = (10, 100, 1000, 3000, 9938)
 N_GRID = (300, 1000, 5000, 20000)
 METHODS = ("lime", "exact stream", "batched stream", "beta_linear_exact")
+#: the exact tree routes, on binary counts: method -> the model (DecisionTreeClassifier or a 100-tree forest)
+TREE_METHODS = {"exact tree": 1, "exact forest": 100}
+ALL_METHODS = (*METHODS, *TREE_METHODS)
+#: lime explains the tree models at this n, where it ran at this n on the logistic model (same d)
+TREE_LIME_N = 5000
 KERNEL_WIDTH = 25
 SEED = 0
 LIME_LIMIT_SECONDS = 60.0
@@ -116,6 +126,45 @@ def joined_document(texts, d):
         if len(seen) == d:
             return joined[: match.end()]
     raise ValueError(f"the reviews have only {len(seen)} distinct words, fewer than d = {d}")
+
+
+def tree_child(method, d, lime_n):
+    """Measure the exact tree route at d (and lime on the same model at n = lime_n, if given); print one JSON line."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.tree import DecisionTreeClassifier
+
+    import limetheory as lt
+    import limetheory._validation as guards
+
+    # the package refuses calls estimated above ~10 s of work; the memory limit (2 GiB) stays
+    guards.WORK_LIMIT_FLOPS = float("inf")
+    texts, stars = lowercase_reviews()
+    vectorizer = CountVectorizer(binary=True).fit(texts)
+    n_trees = TREE_METHODS[method]
+    model = (
+        DecisionTreeClassifier(random_state=SEED)
+        if n_trees == 1
+        else RandomForestClassifier(n_estimators=n_trees, random_state=SEED, n_jobs=1)
+    ).fit(vectorizer.transform(texts), stars)
+    text = joined_document(texts, d)
+    assert len(lt.local_dictionary(text)) == d
+    _, wall, cpu, peak, calls = measure_repeated(
+        lambda: lt.beta_tree_model(model, vectorizer, text, nu=KERNEL_WIDTH / 100)
+    )
+    point = {"method": method, "d": d, "n": None, "wall": wall, "cpu": cpu, "peak_mib": peak, "calls": calls}
+    if lime_n:
+
+        def classifier_fn(documents):
+            return model.predict_proba(vectorizer.transform(documents))
+
+        _, lime_wall, lime_cpu, _, lime_calls = measure_repeated(
+            lambda: lt.lime_explanations(
+                text, classifier_fn, n_exp=1, num_samples=lime_n, kernel_width=KERNEL_WIDTH, random_state=SEED
+            )
+        )
+        point.update(lime_n=lime_n, lime_wall=lime_wall, lime_cpu=lime_cpu, lime_calls=lime_calls)
+    print(json.dumps(point), flush=True)
 
 
 def child(method, d, n_values, lime_limit):
@@ -211,13 +260,33 @@ def _distribution_version(name):
     return version(name)
 
 
-def run_all(d_grid, n_grid, lime_limit):
+def _lime_ran(points, d, n):
+    return any(p["method"] == "lime" and p["d"] == d and p["n"] == n and "skipped" not in p for p in points)
+
+
+def run_all(d_grid, n_grid, lime_limit, methods=ALL_METHODS, stored_points=()):
+    """Time ``methods`` at every d; ``stored_points`` tell where lime ran when lime itself is not re-timed."""
     points = []
     loads = [os.getloadavg()]
     started = time.perf_counter()
     exact_previous = None  # (d, CPU seconds) of beta_linear_exact's last measured point
     for d in d_grid:
-        for method in METHODS:
+        for method in methods:
+            if method in TREE_METHODS:
+                lime_n = TREE_LIME_N if _lime_ran([*stored_points, *points], d, TREE_LIME_N) else 0
+                command = [sys.executable, __file__, "--child", method, str(d), str(lime_n), str(lime_limit)]
+                completed = subprocess.run(
+                    command, capture_output=True, text=True, env={**os.environ, **CHILD_ENVIRONMENT}
+                )
+                new = [json.loads(line) for line in completed.stdout.splitlines()]
+                if completed.returncode != 0:  # e.g. the memory limit of the d x d moments: recorded as skipped
+                    reason = (completed.stderr.strip().splitlines() or ["no message"])[-1]
+                    new.append({"method": method, "d": d, "n": None, "skipped": f"the measurement failed: {reason}"})
+                for point in new:
+                    points.append(point)
+                    print(describe(point), flush=True)
+                loads.append(os.getloadavg())
+                continue
             if method == "beta_linear_exact" and exact_previous is not None:
                 estimate = exact_previous[1] * (d / exact_previous[0]) ** 2
                 if estimate > EXACT_LIMIT_SECONDS:
@@ -258,6 +327,8 @@ def run_all(d_grid, n_grid, lime_limit):
             "exact_limit_seconds": EXACT_LIMIT_SECONDS,
             "model": "LogisticRegression(max_iter=1000) on the default "
             "TfidfVectorizer of the 1000 lower-cased Yelp reviews",
+            "tree_models": "DecisionTreeClassifier(random_state=0) and RandomForestClassifier(n_estimators=100, "
+            "random_state=0) on CountVectorizer(binary=True) of the same reviews; lime on them at n = 5000",
             "explanations": 1,
         },  # fmt: skip
         "points": points,
@@ -269,7 +340,10 @@ def describe(point):
     if "skipped" in point:
         return f"{where}  skipped: {point['skipped']}"
     memory = "" if point["peak_mib"] is None else f"  peak +{point['peak_mib']:8.1f} MiB"
-    return f"{where}  wall {point['wall']:8.3f} s  cpu {point['cpu']:8.3f} s{memory}"
+    lime = ""
+    if "lime_cpu" in point:
+        lime = f"  lime (n = {point['lime_n']}) cpu {point['lime_cpu']:8.3f} s: {point['lime_cpu'] / point['cpu']:.1f}x"
+    return f"{where}  wall {point['wall']:8.3f} s  cpu {point['cpu']:8.3f} s{memory}{lime}"
 
 
 # ----------------------------------------------------------------------------- analysis
@@ -312,7 +386,12 @@ def summary_lines(results):
     lines = []
     for (method, d, n), ratio in sorted(ratios(results).items(), key=lambda item: (item[0][1], item[0][2])):
         lines.append(f"ratio lime / {method:<14} d = {d:5d}  n = {n:5d}: {ratio:7.1f}x (CPU time)")
-    for method in METHODS:
+    for method in TREE_METHODS:
+        for p in measured(results, method):
+            if "lime_cpu" in p:
+                lines.append(f"ratio lime / {method:<14} d = {p['d']:5d}  n = {p['lime_n']:5d}: "
+                             f"{p['lime_cpu'] / p['cpu']:7.1f}x (CPU time, the same tree model)")  # fmt: skip
+    for method in ALL_METHODS:
         a, b = growth_exponents(results, method)
         if a is not None:
             lines.append(f"growth of {method:<17}: time ~ d^{a:.2f}" + ("" if b is None else f" n^{b:.2f}") +
@@ -322,8 +401,16 @@ def summary_lines(results):
 
 # ----------------------------------------------------------------------------- figures and table for the book
 
-COLOURS = {"lime": "#d1495b", "exact stream": "#2e86ab", "batched stream": "#3bb273", "beta_linear_exact": "#e09f3e"}
-MARKERS = {"lime": "o", "exact stream": "s", "batched stream": "^", "beta_linear_exact": "D"}
+COLOURS = {
+    "lime": "#d1495b",
+    "exact stream": "#2e86ab",
+    "batched stream": "#3bb273",
+    "beta_linear_exact": "#e09f3e",
+    "exact tree": "#8e6cbf",
+    "exact forest": "#b5651d",
+}
+MARKERS = {"lime": "o", "exact stream": "s", "batched stream": "^", "beta_linear_exact": "D", "exact tree": "v",
+           "exact forest": "P"}  # fmt: skip
 GREY = "#8a8a8a"  # readable on a white and on a dark page
 
 
@@ -357,7 +444,7 @@ def render_figure(results, quantity, path):
         for ax in axes[len(n_grid) :]:
             ax.set_visible(False)
         for ax, n in zip(axes, n_grid, strict=False):
-            for method in METHODS:
+            for method in ALL_METHODS:
                 points = sorted(
                     (p for p in measured(results, method) if p["n"] in (n, None) and (p.get(key) or 0) > 0),
                     key=lambda p: p["d"],
@@ -375,7 +462,7 @@ def render_figure(results, quantity, path):
         for ax in axes[::columns]:
             ax.set_ylabel(label)
         handles, labels = axes[0].get_legend_handles_labels()
-        figure.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False,
+        figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), frameon=False,
                       bbox_to_anchor=(0.5, -0.02))  # fmt: skip
         figure.tight_layout(rect=(0, 0.06, 1, 1))
         figure.patch.set_alpha(0)
@@ -415,6 +502,28 @@ def table_markdown(results):
     lines += ["", "| d | beta_linear_exact |", "|---:|---:|"]
     for d in results["settings"]["d"]:
         lines.append(f"| {d} | {cell('beta_linear_exact', d, None)} |")
+    if any(p["method"] in TREE_METHODS for p in results["points"]):
+        lines += [
+            "",
+            f"Exact tree routes (`beta_tree_model`) and lime on the same tree model at n = {TREE_LIME_N}: "
+            f"{results['settings'].get('tree_models', '')}.",
+            "",
+            "| d | exact tree | lime on the tree | ratio | exact forest | lime on the forest | ratio |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+
+        def tree_cells(method, d):
+            p = by_point.get((method, d, None))
+            if p is None or "skipped" in p:
+                return ["skipped", "–", "–"]
+            if "lime_cpu" not in p:
+                return [cell(method, d, None), "not run", "–"]
+            return [cell(method, d, None), f"{p['lime_cpu']:.3g} s", f"{p['lime_cpu'] / p['cpu']:.1f}×"]
+
+        for d in results["settings"]["d"]:
+            lines.append(
+                "| " + " | ".join([str(d), *tree_cells("exact tree", d), *tree_cells("exact forest", d)]) + " |"
+            )
     skipped = [p for p in results["points"] if "skipped" in p]
     if skipped:
         lines += ["", "Skipped points:", ""]
@@ -426,7 +535,7 @@ def table_markdown(results):
             for p in skipped
         ]
     lines += ["", "Fitted growth (least squares of log CPU time over the points with d ≥ 1000):", ""]
-    for method in METHODS:
+    for method in ALL_METHODS:
         a, b = growth_exponents(results, method)
         if a is not None:
             lines.append(f"- {method}: time ∝ $d^{{{a:.2f}}}" + ("" if b is None else f"\\, n^{{{b:.2f}}}") + "$")
@@ -445,13 +554,31 @@ def main(argv=None):
     parser.add_argument("--render", action="store_true", help="redraw the book's figures from the stored JSON only")
     parser.add_argument("--child", nargs=4, metavar=("METHOD", "D", "NS", "LIMIT"), help=argparse.SUPPRESS)
     parser.add_argument("--lime-limit", type=float, default=LIME_LIMIT_SECONDS)
+    parser.add_argument(
+        "--only", nargs="+", choices=ALL_METHODS, help="time only these methods and merge them into the stored results"
+    )
     arguments = parser.parse_args(argv)
     if arguments.child:
         method, d, ns, limit = arguments.child
-        child(method, int(d), [int(n) for n in ns.split(",")], float(limit))
+        if method in TREE_METHODS:
+            tree_child(method, int(d), int(ns))
+        else:
+            child(method, int(d), [int(n) for n in ns.split(",")], float(limit))
         return
     if arguments.render:
         results = json.loads(RESULTS.read_text())
+    elif arguments.only:
+        results = json.loads(RESULTS.read_text())
+        d_grid, n_grid = results["settings"]["d"], results["settings"]["n"]
+        partial = run_all(d_grid, n_grid, arguments.lime_limit, arguments.only, results["points"])
+        results["points"] = [p for p in results["points"] if p["method"] not in arguments.only] + partial["points"]
+        results.setdefault("partial_runs", []).append(
+            {key: partial[key] for key in ("machine", "load_average_1min", "wall_seconds_total")}
+            | {"methods": arguments.only}
+        )
+        results["settings"].update({k: v for k, v in partial["settings"].items() if k not in ("d", "n")})
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        print(f"merged {', '.join(arguments.only)} into {RESULTS.relative_to(ROOT)}")
     else:
         results = run_all(D_GRID, N_GRID, arguments.lime_limit)
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
