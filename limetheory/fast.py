@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from lime.lime_text import IndexedString
+from lime.lime_text import IndexedCharacters, IndexedString
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_distances
@@ -178,6 +178,42 @@ class LimeTextCounts(DocumentCounts):
             if vectorizer.norm is not None:
                 matrix = normalize_rows(matrix, vectorizer.norm)
         return matrix
+
+
+class LimeCharacters:
+    """A document as lime sees it with ``char_level=True``: every character a feature (``bow=True``: each distinct
+    character, all its occurrences removed together; ``bow=False``: each position, replaced by ``mask_string``,
+    chr(0) when None).
+
+    Removing characters changes the words themselves (a word vanishes, shrinks or merges with its neighbour), so
+    the vectorizer's rows are not a function of word counts: here the perturbed strings are built with lime's own
+    ``IndexedCharacters.inverse_removing`` and passed to the vectorizer's ``transform``, exactly as lime does
+    (once per distinct mask).  The engine's gain is then only its ridge and feature selection, not the strings.
+    """
+
+    def __init__(self, text, vectorizer, *, bow=True, mask_string=None):
+        self.text = text
+        self.vectorizer = vectorizer
+        self.indexed = IndexedCharacters(text, bow=bow, mask_string=mask_string)
+        self.words = [str(c) for c in self.indexed.inverse_vocab]
+        self.d = len(self.words)
+        if self.d < 2:
+            unit = "distinct characters" if bow else "characters"
+            raise ValueError(
+                f"text must contain at least 2 {unit} with char_level=True, got {self.words}: with one feature every "
+                "perturbation removes it, so the explanation is undefined (Sigma is singular)"
+            )
+
+    def documents(self, masks):
+        """The strings lime builds for these masks (1 = character kept)."""
+        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+
+    def transform(self, masks):
+        """``vectorizer.transform(self.documents(masks))``: the vectorizer's own call on lime's strings."""
+        return self.vectorizer.transform(self.documents(masks))
+
+    def self_check(self, masks):
+        """Nothing to check: :meth:`transform` is the vectorizer's own call on lime's own strings."""
 
 
 # ----------------------------------------------------------------------------- the masks
@@ -436,11 +472,6 @@ def _check_lime_settings(settings):
     for name in ("bow", "char_level"):
         if not isinstance(settings[name], (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {type(settings[name]).__name__}")
-    if settings["char_level"]:
-        raise ValueError(
-            "char_level=True (lime's characters as features) is not reproduced by the fast engine; issue 16 plans "
-            "its support — run lime itself for now"
-        )
     split = settings["split_expression"]
     if not (callable(split) or isinstance(split, str)):
         raise TypeError(
@@ -464,9 +495,10 @@ def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_widt
     text = check_text(text)
     label = check_int(label, "label", minimum=0)
     vectorizer, model_fn = _model_parts(vectorizer, model_fn, label)
-    check_vectorizer(vectorizer, mirrored_by="the fast engine")
     _check_lime_settings(settings)
-    if settings["split_expression"] == _LIME_SPLIT and _WORD_CHARACTER.search(text) is None:
+    # characters: the vectorizer's own transform runs on lime's strings, so any fitted Count/Tfidf vectorizer will do
+    check_vectorizer(vectorizer, mirrored_by=None if settings["char_level"] else "the fast engine")
+    if settings["split_expression"] == _LIME_SPLIT and not settings["char_level"] and not _WORD_CHARACTER.search(text):
         raise ValueError(
             f"text has no word lime can remove: lime's words are the maximal runs of word characters (it splits on "
             f"{_LIME_SPLIT}), and {text[:60]!r} has none"
@@ -502,7 +534,9 @@ def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label,
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     )
     # tokenises once; its memory does not grow with the runs
-    if settings["bow"] and settings["split_expression"] == _LIME_SPLIT:
+    if settings["char_level"]:  # lime ignores split_expression then
+        document = LimeCharacters(text, vectorizer, bow=settings["bow"], mask_string=settings["mask_string"])
+    elif settings["bow"] and settings["split_expression"] == _LIME_SPLIT:
         document = DocumentCounts(text, vectorizer)  # lime's defaults
     else:
         document = LimeTextCounts(text, vectorizer, bow=settings["bow"], split_expression=settings["split_expression"],
@@ -578,7 +612,10 @@ def fast_lime_explanations(
 
     * ``kernel_width``: any width > 0; ``kernel=None`` (lime's exponential kernel √exp(-D²/w²) of the cosine
       distance D times 100, ``distance_metric='cosine'``) — another kernel or metric is refused;
-    * ``char_level=False`` — ``char_level=True`` is refused (issue 16 plans the character level);
+    * ``char_level=False``, and ``char_level=True`` (every character a feature, distinct ones with ``bow=True``,
+      positions masked with ``mask_string`` with ``bow=False``): removing characters changes the words, so the
+      engine then builds lime's strings and calls the vectorizer itself, as lime does (any fitted Count/Tfidf
+      vectorizer, a char analyzer included), and gains only in its ridge and feature selection;
     * ``split_expression``: lime's default ``r'\W+'`` (its words are the maximal runs of word characters), and any
       other regular expression or callable whose separators hold no word character and which never cuts a run
       of word characters (e.g. ``r'\s+'``, ``str.split``): then no vectorizer token straddles two of lime's
@@ -603,7 +640,8 @@ def fast_lime_explanations(
         Word unigrams on maximal runs of word characters only (token_pattern ``(?u)\b\w\w+\b`` or
         ``(?u)\b\w+\b``; no custom analyzer, tokenizer or preprocessor, no strip_accents, ngram_range
         (1, 1)); ``lowercase``, ``stop_words``, ``binary``, ``sublinear_tf``, ``use_idf``, ``smooth_idf``
-        and ``norm`` ('l1', 'l2', None) are supported.  Others raise ValueError.  With a ``Pipeline``, the engine
+        and ``norm`` ('l1', 'l2', None) are supported.  Others raise ValueError (any fitted one with
+        ``char_level=True``, where the engine calls ``transform`` on lime's strings).  With a ``Pipeline``, the engine
         recomputes its first step and ``model_fn`` defaults to the rest of the pipeline's ``predict_proba``.
     model_fn : callable or None
         Maps the sparse matrix returned by the vectorizer's ``transform`` to an (m, n_labels) array (e.g. a
@@ -653,8 +691,8 @@ def fast_lime_explanations(
         ``model_fn`` is not callable (or None without a Pipeline, or None with a Pipeline whose model has no
         ``predict_proba``), if a numpy ``Generator`` is given to stream "lime", or an argument has the wrong type.
     ValueError
-        For an unsupported vectorizer setting or lime setting (``char_level=True``, another kernel, metric or
-        regressor, a split expression whose pieces the vectorizer's tokens would straddle), an unfitted
+        For an unsupported vectorizer setting or lime setting (another kernel, metric or regressor, a split
+        expression whose pieces the vectorizer's tokens would straddle), an unfitted
         vectorizer or pipeline step, a text without a word lime can remove or with only one, a ``label`` beyond
         the model's classes, an unknown ``feature_selection``, bad argument values, a malformed model output, or
         when the run-time self-check (a few perturbed rows against the vectorizer's own ``transform`` of lime's

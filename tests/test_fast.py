@@ -592,7 +592,7 @@ def test_pipelines_and_models_it_refuses(yelp):
 @pytest.mark.parametrize(
     ("setting", "error", "message"),
     [
-        (dict(char_level=True), ValueError, "char_level=True .* issue 16"),
+        (dict(char_level="yes"), TypeError, "char_level must be True or False"),
         (dict(bow="yes"), TypeError, "bow must be True or False"),
         (dict(split_expression=r"\s+and\s+"), ValueError, "separator of text, ' and ', holds a word character"),
         (dict(split_expression=r"(?=o)"), ValueError, "separator of text, .* holds a word character"),
@@ -738,3 +738,48 @@ def test_other_split_expressions_equal_real_lime_run_for_run(models, yelp, split
         for feature, value in explanation.local_exp[1]:
             limes[1 + feature] = value
         np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
+
+
+# ----------------------------------------------------------------------------- char_level=True
+
+
+@pytest.fixture(scope="module")
+def character_pipeline(yelp):
+    texts, labels = yelp
+    vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3))
+    return make_pipeline(vectorizer, LogisticRegression(max_iter=1000)).fit(texts[::4], labels[::4])
+
+
+@pytest.mark.parametrize("bow", [True, False])
+@pytest.mark.parametrize("model", ["words", "characters"])
+def test_char_level_equals_real_lime_run_for_run(models, character_pipeline, yelp, bow, model):
+    """Characters as features: a word model (whose words break apart) and a character n-gram model."""
+    text = yelp[0][3]
+    if model == "words":
+        vectorizer, model_fn = models["linear"]
+        classifier = lime_fn(vectorizer, model_fn)
+        arguments = dict(vectorizer=vectorizer, model_fn=model_fn)
+    else:
+        classifier = character_pipeline.predict_proba
+        arguments = dict(vectorizer=character_pipeline)
+    explainer = LimeTextExplainer(char_level=True, bow=bow, random_state=4, feature_selection="auto")
+    d = len(set(text)) if bow else len(text)
+    ours = lt.fast_lime_explanations(text, **arguments, n_exp=2, num_samples=300, random_state=4, char_level=True,
+                                     bow=bow, feature_selection="auto")  # fmt: skip
+    assert ours.shape == (2, d + 1)
+    for run in range(2):
+        explanation = explainer.explain_instance(text, classifier, num_samples=300)
+        limes = np.zeros(d + 1)
+        limes[0] = explanation.intercept[1]
+        for feature, value in explanation.local_exp[1]:
+            limes[1 + feature] = value
+        np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
+    assert np.abs(ours[:, 1:]).max() > 1e-4
+
+
+def test_char_level_words_are_characters_and_short_texts_are_refused():
+    vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
+    samples = lt.fast_lime_samples("ab ba", vectorizer, toy_model, num_samples=20, char_level=True)
+    assert samples.words == ["a", "b", " "]
+    with pytest.raises(ValueError, match="at least 2 distinct characters with char_level=True"):
+        lt.fast_lime_explanations("aaa", vectorizer, toy_model, n_exp=1, num_samples=20, char_level=True)
