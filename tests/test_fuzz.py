@@ -667,7 +667,13 @@ REGISTRY = {
         st.tuples(texts(), either(st.sampled_from(CLASSIFIERS))),
         st.fixed_dictionaries(
             {"num_samples": ints(2, 12), "n_exp": ints(1, 2)},
-            optional={"kernel_width": reals(0.0, 100.0), "label": ints(0, 2), "random_state": ints(0, 9)},
+            optional={
+                "kernel_width": reals(0.0, 100.0),
+                "label": ints(0, 2),
+                "random_state": ints(0, 9),
+                "num_features": ints(1, 12),
+                "feature_selection": either(st.sampled_from(["none", "auto", "highest_weights", "forward_selection"])),
+            },
         ),
         check=check_lime_runs,
         examples=20,
