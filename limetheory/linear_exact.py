@@ -64,6 +64,8 @@ __all__ = [
 
 #: step of the trapezoidal rule in the variable v (u = exp(v - exp(-v)))
 QUADRATURE_STEP = 0.3
+#: the step for 1/r (the L1 norm), whose integrand is less smooth in v: 0.3 leaves 3e-13, 0.25 below 1e-15
+L1_QUADRATURE_STEP = 0.25
 #: left end of the rule in v: the neglected part of the integral is below exp(-45)
 QUADRATURE_LEFT = -4.5
 #: the rule extends to u = QUADRATURE_RIGHT / r_min, where exp(-u r) <= exp(-45) for every r >= r_min
@@ -72,12 +74,16 @@ QUADRATURE_RIGHT = 45.0
 MIN_WEIGHT_RATIO = 1e-100
 #: the row norms of a TfidfVectorizer that the exact route handles (its ``norm`` parameter)
 NORMS = ("l2", "l1", None)
-#: most visible words that may share one column: the column's factor sums over the 2^size subsets of its words
+#: most visible words that may share one column: the column's factor sums over all subsets of its words (2ᵉ)
 MAX_SHARED_WORDS = 12
 #: memory budget (in float64 entries) of one (nodes x words) work array; nodes are processed in blocks
 _BLOCK_ENTRIES = 1 << 20
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
+#: a mean below this (at most 1) contributes nothing to the quadrature sums: the weights are below 1e10, so the
+#: terms are below 1e-240 while every moment is at least of the order of 1e-100 (weights span at most 1e100);
+#: under it the means are no longer resolved (subnormal at 1e-308), so the recursions do not divide by them
+_NEGLIGIBLE_MEAN = 1e-250
 #: operations per quadrature node and per pair of words of the forward recursion (about 10 array passes)
 _FLOPS_FORWARD = 12
 #: operations per quadrature node, per size and per distinct weight of the leave-one-out recursion
@@ -86,7 +92,7 @@ _FLOPS_LEAVE_ONE_OUT = 40
 
 def _inverse_power_quadrature(r_min, power):
     """Nodes and positive weights with sum_q w_q exp(-u_q r) = r^(-power) on [r_min, 1] (power 1/2 or 1)."""
-    h = QUADRATURE_STEP
+    h = QUADRATURE_STEP if power == 0.5 else L1_QUADRATURE_STEP
     v = np.arange(np.ceil(QUADRATURE_LEFT / h), np.ceil(np.log(QUADRATURE_RIGHT / r_min) / h) + 1) * h
     g = v - np.exp(-v)
     nodes = np.exp(g)
@@ -386,7 +392,7 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
             pa, pwa = P[:, a : a + 1], Pw[:, a : a + 1]
             part = (a / d) * x
             carried = part * L  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
-            share = np.where(pa > 0, carried / pa, 0.0)  # an underflowed mean_a: both parts are 0 too
+            share = np.where(pa >= _NEGLIGIBLE_MEAN, carried / pa, 0.0)  # an underflowed mean_a: negligible parts
             leaving = up & (share > _UPWARD_SHARE)
             first_down[leaving] = a
             up &= ~leaving
@@ -395,8 +401,11 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
             Lw0_next = (pwa - part * Lw0) * scale
             D_next = -(part * (D + L)) * scale
             L = np.where(up, L_next, 0.0)
-            Lw0 = np.where(up, Lw0_next, 0.0)
-            D = np.where(up, D_next, 0.0)
+            # where the means underflow (L = 0) the sums are negligible too; the homogeneous part of the
+            # recursions for Lw0 and D (growth a x / (d - a) per step) must not act on their leftovers
+            alive = up & (L > 0)
+            Lw0 = np.where(alive, Lw0_next, 0.0)
+            D = np.where(alive, D_next, 0.0)
             out0[a] = weights @ (x * Lw0)
             slope[a] = weights @ (x * (L + D))
     if up.all():
@@ -411,6 +420,9 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
             if not needed.any():
                 break
             pa, pwa = P[:, a : a + 1], Pw[:, a : a + 1]
+            # below _NEGLIGIBLE_MEAN the means have lost their digits (at large u they underflow at large a):
+            # there the sums are negligible, and the recursion restarts from 0 below that level
+            needed = needed & (pa >= _NEGLIGIBLE_MEAN)
             stay = (d - a) / d
             h0 = (pwa - stay * Lw0) * (d / a)  # = x_k Lw0_{a-1}
             hD = (-stay * D) * (d / a)  # = x_k (D_{a-1} + L_{a-1})

@@ -1,5 +1,9 @@
 """limetheory.linear_exact: the exact explanation of a linear TF-IDF model, against enumeration and mpmath.
 
+Shared columns and the three norms are checked against the real pipeline: a default ``TfidfVectorizer``
+(lower-casing, so lime's "The" and "the" fall in one column) and a ``LogisticRegression`` whose
+``decision_function`` is evaluated on the documents lime would build for every one of the 2^d masks.
+
 References used here never call the module under test: ``beta_enumerate`` sums over all 2^d masks with
 f computed from the masks directly; the per-s moments are averaged over the masks with s removed words; the
 mpmath reference enumerates the masks, forms Sigma and Gamma and solves at a precision that grows with the
@@ -14,12 +18,17 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from lime.lime_text import IndexedString
 from scipy.special import gammaln
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
 
 import limetheory as lt
 from limetheory import mpreference
 from limetheory.linear_exact import (
+    MAX_SHARED_WORDS,
     MIN_WEIGHT_RATIO,
+    _inverse_power_quadrature,
     beta_linear_exact,
     conditional_moments_linear_exact,
     gamma_linear_exact,
@@ -456,3 +465,266 @@ def test_exported():
     assert lt.beta_linear_exact is beta_linear_exact
     assert lt.gamma_linear_exact is gamma_linear_exact
     assert lt.conditional_moments_linear_exact is conditional_moments_linear_exact
+
+
+# ----------------------------------------------------------------------------- shared columns, the real pipeline
+
+
+def _first_distinct_words(text, d):
+    """The prefix of ``text`` that ends with its d-th distinct lime word (lime's tokens, case kept)."""
+    seen = set()
+    for match in __import__("re").finditer(r"\w+", text):
+        seen.add(match.group())
+        if len(seen) == d:
+            return text[: match.end()]
+    return None
+
+
+@pytest.fixture(scope="module")
+def shared_documents(data_dir):
+    """Yelp review prefixes of 11 to 14 distinct lime words in which two words share a column (case variants)."""
+    texts = list(lt.load_yelp_reviews().text)
+    chosen = []
+    for text in texts:
+        d = 11 + len(chosen) % 4
+        prefix = _first_distinct_words(text, d)
+        if prefix is None:
+            continue
+        words = [w for w in lt.local_dictionary(prefix) if len(w) > 1]
+        if len({w.lower() for w in words}) < len(words):
+            chosen.append(prefix)
+        if len(chosen) == 4:
+            break
+    return texts, chosen
+
+
+def per_word_model(text, vectorizer, model):
+    """lam, tfidf and column labels per lime word, from lime's counts and the vectorizer's idf (no package code)."""
+    indexed = IndexedString(text, bow=True)
+    analyzer = vectorizer.build_analyzer()
+    columns = np.full(indexed.num_words(), -1)
+    for i, word in enumerate(indexed.inverse_vocab):
+        tokens = analyzer(word)
+        if len(tokens) == 1 and tokens[0] in vectorizer.vocabulary_:
+            columns[i] = vectorizer.vocabulary_[tokens[0]]
+    counts = np.array([len(indexed.string_position(i)) for i in range(indexed.num_words())], float)
+    idf = vectorizer.idf_ if vectorizer.use_idf else np.ones(len(vectorizer.vocabulary_))
+    tfidf = np.where(columns >= 0, counts * idf[np.maximum(columns, 0)], 0.0)
+    lam = np.where(columns >= 0, model.coef_[0][np.maximum(columns, 0)], 0.0)
+    return lam, tfidf, columns, indexed
+
+
+def pipeline_on_masks(indexed, vectorizer, model):
+    """f(z): the model's decision_function on the document lime builds for mask z (its removed words deleted)."""
+
+    def f(z):
+        documents = [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in np.asarray(z)]
+        return model.decision_function(vectorizer.transform(documents))
+
+    return f
+
+
+def enumeration_tolerance(d, nu, scale):
+    """The quadrature's relative error on every moment (1e-13 claimed, 5e-14 measured: the margin covers the
+    rounding of the 2^d-term sums of the reference) times cond(Sigma), which bounds how much the solve for beta
+    can amplify an error in the moments, relative to the scale of the model's values."""
+    return 1e-13 * np.linalg.cond(lt.sigma_matrix(d, nu=nu)) * scale
+
+
+@pytest.mark.parametrize("norm", ["l2", "l1", None])
+def test_shared_columns_match_enumeration_of_the_real_pipeline(shared_documents, norm):
+    """Default TfidfVectorizer (lower-casing: "The" and "the" in one column), a LogisticRegression's
+    decision_function, every mask of 11 to 14 words enumerated through the vectorizer itself."""
+    texts, documents = shared_documents
+    vectorizer = TfidfVectorizer(norm=norm).fit(texts)
+    model = LogisticRegression(max_iter=1000).fit(vectorizer.transform(texts), lt.load_yelp_reviews().stars)
+    assert len(documents) == 4
+    for text in documents:
+        lam, tfidf, columns, indexed = per_word_model(text, vectorizer, model)
+        d = len(lam)
+        visible = columns[columns >= 0]
+        assert np.bincount(visible).max() >= 2  # the document does have words that share a column
+        f = pipeline_on_masks(indexed, vectorizer, model)
+        for nu in (0.25, np.inf):
+            expected = lt.beta_enumerate(f, d, nu=nu)
+            got = beta_linear_exact(lam, tfidf, nu=nu, groups=columns, norm=norm)
+            got[0] += model.intercept_[0]  # beta is linear in f: the intercept adds to beta_0
+            scale = max(1.0, float(np.abs(f(np.ones((1, d)))).max()), float(np.abs(expected).max()))
+            tolerance = enumeration_tolerance(d, nu, scale)
+            assert tolerance <= 1e-10 * scale  # the required accuracy, 1e-10, follows from the bound here
+            np.testing.assert_allclose(got, expected, rtol=0, atol=tolerance)
+
+
+def grouped_model_on_masks(lam, tfidf, groups, norm="l2"):
+    """f(z) with the words of one label adding up in one column before the norm (0/0 := 0)."""
+    lam, tfidf, groups = np.asarray(lam, float), np.asarray(tfidf, float), np.asarray(groups)
+    labels = np.unique(groups)
+    membership = (groups[:, None] == labels[None, :]).astype(float)  # (d, columns)
+    coefficient = np.array([lam[groups == label][0] for label in labels])
+
+    def f(z):
+        columns = (np.asarray(z, float) * tfidf) @ membership
+        value = columns @ coefficient
+        norms = {"l2": np.sqrt((columns**2).sum(axis=1)), "l1": columns.sum(axis=1)}.get(norm)
+        if norms is None:
+            return value
+        return np.divide(value, norms, out=np.zeros_like(value), where=norms > 0)
+
+    return f
+
+
+GROUPED = [
+    ([0, 0, 1, 2, 3], "two words in one column"),
+    ([0, 1, 0, 1, 2, 2, 3], "three columns of two"),
+    ([5, 5, 5, 2, 9, 9, 1, 0], "a column of three"),
+    ([0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "every word in one column"),
+    ([3, 1, 3, 2, 1, 3, 0, 4, 4, 2, 6, 7], "columns of one to three words"),
+]
+
+
+@pytest.mark.parametrize(("groups", "label"), GROUPED, ids=[label for _, label in GROUPED])
+@pytest.mark.parametrize("nu", [0.1, 0.25, np.inf])
+def test_grouped_moments_match_enumeration(groups, label, nu):
+    """Every E[f | s] and E[z_k f | s] against averages over the masks, then beta (shared columns)."""
+    d = len(groups)
+    rng = np.random.default_rng(d)
+    groups = np.asarray(groups)
+    lam = rng.normal(size=groups.max() + 1)[groups]
+    tfidf = rng.integers(1, 4, d) * rng.uniform(1.0, 5.0, d)
+    tfidf[d - 1] = 0.0  # a word the model cannot see, in a column of its own or shared
+    f = grouped_model_on_masks(lam, tfidf, groups)
+    z, s, _ = lt.explanation.all_masks(d)
+    y = f(z)
+    counts = np.array([math.comb(d, k) for k in range(1, d + 1)], float)
+    expected_f = np.bincount(s, weights=y, minlength=d + 1)[1:] / counts
+    expected_zf = np.stack([np.bincount(s, weights=y * z[:, k], minlength=d + 1)[1:] for k in range(d)], 1)
+    expected_zf /= counts[:, None]
+    f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf, groups=groups)
+    scale = np.abs(lam).max()
+    np.testing.assert_allclose(f_given_s[:-1], expected_f[:-1], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(zf_given_s[:-1], expected_zf[:-1], rtol=0, atol=1e-12 * scale)
+    expected = lt.beta_enumerate(f, d, nu=nu)
+    got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=enumeration_tolerance(d, nu, max(1.0, np.abs(y).max())))
+
+
+@pytest.mark.parametrize("norm", ["l1", None])
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_other_norms_match_enumeration(norm, nu):
+    d = 9
+    rng = np.random.default_rng(5)
+    groups = np.array([0, 0, 1, 2, 2, 2, 3, 4, 5])
+    lam = rng.normal(size=6)[groups]
+    tfidf = rng.uniform(0.5, 4.0, d)
+    tfidf[4] = 0.0
+    f = grouped_model_on_masks(lam, tfidf, groups, norm)
+    expected = lt.beta_enumerate(f, d, nu=nu)
+    got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups, norm=norm)
+    scale = max(1.0, np.abs(f(np.ones((1, d)))).max())
+    np.testing.assert_allclose(got, expected, rtol=0, atol=enumeration_tolerance(d, nu, scale))
+    f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf, groups=groups, norm=norm)
+    assert f_given_s.shape == (d,) and zf_given_s.shape == (d, d)
+    gamma = gamma_linear_exact(lam, tfidf, nu=nu, groups=groups, norm=norm)
+    z, s, prob = lt.explanation.all_masks(d)
+    weight = prob * lt.kernel_weights(d, nu=nu)[s - 1]
+    y = f(z)
+    reference = np.concatenate([[weight @ y], (weight * y) @ z])
+    np.testing.assert_allclose(gamma, reference, rtol=1e-12, atol=1e-12 * weight.sum() * np.abs(y).max())
+
+
+def test_unnormalised_beta_is_the_coefficients():
+    """norm=None: f = sum_j lam_j tfidf_j z_j is affine in the mask, so beta = (0, lam * tfidf) exactly."""
+    lam, tfidf = [0.5, -1.0, 2.0, 0.0], [1.0, 2.0, 0.0, 3.0]
+    got = beta_linear_exact(lam, tfidf, nu=0.25, norm=None)
+    assert got.tolist() == [0.0, 0.5, -2.0, 0.0, 0.0]
+    # a document the model cannot see at all is allowed without a norm: f = 0
+    assert beta_linear_exact(lam, [0.0] * 4, nu=0.25, norm=None).tolist() == [0.0] * 5
+
+
+def test_groups_of_one_change_nothing():
+    """Distinct labels (or a shared label whose other words are invisible) give the one-word-per-column route."""
+    lam, tfidf = document(9, seed=4)
+    base = beta_linear_exact(lam, tfidf, nu=0.25)
+    np.testing.assert_array_equal(beta_linear_exact(lam, tfidf, nu=0.25, groups=np.arange(9)[::-1]), base)
+    groups = np.arange(9)
+    groups[0] = groups[1]  # word 0 is invisible (tfidf 0): its column has one visible word
+    np.testing.assert_array_equal(beta_linear_exact(lam, tfidf, nu=0.25, groups=groups), base)
+
+
+def test_weighted_assembly_equals_beta_from_conditional_moments():
+    """beta_linear_exact assembles beta from the weighted moments: the same numbers as the d x d route."""
+    for seed, nu in [(1, 0.01), (2, 0.05), (3, 0.25), (4, np.inf)]:
+        lam, tfidf = document(12, seed=seed)
+        groups = np.array([0, 1, 2, 2, 3, 4, 4, 5, 6, 7, 8, 9])
+        lam = lam[np.r_[0, 1, 2, 2, 4, 5, 5, 7:12]]
+        moments = conditional_moments_linear_exact(lam, tfidf, groups=groups)
+        reference = lt.beta_from_conditional_moments(*moments, nu=nu)
+        got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
+        # both sum the same terms in another order: rounding of order d eps relative to the largest term
+        np.testing.assert_allclose(got, reference, rtol=0, atol=64 * np.finfo(float).eps * np.abs(reference).max())
+
+
+def test_grouped_moments_are_consistent_at_larger_d():
+    """sum_k z_k f = |K| f with shared columns too, at d = 80 (both leave-one-out routes, several node blocks)."""
+    d = 80
+    rng = np.random.default_rng(8)
+    groups = np.arange(d)
+    groups[10:16] = 10  # a column of six words
+    groups[[20, 40, 60]] = 20
+    groups[[30, 31]] = 30
+    lam = rng.normal(size=d)[groups]
+    tfidf = np.round(rng.uniform(1.0, 4.0, d), 1)  # few distinct weights: shared leave-one-out recursions
+    f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf, groups=groups)
+    np.testing.assert_allclose(zf_given_s.sum(axis=1), (d - np.arange(1, d + 1)) * f_given_s, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("r_min", [1.0, 1e-3, 1e-8, 1e-30])
+def test_inverse_first_power_quadrature(r_min):
+    """The L1 norm's rule for 1/r: relative error below 1e-13 on [r_min, 1]."""
+    nodes, weights = _inverse_power_quadrature(r_min, 1.0)
+    assert (weights > 0).all()
+    with mpmath.workdps(30):
+        worst = max(
+            abs(mpmath.fsum(w * mpmath.exp(-mpmath.mpf(u) * mpmath.mpf(x)) for u, w in zip(nodes, weights, strict=True))
+                * mpmath.mpf(x) - 1)
+            for x in np.geomspace(r_min, 1.0, 17)
+        )  # fmt: skip
+    assert float(worst) < 1e-13
+
+
+@pytest.mark.parametrize(
+    ("keywords", "error", "pattern"),
+    [
+        ({"groups": [0, 0, 1.5]}, TypeError, "groups must be an array of integer"),
+        ({"groups": "abc"}, TypeError, "groups must be an array of integer"),
+        ({"groups": [True, False, True]}, TypeError, "groups must be an array of integer"),
+        ({"groups": [0, 1]}, ValueError, r"groups must have shape \(3,\)"),
+        ({"groups": [0, 0, -1]}, ValueError, "negative label"),
+        ({"groups": [0, 0, 1], "lam": [1.0, 2.0, 3.0]}, ValueError, "lam must be equal within a column"),
+        ({"norm": "l3"}, ValueError, "norm must be 'l2', 'l1' or None"),
+        ({"norm": 2}, TypeError, "norm must be 'l2', 'l1' or None"),
+        ({"norm": None, "tfidf": [1.0, -1.0, 2.0]}, ValueError, "tfidf must be >= 0"),
+        ({"norm": None, "lam": [1.0, 2.0]}, ValueError, "same length"),
+        ({"norm": None, "groups": [0, 0, 1], "lam": [1.0, 2.0, 3.0]}, ValueError, "lam must be equal"),
+    ],
+)
+def test_groups_and_norm_validation(keywords, error, pattern):
+    arguments = {"lam": [1.0, 1.0, 3.0], "tfidf": [1.0, 2.0, 3.0]} | keywords
+    lam, tfidf = arguments.pop("lam"), arguments.pop("tfidf")
+    with pytest.raises(error, match=pattern):
+        beta_linear_exact(lam, tfidf, nu=0.25, **arguments)
+    with pytest.raises(error, match=pattern):
+        gamma_linear_exact(lam, tfidf, nu=0.25, **arguments)
+    with pytest.raises(error, match=pattern):
+        conditional_moments_linear_exact(lam, tfidf, **arguments)
+
+
+def test_too_many_words_in_one_column():
+    d = MAX_SHARED_WORDS + 1
+    with pytest.raises(ValueError, match=f"at most {MAX_SHARED_WORDS} visible words may share a column"):
+        beta_linear_exact(np.ones(d), np.ones(d), nu=0.25, groups=np.zeros(d, dtype=int))
+
+
+def test_bandwidth_is_keyword_only():
+    with pytest.raises(TypeError, match="nu="):
+        beta_linear_exact([1.0, 2.0], [1.0, 2.0], 0.25)
