@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -71,14 +72,40 @@ def test_every_function_has_a_location_and_every_location_is_in_the_paper():
             assert number in doc, f"{name}'s docstring does not cite {number}"
 
 
-def test_the_package_names_no_printed_formula_outside_the_module():
-    """The printed c_d and σ₂ are typed once: no other module of the package spells them out."""
-    patterns = ("(d - 1) * a0 * a2 - d * a1**2", "(a1**2 - a0 * a2) / (a1 - a2)", "(d_expr - 1) * a0 * a2")
-    for path in sorted((ROOT / "limetheory").glob("*.py")):
-        if path.name == "printed.py":
-            continue
-        text = path.read_text(encoding="utf-8")
-        assert not any(pattern in text for pattern in patterns), path.name
+# the printed c_d, (d - 1) α₀α₂ − dα₁² + ..., and σ₃, (α₁² − α₀α₂)/(α₁ − α₂), in any variable names
+TYPED_AGAIN = (
+    re.compile(r"\(\s*(\w+)\s*-\s*1\s*\)\s*\*\s*\w+\s*\*\s*\w+\s*-\s*\1\s*\*\s*\w+\s*\*\*\s*2\s*\+"),
+    re.compile(r"\(\s*(\w+)\s*\*\*\s*2\s*-\s*\w+\s*\*\s*\w+\s*\)\s*/\s*\(\s*\1\s*-\s*\w+\s*\)"),
+)
+# typed again in a chapter that issue 13 did not list among the seven places; it should import limetheory.printed
+# too (its entry here makes the test fail once the copy is gone, so that the entry goes with it)
+NOT_YET_MOVED = {"notebooks/07-sigma-invertible.md"}
+
+
+def test_the_printed_formulas_are_typed_once():
+    """The printed c_d and σ₃ are spelled out only in limetheory/printed.py: the package, the tests, the benchmarks and
+    the chapters import them."""
+    paths = [
+        *sorted((ROOT / "limetheory").glob("*.py")),
+        *sorted((ROOT / "tests").glob("*.py")),
+        *sorted((ROOT / "benchmarks").glob("*.py")),
+        *sorted((ROOT / "notebooks").glob("*.md")),
+    ]
+    assert len(paths) > 60
+    typed = {
+        str(path.relative_to(ROOT))
+        for path in paths
+        # this file holds samples of the patterns (below)
+        if path.name not in ("printed.py", "test_printed.py")
+        and any(rx.search(path.read_text(encoding="utf-8")) for rx in TYPED_AGAIN)
+    }
+    assert typed == NOT_YET_MOVED
+
+
+def test_the_scan_finds_a_copy_under_other_names():
+    assert TYPED_AGAIN[0].search("c = (n - 1) * x0 * x2 - n * x1**2 + x0 * x1")
+    assert TYPED_AGAIN[1].search("s3 = (b1**2 - b0 * b2) / (b1 - b2)")
+    assert not any(rx.search("c = lt.normalization_constant(d, nu=0.25)") for rx in TYPED_AGAIN)
 
 
 def test_the_module_imports_nothing_from_the_package():
