@@ -273,16 +273,21 @@ def _check_words(text):
 
 
 def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng):
+    """(β, the model as a function of the masks): β None for enumeration, which the caller does with its sample.
+
+    The linear route returns its reconstruction of the model from the words' columns (checked against the
+    pipeline): it evaluates masks without building strings, for lime's spread.
+    """
     if name == "linear":
         linear = _LinearModel(model, vectorizer, text, output, label)
         _self_check("linear", linear, mask_fn, d, rng)
-        return linear.beta(nu)
+        return linear.beta(nu), linear
     if name == "trees":
         f_given_s, zf_given_s = _tree_moments(model, vectorizer, text, output, label)
-        return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)
+        return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu), mask_fn
     if d > MAX_ENUMERATION_WORDS:
         raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} distinct words")
-    return None  # enumeration: done by the caller, which keeps the sample
+    return None, mask_fn
 
 
 def explain_controls(model, text, output, label, nu):
@@ -430,7 +435,7 @@ def explain(
         if name == "monte_carlo":
             break
         try:
-            beta = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng)
+            beta, model_of_masks = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng)
         except _RouteUnavailable as why:
             reasons.append(f"{name}: {why}")
             continue
@@ -449,7 +454,7 @@ def explain(
             num_samples=None,
             sample=sample,
             notes=tuple(reasons),
-            **common,
+            **{**common, "mask_fn": model_of_masks},
         )
     if method not in ("auto", "monte_carlo"):
         raise ValueError(f"method={method!r} does not apply to this model and document: {'; '.join(reasons)}")
