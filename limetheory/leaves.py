@@ -296,6 +296,9 @@ def _atoms(events, columns):
     for (kept, removed, shared), value in events.items():
         if value == 0.0:
             continue
+        if not shared:
+            atoms[kept, removed] = atoms.get((kept, removed), 0.0) + value
+            continue
         options = []
         for g, allowed in shared:
             group = columns.groups[g]
@@ -315,14 +318,11 @@ def _atoms(events, columns):
     return atoms
 
 
-def _words_of(bits):
-    """The word indices whose bit is set in a Python int."""
-    words = []
-    while bits:
-        low = bits & -bits
-        words.append(low.bit_length() - 1)
-        bits ^= low
-    return words
+def _bit_matrix(bits, d):
+    """Python ints (bit j = word j) as an (m, d) boolean array."""
+    width = max(1, (d + 7) // 8)
+    raw = np.frombuffer(b"".join(b.to_bytes(width, "little") for b in bits), dtype=np.uint8)
+    return np.unpackbits(raw.reshape(len(bits), width), axis=1, count=d, bitorder="little").astype(bool)
 
 
 def _by_size(atoms, d):
@@ -331,28 +331,18 @@ def _by_size(atoms, d):
     Returns (a, b, total, kept, removed) with one row per distinct (a, b): ``total[q]`` is the sum of the values
     of the atoms of sizes q, ``kept[q, j]`` (``removed[q, j]``) the sum over those that keep (remove) word j.
     """
-    sizes, rows, kept_entries, removed_entries = {}, [], ([], [], []), ([], [], [])
-    for (kept_bits, removed_bits), value in atoms.items():
-        kept_words, removed_words = _words_of(kept_bits), _words_of(removed_bits)
-        q = sizes.setdefault((len(kept_words), len(removed_words)), len(sizes))
-        rows.append((q, value))
-        for entries, words in ((kept_entries, kept_words), (removed_entries, removed_words)):
-            entries[0].extend([q] * len(words))
-            entries[1].extend(words)
-            entries[2].extend([value] * len(words))
+    value = np.fromiter(atoms.values(), dtype=float, count=len(atoms))
+    kept_words = _bit_matrix([k for k, _ in atoms], d)
+    removed_words = _bit_matrix([r for _, r in atoms], d)
+    a_atom, b_atom = kept_words.sum(axis=1), removed_words.sum(axis=1)
+    sizes, q = np.unique(a_atom * (d + 1) + b_atom, return_inverse=True)
     n = len(sizes)
-    a = np.array([size[0] for size in sizes], dtype=np.int64)
-    b = np.array([size[1] for size in sizes], dtype=np.int64)
-    total = np.bincount([q for q, _ in rows], weights=[v for _, v in rows], minlength=n).astype(float)
+    total = np.bincount(q, weights=value, minlength=n)
     sums = []
-    for q_list, j_list, v_list in (kept_entries, removed_entries):
-        flat = np.bincount(
-            np.array(q_list, dtype=np.int64) * d + np.array(j_list, dtype=np.int64),
-            weights=np.array(v_list, dtype=float),
-            minlength=n * d,
-        )
-        sums.append(flat.reshape(n, d))
-    return a, b, total, sums[0], sums[1]
+    for words in (kept_words, removed_words):
+        rows, cols = np.nonzero(words)
+        sums.append(np.bincount(q[rows] * d + cols, weights=value[rows], minlength=n * d).reshape(n, d))
+    return sizes // (d + 1), sizes % (d + 1), total, sums[0], sums[1]
 
 
 def _atom_probabilities(a, b, d):

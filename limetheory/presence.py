@@ -165,12 +165,14 @@ def document_columns(vectorizer, text, *, n_features=None):
             documents.append(" ".join(" ".join([words[j]] * occurrences[j]) for i, j in enumerate(group) if t >> i & 1))
     matrix = vectorizer.transform(documents).tocsr()
     first_row = matrix[0].toarray().ravel()
-    matrix = matrix.tocsc()
+    fed = sorted({c for columns in columns_of_word for c in columns})
+    dense = matrix[:, fed].toarray()  # (documents, fed columns): small, both about d
+    position = {column: i for i, column in enumerate(fed)}
     group_of_column, values = {}, {}
     for g, group in enumerate(groups):
         for column in sorted({c for j in group for c in columns_of_word[j]}):
             group_of_column[column] = g
-            column_values = matrix[:, column].toarray().ravel()
+            column_values = dense[:, position[column]]
             values[column] = column_values[[rows[g, t] for t in range(2 ** len(group))]].astype(np.float32)
             if values[column][-1] != np.float32(first_row[column]):
                 raise ValueError(
