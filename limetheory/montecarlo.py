@@ -25,11 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_memory, check_work
+from .coefficients import sigma_eigenvalues
 from .explanation import all_masks, beta_from_gamma
 from .sampling import kernel_weights
 
 #: share of the masks used as the pilot sample that fits the control variate
 PILOT_SHARE = 0.2
+#: largest condition number of Σ at which Σ⁻¹Γ̂ is formed (beta_from_gamma warns from 1e12 on: rounding of Γ̂)
+MAX_CONDITION = 1e10
 #: smallest spread given to a stratum in Neyman's allocation, relative to the largest
 NEYMAN_FLOOR = 0.05
 #: masks per stratum at least (two, so that each stratum has a sample variance)
@@ -195,6 +198,15 @@ def estimate_beta(mask_fn, d, nu, num_samples, rng, controls=()):
         f"the Monte Carlo estimate with {num_samples} masks of {d} words",
         "use fewer samples",
     )
+    with np.errstate(invalid="ignore"):  # logarithms of -inf below nu = 1e-150: a NaN condition, refused below
+        logs = sigma_eigenvalues(d, nu=nu, log=True)
+        log_condition = max(logs) - min(logs)
+    if not log_condition <= np.log(MAX_CONDITION):
+        raise ValueError(
+            f"the Monte Carlo route averages Γ and applies Σ⁻¹, whose condition number at d = {d}, nu = {nu:g} "
+            f"(kernel_width = {100 * nu:g}) exceeds {MAX_CONDITION:g}: rounding would swamp the estimate; the exact "
+            f"routes (enumeration for d <= 14) hold at every bandwidth"
+        )
     pattern = sigma_inverse_pattern(d, nu)
     live = int((kernel_weights(d, nu=nu) > 0).sum())
     if num_samples < 2 * MIN_PER_STRATUM * live:

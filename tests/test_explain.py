@@ -188,6 +188,15 @@ def test_monte_carlo_is_reproducible_and_defaults_to_20000_masks():
     assert 19_000 <= first.num_samples <= 20_000
 
 
+def test_monte_carlo_refuses_an_ill_conditioned_sigma():
+    """At small bandwidth Σ⁻¹ amplifies rounding beyond use: the Monte Carlo route says so, enumeration still holds."""
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    text = "The food was good but the staff rude"
+    with pytest.raises(ValueError, match="condition number .* exceeds 1e\\+10"):
+        lt.explain(model, text, kernel_width=1.0, method="monte_carlo")
+    assert lt.explain(model, text, kernel_width=1.0).method == "enumeration"
+
+
 def test_exact_routes_ignore_num_samples():
     model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
     result = lt.explain(model, TEXTS[1], output="decision_function", num_samples=100)
