@@ -360,7 +360,7 @@ def _atom_probabilities(a, b, d):
     return out
 
 
-def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba", label=1):
+def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba", label=1, columns=None):
     r"""The conditional moments of a tree model's output under LIME's sampling, exactly, from its leaves.
 
     The model reads ``vectorizer.transform(documents)`` (as the last step of ``Pipeline(vectorizer, model)``).
@@ -388,6 +388,10 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
         Column of ``predict_proba`` (classifiers), or of ``decision_function`` for a multi-class gradient-boosted
         model; must be 1 for a binary one (its single column is the score of ``classes_[1]``).  Not used by
         regressors.
+    columns : limetheory.presence.DocumentColumns, optional
+        The document's features and the presence structure of their columns, when lime's features are not its
+        default words (``bow=False``, another ``split_expression``: :func:`limetheory.modes.mode_document_columns`);
+        by default ``document_columns(vectorizer, text)``.
 
     Returns
     -------
@@ -424,7 +428,8 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     [1.0, -1.0, 0.0]
     """
     kind, trees, node_values = _components(model, output, label)
-    columns = document_columns(vectorizer, text, n_features=int(model.n_features_in_))
+    if columns is None:
+        columns = document_columns(vectorizer, text, n_features=int(model.n_features_in_))
     d = len(columns.words)
     events = _leaf_events(trees, node_values, columns)
     atoms = _atoms(events, columns)
