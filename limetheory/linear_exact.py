@@ -268,33 +268,36 @@ def _model(lam, tfidf, groups, norm):
 # ----------------------------------------------------------------------------- means over the sets of each size
 
 
-def _full_means(x, w):
+def _full_means(x, w, top=None):
     """Means over the a-subsets A of the n words of ``x`` of prod_A x and of W(A) prod_A x, for a = 0..n.
 
     ``x`` has shape (B, n) (one row per quadrature node), ``w`` shape (n,); W(A) = sum_{i in A} w_i.  Returns
     P and Pw of shape (B, n + 1), column a.  Adding a word updates every mean by a convex combination
     (hypergeometric weights): P keeps its relative accuracy, and Pw its accuracy relative to the same mean
-    with |w| in place of w.
+    with |w| in place of w.  Sizes above ``top`` are left at 0 (the caller knows them negligible at these
+    nodes); a size never feeds a smaller one, so the others are unchanged.
     """
     B, n_words = x.shape
     a = np.arange(n_words + 1, dtype=float)
     P = np.zeros((B, n_words + 1))
     Pw = np.zeros((B, n_words + 1))
     P[:, 0] = 1.0
+    top = n_words if top is None else min(top, n_words)
     for j in range(n_words):
         n = j + 1  # words seen once word j is added
-        c0 = (n - a[1 : n + 1]) / n  # share of the a-subsets (a >= 1) that avoid word j
-        c1 = a[1 : n + 1] / n  # share of those that contain it
+        m = min(n, top)  # sizes 1..m are updated
+        c0 = (n - a[1 : m + 1]) / n  # share of the a-subsets (a >= 1) that avoid word j
+        c1 = a[1 : m + 1] / n  # share of those that contain it
         xj = x[:, j : j + 1]
-        xp = xj * P[:, :n]
-        carried = xj * Pw[:, :n]
+        xp = xj * P[:, :m]
+        carried = xj * Pw[:, :m]
         carried += w[j] * xp
         carried *= c1
-        Pw[:, 1 : n + 1] *= c0
-        Pw[:, 1 : n + 1] += carried
+        Pw[:, 1 : m + 1] *= c0
+        Pw[:, 1 : m + 1] += carried
         xp *= c1
-        P[:, 1 : n + 1] *= c0
-        P[:, 1 : n + 1] += xp
+        P[:, 1 : m + 1] *= c0
+        P[:, 1 : m + 1] += xp
     return P, Pw
 
 
@@ -360,7 +363,7 @@ def _column_means(u, t_members, w_members):
     return G, Gw, factor, masks, sizes, subset_w
 
 
-def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
+def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, top=None):
     """For words alone in their column, one per distinct weight: sum_q weights_q x_k (w_k L + Lw) as
     ``(value at w_k = 0, slope in w_k)``, each of shape (d - 1, C), for a = 0..d-2.
 
@@ -375,7 +378,8 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
     level where it exceeds 1/2.  pi_a increases with a (Newton's inequalities for the ESPs without k), so
     every step loses at most one bit and multiplies the inherited relative error by pi/(1 - pi) <= 1
     (upwards) or (1 - pi)/pi <= 1 (downwards).  Lw is affine in w_k: Lw = Lw0 + w_k D, both carried along.
-    ``x`` (B, C) and ``rest`` (C,) describe one representative word per distinct weight.
+    ``x`` (B, C) and ``rest`` (C,) describe one representative word per distinct weight.  Sizes >= ``top`` are
+    negligible at every node of the block (means below ``_NEGLIGIBLE_MEAN``): both passes skip them.
     """
     B, C = x.shape
     out0 = np.zeros((d - 1, C))
@@ -388,7 +392,8 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
     D = np.zeros((B, C))
     slope[0] = weights @ x
     with np.errstate(divide="ignore", invalid="ignore"):
-        for a in range(1, d - 1):
+        top = d - 1 if top is None else min(top, d - 1)
+        for a in range(1, top):
             pa, pwa = P[:, a : a + 1], Pw[:, a : a + 1]
             part = (a / d) * x
             carried = part * L  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
@@ -411,11 +416,14 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights):
     if up.all():
         return out0, slope
     # downwards from L_{d-1} = exp(-u R(all words but k)), kept only where index >= first_down
-    L = np.exp(-np.outer(u, rest))
-    Lw0 = w_total * L  # W(all but k) = w_total - w_k
-    D = -L
+    if top == d - 1:
+        L = np.exp(-np.outer(u, rest))
+        Lw0 = w_total * L  # W(all but k) = w_total - w_k
+        D = -L
+    else:  # the means at size top are negligible: the recursion starts there from 0
+        L, Lw0, D = np.zeros((B, C)), np.zeros((B, C)), np.zeros((B, C))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for a in range(d - 1, 0, -1):
+        for a in range(top, 0, -1):
             needed = first_down <= a - 1
             if not needed.any():
                 break
@@ -516,6 +524,8 @@ def _moments(model):
     )
     what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
     block = max(1, _BLOCK_ENTRIES // (d * (2 + 2 * len(shared))))
+    tops = _negligible_sizes(model, nodes)
+    blocks = _node_blocks(tops, block)
     check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * d * (2 + len(shared))), what, "too many words")
     check_work(flops, what, f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)")
     # hypergeometric weights of every product, computed once for all the nodes
@@ -534,10 +544,10 @@ def _moments(model):
     slope = np.zeros((d - 1, distinct.size))
     member_loo = np.zeros((d - 1, member_words.size))
     w_total = float(model.w.sum())
-    for start in range(0, nodes.size, block):
-        u, q = nodes[start : start + block], weights[start : start + block]
+    for start, stop in blocks:
+        u, q, top = nodes[start:stop], weights[start:stop], int(tops[start])
         with np.errstate(under="ignore"):
-            P, Pw = _full_means(np.exp(-np.outer(u, omega_single)), model.w[singles])
+            P, Pw = _full_means(np.exp(-np.outer(u, omega_single)), model.w[singles], top)
             prefixes, columns = [(P, Pw)], []
             for members, h in zip(shared, forward_weights, strict=True):
                 columns.append(_column_means(u, model.t[members], model.w[members]))
@@ -546,7 +556,7 @@ def _moments(model):
             f_by_size += q @ Pw[:, :d]
             if distinct.size:
                 x = np.exp(-np.outer(u, distinct))
-                o0, sl = _leave_one_out_sums(x, u, model.rest[representatives], w_total, d, P, Pw, q)
+                o0, sl = _leave_one_out_sums(x, u, model.rest[representatives], w_total, d, P, Pw, q, top)
                 out0 += o0
                 slope += sl
             if shared:
@@ -556,6 +566,27 @@ def _moments(model):
     f_given_s = np.zeros(d)
     f_given_s[: d - 1] = f_by_size[d - removed[: d - 1]]
     return _Moments(f_given_s, singles, class_of, out0, slope, member_words, member_loo, model.w)
+
+
+def _negligible_sizes(model, nodes):
+    """For each node, the smallest size a whose means are all below ``_NEGLIGIBLE_MEAN`` (d + 1 if none).
+
+    Every a-set has R >= the sum of the a smallest omega (a shared column only adds cross terms), so its
+    exp(-u R) is below exp(-u R_min(a)); sizes with u R_min(a) > -log(_NEGLIGIBLE_MEAN) are negligible.
+    """
+    lightest = np.concatenate([[0.0], np.cumsum(np.sort(model.omega))])  # R_min(a), a = 0..d
+    return np.searchsorted(lightest, -np.log(_NEGLIGIBLE_MEAN) / nodes, side="right").clip(max=model.d + 1)
+
+
+def _node_blocks(tops, block):
+    """Consecutive nodes (u increasing, so ``tops`` non-increasing) in blocks of at most ``block`` nodes, cut
+    where the sizes to track fall below 3/4 of the block's first: a block costs its first node's size."""
+    blocks, start = [], 0
+    for i in range(1, tops.size + 1):
+        if i == tops.size or i - start >= block or tops[i] < 0.75 * tops[start]:
+            blocks.append((start, i))
+            start = i
+    return blocks
 
 
 def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combine_weights, member_weights):
