@@ -26,6 +26,8 @@ _SUPP_12 = "Supplement, Section 1.2 (Computation of Σ⁻¹)"
 _SUPP_22 = "Supplement, Section 2.2 (Indicator functions)"
 _SUPP_31 = "Supplement, Section 3.1 (Computation of βᶠ)"
 _MAIN_41 = "Section 4.1 (Decision trees)"
+_MAIN_42 = "Section 4.2 (Linear models)"
+_SUPP_23 = "Supplement, Section 2.3 (Linear model)"
 
 #: where each formula is printed, as (printed number, section) pairs that a reader of arXiv 2010.12487 finds
 #: (key: the function's name; the first pair is the statement transcribed, the others where it is printed again)
@@ -46,6 +48,13 @@ LOCATIONS = {
     "beta_indicator_product": (("Proposition 14", _SUPP_31), ("Proposition 3", _MAIN_41)),
     # the display that follows Proposition 3 in the main text
     "indicator_gap": (("Proposition 3", _MAIN_41),),
+    "expected_tfidf_approximations": (("Eq. (35)", _SUPP_23), ("Eq. (36)", _SUPP_23)),
+    "linear_large_bandwidth": (
+        ("Proposition 15", _SUPP_31),
+        ("Proposition 4", _MAIN_42),
+        ("Eq. (41)", _SUPP_31),
+        ("Eq. (12)", _MAIN_42),
+    ),
 }
 
 
@@ -58,6 +67,22 @@ def _check_integer(value, name, minimum):
     if isinstance(value, float):
         raise TypeError(f"{name} must be an integer or a sympy expression, got the float {value!r}")
     return value
+
+
+def _check_p_and_d(p, d):
+    """p ≥ 0, d ≥ 1 and p ≤ d where they are integers (symbols pass through)."""
+    _check_integer(p, "p", 0)
+    _check_integer(d, "d", 1)
+    if isinstance(p, numbers.Integral) and isinstance(d, numbers.Integral) and p > d:
+        raise ValueError(f"p must be <= d = {d}, got {p}")
+
+
+def _check_sigmas(sigmas):
+    """(σ₀, σ₁, σ₂, σ₃) as a tuple of four."""
+    sigmas = tuple(sigmas)
+    if len(sigmas) != 4:
+        raise ValueError(f"sigmas must be (sigma_0, sigma_1, sigma_2, sigma_3), got {len(sigmas)} entries")
+    return sigmas
 
 
 def psi(t, *, nu, lib=math):
@@ -292,10 +317,7 @@ def gamma_indicator_product(p, d, a_p, a_p1):
     >>> gamma_indicator_product(1, 3, F(1, 3), F(1, 9))  # f = z₁ at ν = ∞, d = 3
     (Fraction(1, 3), Fraction(1, 3), Fraction(1, 9), Fraction(5, 9))
     """
-    _check_integer(p, "p", 0)
-    _check_integer(d, "d", 1)
-    if isinstance(p, numbers.Integral) and isinstance(d, numbers.Integral) and p > d:
-        raise ValueError(f"p must be <= d = {d}, got {p}")
+    _check_p_and_d(p, d)
     return a_p, a_p, a_p1, p * a_p + (d - p) * a_p1
 
 
@@ -336,9 +358,7 @@ def beta_general(c_d, sigmas, gamma0, gamma_j, gamma_total):
     >>> beta_general(c, sig, F(1, 3), F(1, 3), F(1, 3) + 2 * F(1, 9))  # f = z₁ at ν = ∞: β = (0, 1, 0, 0)
     (Fraction(0, 1), Fraction(1, 1))
     """
-    sigmas = tuple(sigmas)
-    if len(sigmas) != 4:
-        raise ValueError(f"sigmas must be (sigma_0, sigma_1, sigma_2, sigma_3), got {len(sigmas)} entries")
+    sigmas = _check_sigmas(sigmas)
     sigma0, sigma1, sigma2, sigma3 = sigmas
     beta0 = (sigma0 * gamma0 + sigma1 * gamma_total) / c_d
     beta_j = (sigma1 * gamma0 + sigma2 * gamma_j + sigma3 * (gamma_total - gamma_j)) / c_d
@@ -383,13 +403,8 @@ def beta_indicator_product(c_d, sigmas, p, d, a_p, a_p1):
     >>> beta_indicator_product(c, sig, 1, 3, a[1], a[2])  # f = z₁: β = (0, 1, 0, 0)
     (Fraction(0, 1), Fraction(1, 1), Fraction(0, 1))
     """
-    sigmas = tuple(sigmas)
-    if len(sigmas) != 4:
-        raise ValueError(f"sigmas must be (sigma_0, sigma_1, sigma_2, sigma_3), got {len(sigmas)} entries")
-    _check_integer(p, "p", 0)
-    _check_integer(d, "d", 1)
-    if isinstance(p, numbers.Integral) and isinstance(d, numbers.Integral) and p > d:
-        raise ValueError(f"p must be <= d = {d}, got {p}")
+    sigmas = _check_sigmas(sigmas)
+    _check_p_and_d(p, d)
     s0, s1, s2, s3 = sigmas
     beta0 = (s0 * a_p + p * s1 * a_p + (d - p) * s1 * a_p1) / c_d
     inside = (s1 * a_p + s2 * a_p + (d - p) * s3 * a_p1 + (p - 1) * s3 * a_p) / c_d
@@ -429,7 +444,94 @@ def indicator_gap(c_d, sigmas, a_p, a_p1):
     >>> indicator_gap(c, sig, a[1], a[2])  # p = 1: Proposition 3 gives 1
     Fraction(5, 6)
     """
-    sigmas = tuple(sigmas)
-    if len(sigmas) != 4:
-        raise ValueError(f"sigmas must be (sigma_0, sigma_1, sigma_2, sigma_3), got {len(sigmas)} entries")
+    sigmas = _check_sigmas(sigmas)
     return (sigmas[2] + sigmas[3]) * (a_p - a_p1) / c_d
+
+
+def expected_tfidf_approximations(*, lib=math, number=Fraction):
+    """The paper's E_j ≈ √(1/(1 − 1/3)) ≈ 1.22 and E_{j,k} ≈ √(1/(1 − 1/4)) ≈ 1.15, as printed.
+
+    E_j = E[1/√(1 − H_S) | S ∌ j] and E_{j,k} = E[1/√(1 − H_S) | S ∌ j, k] replaced by their values at
+    E[H_S | ...] = 1/3 and 1/4 (small ω's, large d): the square roots of Eq. (35) and Eq. (36), Supplement,
+    Section 2.3 (Linear model), which the main text (Section 4.2) quotes as 1.22 and 1.15.
+
+    Parameters
+    ----------
+    lib : module, default math
+        Where ``sqrt`` comes from: ``math``, ``numpy``, ``mpmath`` or ``sympy``.
+    number : callable, default fractions.Fraction
+        The number type of 1/3 and 1/4 (``sympy.Integer`` for exact roots).
+
+    Returns
+    -------
+    tuple
+        (E_j, E_{j,k}).
+
+    Raises
+    ------
+    TypeError
+        If ``lib`` has no ``sqrt``.
+
+    Examples
+    --------
+    >>> [round(value, 4) for value in expected_tfidf_approximations()]
+    [1.2247, 1.1547]
+    >>> import sympy
+    >>> expected_tfidf_approximations(lib=sympy, number=sympy.Integer)
+    (sqrt(6)/2, 2*sqrt(3)/3)
+    """
+    if not callable(getattr(lib, "sqrt", None)):
+        raise TypeError(f"lib must provide sqrt (math, numpy, mpmath or sympy), got {lib!r}")
+    one = number(1)
+    return lib.sqrt(one / (1 - one / 3)), lib.sqrt(one / (1 - one / 4))
+
+
+def linear_large_bandwidth(d, e_j, e_j1, sum_e_jk, sum_e_jl):
+    """The brackets of the printed Proposition 15 (f = φⱼ, ν = ∞): (β₀, βₖ for k ≠ j, βⱼ) / φ(ξ)ⱼ up to O(1/d).
+
+    β₀ = {5E_j − (2/d)Σ_{k≠j} E_{j,k}}φ(ξ)ⱼ, βₖ = {2E_{j,1} − (2/d)Σ_{ℓ≠k,j} E_{j,ℓ}}φ(ξ)ⱼ and
+    βⱼ = {3E_j − (2/d)Σ_{k≠j} E_{j,k}}φ(ξ)ⱼ: Proposition 15, Supplement, Section 3.1 (Computation of βᶠ); βₖ and βⱼ
+    also as Proposition 4, Section 4.2 (Linear models). With the approximations of
+    :func:`expected_tfidf_approximations` and d → ∞, βⱼ gives the 1.36 of Eq. (12) (main text) and Eq. (41)
+    (supplement). Typos included: the book's errata page shows that the intercept's 5 should be 2 and
+    E_{j,1} should be E_{j,k}.
+
+    Parameters
+    ----------
+    d : int or sympy expression
+        Number of distinct words (d ≥ 1 when an integer).
+    e_j : number or sympy expression
+        E_j.
+    e_j1 : number or sympy expression
+        E_{j,1}, as printed in βₖ.
+    sum_e_jk : number or sympy expression
+        Σ_{k≠j} E_{j,k}.
+    sum_e_jl : number or sympy expression
+        Σ_{ℓ≠k,j} E_{j,ℓ}.
+
+    Returns
+    -------
+    tuple
+        (intercept bracket, bracket of a word k ≠ j, bracket of the word j).
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is a bool or a float.
+    ValueError
+        If ``d`` is an integer < 1.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> d = sympy.Symbol("d", positive=True)
+    >>> e_j, e_jk = expected_tfidf_approximations(lib=sympy, number=sympy.Integer)
+    >>> brackets = linear_large_bandwidth(d, e_j, e_jk, (d - 1) * e_jk, (d - 2) * e_jk)
+    >>> [sympy.radsimp(sympy.limit(b, d, sympy.oo)) for b in brackets]  # 5E_j − 2E_{j,k}, 0, 3E_j − 2E_{j,k}
+    [(-8*sqrt(3) + 15*sqrt(6))/6, 0, (-8*sqrt(3) + 9*sqrt(6))/6]
+    """
+    _check_integer(d, "d", 1)
+    intercept = 5 * e_j - 2 * sum_e_jk / d
+    other = 2 * e_j1 - 2 * sum_e_jl / d
+    own = 3 * e_j - 2 * sum_e_jk / d
+    return intercept, other, own

@@ -264,6 +264,42 @@ def test_the_printed_gap_has_the_wrong_sign_of_sigma_3():
     assert printed.indicator_gap(c_d, sigmas, a_p, a_p1) - true_gap == 2 * sigmas[3] * (a_p - a_p1) / c_d != 0
 
 
+# ----------------------------------------------------------------------------- linear models at large bandwidth
+
+
+def test_expected_tfidf_approximations():
+    e_j, e_jk = printed.expected_tfidf_approximations(lib=sp, number=sp.Integer)
+    assert (e_j, e_jk) == (sp.sqrt(6) / 2, 2 * sp.sqrt(3) / 3)
+    # the main text quotes them as 1.22 and 1.15; math and numpy give the same doubles (correctly rounded sqrt)
+    floats = printed.expected_tfidf_approximations()
+    assert [round(x, 2) for x in floats] == [1.22, 1.15]
+    assert floats == tuple(float(x) for x in printed.expected_tfidf_approximations(lib=np, number=float))
+    for value, exact in zip(floats, (e_j, e_jk), strict=True):
+        assert value == pytest.approx(float(exact.evalf(30)), rel=EPS)  # two roundings of a quotient, one sqrt
+
+
+def test_linear_large_bandwidth_limits_and_the_two_slips():
+    """With the printed E's and d → ∞: the word's bracket is the 1.36 of Eq. (12), which the package uses
+    (``limetheory.linear_approx``); the other words get 0; the printed intercept has 5E_j where 2E_j holds."""
+    d = sp.Symbol("d", positive=True)
+    e_j, e_jk = printed.expected_tfidf_approximations(lib=sp, number=sp.Integer)
+    brackets = printed.linear_large_bandwidth(d, e_j, e_jk, (d - 1) * e_jk, (d - 2) * e_jk)
+    intercept, other, own = (sp.limit(b, d, sp.oo) for b in brackets)
+    assert sp.simplify(own - (9 * sp.sqrt(6) - 8 * sp.sqrt(3)) / 6) == 0 and other == 0
+    assert round(float(own), 2) == 1.36
+    # (9 sqrt 6 - 8 sqrt 3) / 6 in doubles: each term within eps, amplified 4.4 times by the cancellation, plus
+    # two roundings: under 8 eps, relative
+    from limetheory.linear_approx import LINEAR_COEFFICIENT, LINEAR_INTERCEPT_COEFFICIENT
+
+    assert LINEAR_COEFFICIENT == pytest.approx(float(own.evalf(30)), rel=8 * EPS)
+    assert sp.simplify(intercept - (15 * sp.sqrt(6) - 8 * sp.sqrt(3)) / 6) == 0
+    corrected = sp.limit(intercept - 3 * e_j, d, sp.oo)  # 2E_j - 2E_{j,k}: the package's intercept constant
+    # (3 sqrt 6 - 4 sqrt 3) / 3: the same count with the cancellation's amplification (3 sqrt 6 + 4 sqrt 3) / (3 sqrt 6
+    # - 4 sqrt 3), about 34
+    amplification = (3 * math.sqrt(6) + 4 * math.sqrt(3)) / (3 * math.sqrt(6) - 4 * math.sqrt(3))
+    assert LINEAR_INTERCEPT_COEFFICIENT == pytest.approx(float(corrected.evalf(30)), rel=(amplification + 2) * EPS)
+
+
 # ----------------------------------------------------------------------------- bad input
 
 
@@ -285,6 +321,8 @@ def test_the_printed_gap_has_the_wrong_sign_of_sigma_3():
         (lambda: printed.indicator_gap(1, (1, 2), 1, 0), ValueError, "^sigmas must be"),
         (lambda: printed.gamma_indicator_product(3, 2, 1, 0), ValueError, "^p must be <= d"),
         (lambda: printed.gamma_indicator_product(1, 0.5, 1, 0), TypeError, "^d must be an integer"),
+        (lambda: printed.expected_tfidf_approximations(lib=object()), TypeError, "^lib must provide sqrt"),
+        (lambda: printed.linear_large_bandwidth(0, 1, 1, 1, 1), ValueError, "^d must be >= 1"),
     ],
 )
 def test_bad_input(call, error, pattern):
