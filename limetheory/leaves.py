@@ -134,10 +134,13 @@ def _components(model, output, label):
         trees = list(model.estimators_)
     else:
         init = model.init_
-        if not (isinstance(init, str) and init == "zero") and not isinstance(init, (DummyClassifier, DummyRegressor)):
+        # a dummy's prediction ignores the features, but "stratified" draws a random one for each document
+        constant = (isinstance(init, str) and init == "zero") or isinstance(init, DummyRegressor)
+        constant = constant or (isinstance(init, DummyClassifier) and init.strategy != "stratified")
+        if not constant:
             raise ValueError(
-                f"model's init estimator ({type(init).__name__}) is not a constant: its raw prediction depends on "
-                f"the features, so the model is not a constant plus a sum of leaf values; {EXPLAIN_ADVICE}"
+                f"model's init estimator ({init!r}) is not a constant: its raw prediction depends on the features "
+                f"(or is random), so the model is not a constant plus a sum of leaf values; {EXPLAIN_ADVICE}"
             )
         n_columns = model.estimators_.shape[1]
         if kind == "boosting_classifier":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     GradientBoostingClassifier,
@@ -245,6 +246,12 @@ def test_boosting_with_a_fitted_init_model_is_refused():
     model = fit(GradientBoostingRegressor(n_estimators=3, init=DecisionTreeRegressor(max_depth=2)), vectorizer)
     with pytest.raises(ValueError, match="init estimator .*DecisionTreeRegressor.* is not a constant"):
         lt.conditional_moments_trees(model, vectorizer, "good food", output="predict")
+    stratified = GradientBoostingClassifier(n_estimators=3, init=DummyClassifier(strategy="stratified"))
+    with pytest.raises(ValueError, match="stratified.* is not a constant"):
+        lt.conditional_moments_trees(fit(stratified, vectorizer), vectorizer, "good food", output="decision_function")
+    # a dummy that predicts the prior is a constant: accepted, and exact
+    prior = fit(GradientBoostingClassifier(n_estimators=3, init=DummyClassifier(strategy="prior")), vectorizer)
+    check_exact(prior, vectorizer, "good food, the staff was bad", "decision_function")
 
 
 def test_a_constant_tree_and_a_document_the_model_cannot_see():
