@@ -110,6 +110,33 @@ def test_linear_route_on_yelp_reviews(yelp):
             _close(exact.beta, reference.beta)
 
 
+def test_linear_route_multiclass_and_regressor_labels():
+    """A three-class model: each column of decision_function; a regressor: its one output is label 0."""
+    labels = [0, 1, 2, 0, 1, 2, 0, 1]
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, labels)
+    for label in range(3):
+        exact = lt.explain(model, TEXTS[1], output="decision_function", label=label)
+        reference = lt.explain(model, TEXTS[1], output="decision_function", label=label, method="enumeration")
+        assert exact.method == "linear"
+        _close(exact.beta, reference.beta)
+    with pytest.raises(ValueError, match=r"label must be in 0\.\.2"):
+        lt.explain(model, TEXTS[1], output="decision_function", label=3)
+    regressor = make_pipeline(CountVectorizer(), LinearRegression()).fit(DOCS, np.arange(8.0))
+    with pytest.raises(ValueError, match=r"label must be in 0\.\.0"):
+        lt.explain(regressor, TEXTS[1], output="predict")
+    assert lt.explain(regressor, TEXTS[1], output="predict", label=0).method == "linear"
+
+
+def test_steps_between_vectorizer_and_model_leave_the_closed_routes():
+    """A pipeline with a step after the vectorizer: no closed route reads it, enumeration (exact) does."""
+    from sklearn.preprocessing import MaxAbsScaler
+
+    model = make_pipeline(CountVectorizer(), MaxAbsScaler(), LogisticRegression()).fit(DOCS, LABELS)
+    result = lt.explain(model, TEXTS[1], output="decision_function")
+    assert result.method == "enumeration" and result.exact
+    assert result.notes[0].startswith("linear: the pipeline has steps between")
+
+
 TREE_PIPELINES = [
     (CountVectorizer(binary=True), RandomForestClassifier(n_estimators=20, random_state=0), "predict_proba"),
     (CountVectorizer(), DecisionTreeClassifier(random_state=0), "predict_proba"),
