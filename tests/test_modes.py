@@ -1,0 +1,232 @@
+"""lt.explain under lime's other text modes (bow=False, split_expression, mask_string, char_level), limetheory.modes.
+
+Every exact route is compared with enumeration over all 2^d masks of the real pipeline on the strings lime itself
+builds (lime's ``IndexedString`` / ``IndexedCharacters`` with the same settings, called here, not through the
+package), on real Yelp reviews; the bow=False routes also with real lime (``LimeTextExplainer(bow=False)``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lime.lime_text import IndexedCharacters, IndexedString, LimeTextExplainer
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeClassifier
+
+import limetheory as lt
+from limetheory.modes import check_mode, linear_features, mode_document_columns, mode_features
+
+#: β of the exact routes vs enumeration: the linear route's quadrature is accurate to about 1e-12 relative to
+#: max |lam| (linear_exact's docstring) and enumeration sums 2^d values of order one, so 1e-10 relative to the
+#: largest coefficient leaves a margin of 100 for rounding at d <= 14 (as tests/test_explain.py)
+EXACT_RTOL = 1e-10
+DOCS = ["good food and good service", "bad food, bad service", "good wine", "bad staff, cold food", "good staff"]
+LABELS = [1, 0, 1, 0, 1]
+
+
+def _close(beta, reference):
+    scale = max(1.0, float(np.abs(reference).max()))
+    np.testing.assert_allclose(beta, reference, rtol=0, atol=EXACT_RTOL * scale)
+
+
+def _lime_strings(text, *, bow=True, split_expression=r"\W+", mask_string=None, char_level=False):
+    """Masks -> lime's own perturbed strings for these settings (lime's classes, called directly)."""
+    if char_level:
+        indexed = IndexedCharacters(text, bow=bow, mask_string=mask_string)
+    else:
+        indexed = IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
+    d = indexed.num_words()
+    return d, lambda z: [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in z]
+
+
+def _enumerated(model, text, output, label=1, **mode):
+    """β by enumeration of all masks, the real pipeline on lime's own strings (independent of explain)."""
+    d, strings = _lime_strings(text, **mode)
+
+    def f(z):
+        values = np.asarray(getattr(model, output)(strings(z)), dtype=float)
+        return values if values.ndim == 1 else values[:, label]
+
+    return lt.beta_enumerate(f, d, nu=0.25)
+
+
+@pytest.fixture(scope="module")
+def yelp(data_dir):
+    reviews = lt.load_yelp_reviews()
+    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
+    occurrences = np.array([len(IndexedString(t, bow=False).inverse_vocab) for t in texts])
+    distinct = np.array([len(IndexedString(t).inverse_vocab) for t in texts])
+    # real reviews of 9 to 14 occurrences with a repeated word (bow=False differs from bow=True): 2^d masks
+    small = [texts[i] for i in np.flatnonzero((occurrences >= 9) & (occurrences <= 14) & (distinct < occurrences))]
+    assert len(small) >= 4
+    return texts, labels, small[:4]
+
+
+def test_check_mode_refuses_bad_settings():
+    with pytest.raises(TypeError, match="bow must be"):
+        check_mode(bow="no")
+    with pytest.raises(TypeError, match="char_level must be"):
+        check_mode(char_level=1.5)
+    with pytest.raises(TypeError, match="split_expression must be a regular expression"):
+        check_mode(split_expression=3)
+    with pytest.raises(TypeError, match="mask_string must be None or a str"):
+        check_mode(mask_string=0)
+    assert check_mode().is_default and not check_mode(bow=False).is_default
+    assert mode_features("good food, good", check_mode(bow=False)) == ["good", "food", "good"]
+    with pytest.raises(ValueError, match="at least 2 word occurrences"):
+        mode_features("good", check_mode(bow=False))
+
+
+def test_linear_features_per_occurrence():
+    """bow=False: each occurrence feeds its word's column once; the mask token's column when the vocabulary has it."""
+    vectorizer = CountVectorizer().fit(DOCS + ["unkwordz"])
+    features = linear_features("good food, good staff", vectorizer, check_mode(bow=False))
+    vocabulary = vectorizer.vocabulary_
+    assert features.columns.tolist() == [vocabulary[w] for w in ("good", "food", "good", "staff")]
+    assert features.counts.tolist() == [1, 1, 1, 1]
+    assert features.mask_columns.tolist() == [vocabulary["unkwordz"]] and features.mask_counts.tolist() == [1]
+    bag = linear_features("good, food good good staff", vectorizer, check_mode(split_expression=r"\s+"))
+    assert bag.counts.tolist() == [1, 1, 2, 1] and not len(bag.mask_columns)  # "good," and "good": two words
+    assert bag.columns[0] == bag.columns[2] == vocabulary["good"]  # ... sharing the column "good"
+
+
+def test_presence_groups_are_occurrences():
+    vectorizer = CountVectorizer(binary=True).fit(DOCS)
+    columns = mode_document_columns("good food, good staff", vectorizer, check_mode(bow=False))
+    assert columns.groups == ((0, 2), (1,), (3,))
+    good = vectorizer.vocabulary_["good"]
+    assert columns.values[good].tolist() == [0.0, 1.0, 1.0, 1.0]  # an Or over the two positions
+    with pytest.raises(ValueError, match="mask token"):
+        mode_document_columns("good food, good", CountVectorizer().fit(DOCS + ["unkwordz"]), check_mode(bow=False))
+    with pytest.raises(ValueError, match="norm='l2'"):
+        mode_document_columns("good food, good", TfidfVectorizer().fit(DOCS), check_mode(bow=False))
+
+
+@pytest.mark.parametrize("vectorizer", [TfidfVectorizer(), CountVectorizer(), TfidfVectorizer(norm="l1")])
+def test_linear_route_bow_false_matches_enumeration(yelp, vectorizer):
+    """The grouped exact route per occurrence = enumeration over all masks of the real pipeline on lime's strings."""
+    texts, labels, small = yelp
+    model = make_pipeline(vectorizer, LogisticRegression(max_iter=1000)).fit(texts, labels)
+    for text in small:
+        result = lt.explain(model, text, output="decision_function", bow=False)
+        assert result.method == "linear" and result.exact, result.notes
+        assert result.words == [str(w) for w in IndexedString(text, bow=False).inverse_vocab]
+        _close(result.beta, _enumerated(model, text, "decision_function", bow=False))
+
+
+def test_mask_token_in_the_vocabulary(yelp):
+    """The mask token is a word when the vocabulary has it: on counts the model stays affine (exact linear route),
+    with a norm the linear route refuses and enumeration takes over; both equal enumeration of lime's strings."""
+    texts, labels, small = yelp
+    text = small[0]
+    for vectorizer, route in ((CountVectorizer(), "linear"), (TfidfVectorizer(), "enumeration")):
+        model = make_pipeline(vectorizer, LogisticRegression(max_iter=1000)).fit(
+            texts + ["unkwordz"] * 5, [0] * 5 + list(labels)
+        )
+        result = lt.explain(model, text, output="decision_function", bow=False)
+        assert result.method == route and result.exact, result.notes
+        if route == "enumeration":
+            assert any("mask token" in note for note in result.notes)
+        reference = _enumerated(model, text, "decision_function", bow=False)
+        _close(result.beta, reference)
+        # the mask token matters: the same model with a mask string its vocabulary ignores gives another β
+        other = lt.explain(model, text, output="decision_function", bow=False, mask_string="zzzqqq")
+        assert np.abs(other.beta - result.beta).max() > 1e-3
+
+
+def test_tree_route_bow_false_matches_enumeration(yelp):
+    """Presence trees with bow=False: a word is present when one of its kept occurrences is (an Or over positions)."""
+    texts, labels, small = yelp
+    forest = make_pipeline(CountVectorizer(binary=True), RandomForestClassifier(n_estimators=30, random_state=0))
+    tree = make_pipeline(CountVectorizer(), DecisionTreeClassifier(max_depth=6, random_state=0))
+    for model in (forest.fit(texts, labels), tree.fit(texts, labels)):
+        for text in small:
+            result = lt.explain(model, text, bow=False)
+            assert result.method == "trees" and result.exact, result.notes
+            _close(result.beta, _enumerated(model, text, "predict_proba", bow=False))
+
+
+def test_custom_split_expression_matches_enumeration(yelp):
+    """split_expression r'\\s+' (punctuation stays on the words: 'food' and 'food,' are two lime words sharing a
+    column) and a callable: the linear and tree routes equal enumeration."""
+    texts, labels, small = yelp
+    linear = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    forest = make_pipeline(CountVectorizer(binary=True), RandomForestClassifier(n_estimators=20, random_state=0))
+    forest.fit(texts, labels)
+    for split in (r"\s+", lambda s: s.split(" ")):
+        for text in small[:2]:
+            result = lt.explain(linear, text, output="decision_function", split_expression=split)
+            assert result.method == "linear", result.notes
+            _close(result.beta, _enumerated(linear, text, "decision_function", split_expression=split))
+            result = lt.explain(forest, text, split_expression=split)
+            assert result.method == "trees", result.notes
+            _close(result.beta, _enumerated(forest, text, "predict_proba", split_expression=split))
+
+
+def test_char_level_is_enumerated_or_estimated(yelp):
+    """char_level=True: no word-count route applies (they say why); enumeration when d <= 14, else Monte Carlo."""
+    texts, labels, _ = yelp
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    text = "good food"  # 7 distinct characters
+    result = lt.explain(model, text, char_level=True, output="decision_function")
+    assert result.method == "enumeration" and result.exact
+    assert any("char_level" in note for note in result.notes)
+    _close(result.beta, _enumerated(model, text, "decision_function", char_level=True))
+    long = lt.explain(model, "the good food was cold, very cold", char_level=True, num_samples=3000)
+    assert long.method == "monte_carlo" and not long.exact and long.stderr is not None
+
+
+def test_explain_refuses_bad_modes():
+    model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    with pytest.raises(TypeError, match="bow must be"):
+        lt.explain(model, "good food", bow=None)
+    with pytest.raises(TypeError, match="mask_string must be None or a str"):
+        lt.explain(model, "good food", bow=False, mask_string=3)
+    with pytest.raises(ValueError, match="at least 2 word occurrences"):
+        lt.explain(model, "good!", bow=False)
+    with pytest.raises(ValueError, match="does not apply"):
+        lt.explain(model, "good food", char_level=True, method="linear")
+
+
+def test_bow_false_against_real_lime(yelp):
+    """Real lime with bow=False (every feature kept), 30 runs at n = 1000 on a real review: for the linear and the
+    tree route, the mean of the runs is within 4.5 standard errors of the centre lime_spread predicts around the
+    exact β (with d + 1 <= 15 coefficients, a normal mean exceeds 4.5 standard errors with probability < 1e-4)."""
+    texts, labels, small = yelp
+    text = small[1]
+    models = [
+        (make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)), "decision_function", "linear"),
+        (
+            make_pipeline(CountVectorizer(binary=True), RandomForestClassifier(30, random_state=0)),
+            "predict_proba",
+            "trees",
+        ),
+    ]
+    for model, output, route in models:
+        model.fit(texts, labels)
+        result = lt.explain(model, text, output=output, bow=False)
+        assert result.method == route and result.exact, result.notes
+
+        def classifier_fn(documents, model=model, output=output):
+            if output == "predict_proba":
+                return model.predict_proba(documents)
+            score = model.decision_function(documents)
+            return np.column_stack([-score, score])
+
+        explainer = LimeTextExplainer(bow=False, feature_selection="none", random_state=0)
+        d = len(result.words)
+        runs = []
+        for _ in range(30):
+            exp = explainer.explain_instance(text, classifier_fn, labels=(1,), num_features=d, num_samples=1000)
+            row = np.zeros(d + 1)
+            row[0] = exp.intercept[1]
+            for j, weight in exp.local_exp[1]:
+                row[1 + j] = weight
+            runs.append(row)
+        runs = np.array(runs)
+        spread = result.lime_spread(1000)
+        z = (runs.mean(axis=0) - spread.centre) / (spread.std / np.sqrt(len(runs)))
+        assert np.abs(z).max() < 4.5, z
