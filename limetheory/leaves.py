@@ -3,7 +3,7 @@ r"""The exact law of a tree model's output under LIME's sampling, leaf by leaf.
 A fitted scikit-learn tree sends each perturbed document to one leaf; a forest's ``predict_proba`` (or
 ``predict``) is the average of its trees' leaf values, and a gradient-boosted model's ``decision_function`` is a
 constant plus the learning rate times the sum of its trees' leaf values.  When every split reads a column whose
-value is a function of which lime words are kept (:mod:`limetheory.presence`: counts, binary counts,
+value is a function of which lime words are kept (``limetheory.presence``: counts, binary counts,
 unnormalised TF-IDF), reaching a leaf is an event on the mask z, and the model is
 
 .. math::
@@ -393,7 +393,7 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
         regressors.
     columns : limetheory.presence.DocumentColumns, optional
         The document's features and the presence structure of their columns, when lime's features are not its
-        default words (``bow=False``, another ``split_expression``: :func:`limetheory.modes.mode_document_columns`);
+        default words (``bow=False``, another ``split_expression``: ``limetheory.modes.mode_document_columns``);
         by default ``document_columns(vectorizer, text)``.
 
     Returns

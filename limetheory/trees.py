@@ -262,7 +262,7 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
     The tree is the last step of ``Pipeline(vectorizer, tree)``: it splits on the vectorizer's values.  Each
     split is a function of which lime words of ``text`` are kept exactly when the split column's value is, that
     is for counts, binary counts and unnormalised TF-IDF (``TfidfVectorizer(norm=None)``, with or without
-    ``sublinear_tf``), see :mod:`limetheory.presence`: then the split becomes a boolean formula in the words
+    ``sublinear_tf``), see ``limetheory.presence``: then the split becomes a boolean formula in the words
     that feed its column (one word: the word or its negation; words sharing a column under lower-casing,
     e.g. "The" and "the": a formula in both), and a column no word of ``text`` feeds is 0 in every document
     LIME builds.  A normalised TF-IDF (the default ``TfidfVectorizer()``, as in :func:`train_random_forest`)
