@@ -46,10 +46,10 @@ class Explanation:
     notes : tuple of str
         Why each route tried before ``method`` did not apply (empty when the first route applied).
     mask_fn : callable
-        Masks (m, d) -> the model's output on lime's perturbed documents (used by :meth:`lime_spread`).
+        Masks (m, d) -> the model's output on lime's perturbed documents (used by ``lime_spread``).
     sample : limetheory.montecarlo.MaskSample or None
         The masks and outputs behind ``beta`` (all masks for ``"enumeration"``, the stratified sample for
-        ``"monte_carlo"``), reused by :meth:`lime_spread`; None for the closed routes.
+        ``"monte_carlo"``), reused by ``lime_spread``; None for the closed routes.
     random_state : int
         The seed of the Monte Carlo route and of the masks behind an estimated lime spread.
 
@@ -89,7 +89,7 @@ class Explanation:
         return self.kernel_width / 100.0
 
     def as_list(self):
-        """The word coefficients as lime's ``Explanation.as_list()`` gives them: (word, weight), largest |weight| first.
+        """The word coefficients in the format of lime's ``Explanation.as_list()``, largest absolute weight first.
 
         Returns
         -------
@@ -183,9 +183,9 @@ class Explanation:
         ax : matplotlib Axes or None
             Where to draw (a new figure when None).
         num_samples : int
-            lime's n for the error bars (see :meth:`lime_spread`).
+            lime's n for the error bars (see ``lime_spread``).
         max_words : int
-            The words with the largest |coefficient| shown (>= 1).
+            The words with the largest absolute coefficients shown (>= 1).
 
         Returns
         -------
