@@ -35,6 +35,16 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_int, check_positive_finite, check_text
 from .explanation import beta_enumerate, beta_from_conditional_moments
 from .linear_exact import beta_linear_exact
+from .modes import (
+    LIME_SPLIT,
+    check_mode,
+    linear_features,
+    mask_token_refusal,
+    mask_token_weight,
+    mode_document_columns,
+    mode_documents,
+    mode_features,
+)
 from .montecarlo import enumerated_sample, estimate_beta, masks_removing
 from .result import Explanation
 from .tokens import local_dictionary, perturbed_documents, word_columns
@@ -111,15 +121,19 @@ def _output_function(model, output):
     return columns
 
 
-def _mask_function(text, columns, label):
-    """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once)."""
+def _mask_function(text, columns, label, documents_of=None):
+    """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
+
+    ``documents_of`` builds lime's strings for another text mode (:func:`limetheory.modes.mode_documents`).
+    """
 
     def f(z):
         z = np.asarray(z, dtype=np.int8)
         unique, inverse = np.unique(z, axis=0, return_inverse=True)
         values = np.empty(len(unique))
         for start in range(0, len(unique), _BATCH):
-            documents = perturbed_documents(text, unique[start : start + _BATCH])
+            batch = unique[start : start + _BATCH]
+            documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
             out = columns(documents)[:, label]
             if not np.isfinite(out).all():
                 raise ValueError("the model returned a non-finite value (NaN or inf) on a perturbed document")
@@ -135,7 +149,7 @@ def _mask_function(text, columns, label):
 class _LinearModel:
     """The model as a linear function of the words' TF-IDF columns, read from the vectorizer and ``coef_``."""
 
-    def __init__(self, model, vectorizer, text, output, label):
+    def __init__(self, model, vectorizer, text, output, label, mode=None):
         if len(model.steps) != 2:
             raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
         estimator = model.steps[1][1]
@@ -154,10 +168,22 @@ class _LinearModel:
         if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
             row, self.sign = 0, (1.0 if label == 1 else -1.0)
         self.coef, self.intercept = coef[row], float(intercept[row] if intercept.size > 1 else intercept[0])
+        features = None
         try:
-            columns, counts = word_columns(text, vectorizer)
+            if mode is None:
+                columns, counts = word_columns(text, vectorizer)
+            else:  # lime's features of another text mode (limetheory.modes): occurrences, other splits
+                features = linear_features(text, vectorizer, mode)
+                columns, counts = features.columns, features.counts
         except ValueError as error:
             raise _RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+        # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
+        self.mask_weight = 0.0
+        if features is not None:
+            refusal = mask_token_refusal(vectorizer, features)
+            if refusal is not None:
+                raise _RouteUnavailable(refusal)
+            self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
         values = counts.astype(float)
         shared = _shared(columns)
         if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
@@ -185,7 +211,7 @@ class _LinearModel:
         if self.norm is not None:
             norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
             raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
-        return raw + self.sign * self.intercept
+        return raw + self.sign * self.intercept + self.mask_weight * (z.shape[1] - z.sum(axis=1))
 
     def beta(self, nu):
         d = len(self.values)
@@ -195,7 +221,8 @@ class _LinearModel:
                 beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
             except ValueError as error:  # e.g. more words in one column than the grouped recursion takes
                 raise _RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
-        beta[0] += self.sign * self.intercept
+        beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
+        beta[1:] -= self.mask_weight
         return beta
 
 
@@ -218,7 +245,7 @@ def _self_check(route, reconstruction, mask_fn, d, rng):
 # ----------------------------------------------------------------------------- the tree route
 
 
-def _tree_moments(model, vectorizer, text, output, label):
+def _tree_moments(model, vectorizer, text, output, label, mode=None):
     try:
         from .leaves import conditional_moments_trees
     except ImportError:
@@ -231,7 +258,14 @@ def _tree_moments(model, vectorizer, text, output, label):
         # the binary score is the column of classes_[1]; explain's label 0 is its opposite
         label, sign = 1, (1.0 if label == 1 else -1.0)
     try:
-        f_given_s, zf_given_s = conditional_moments_trees(estimator, vectorizer, text, output=output, label=label)
+        columns = None  # lime's default words; another text mode's features and groups otherwise
+        if mode is not None:
+            columns = mode_document_columns(
+                text, vectorizer, mode, n_features=getattr(estimator, "n_features_in_", None)
+            )
+        f_given_s, zf_given_s = conditional_moments_trees(
+            estimator, vectorizer, text, output=output, label=label, columns=columns
+        )
     except (ValueError, TypeError) as error:
         raise _RouteUnavailable(str(error)) from None
     return sign * f_given_s, sign * zf_given_s
@@ -272,25 +306,26 @@ def _check_words(text):
     return text, words
 
 
-def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng):
+def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng, mode=None):
     """(β, the model as a function of the masks): β None for enumeration, which the caller does with its sample.
 
     The linear route returns its reconstruction of the model from the words' columns (checked against the
     pipeline): it evaluates masks without building strings, for lime's spread.
     """
     if name == "linear":
-        linear = _LinearModel(model, vectorizer, text, output, label)
+        linear = _LinearModel(model, vectorizer, text, output, label, mode)
         _self_check("linear", linear, mask_fn, d, rng)
         return linear.beta(nu), linear
     if name == "trees":
-        f_given_s, zf_given_s = _tree_moments(model, vectorizer, text, output, label)
+        f_given_s, zf_given_s = _tree_moments(model, vectorizer, text, output, label, mode)
         return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu), mask_fn
     if d > MAX_ENUMERATION_WORDS:
-        raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} distinct words")
+        unit = "distinct words" if mode is None else mode.unit
+        raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
     return None, mask_fn
 
 
-def explain_controls(model, text, output, label, nu):
+def explain_controls(model, text, output, label, nu, mode=None):
     """Control variates with an exact β for the Monte Carlo route: ((g, β_g),) or ().
 
     For ``predict_proba`` of a model whose decision function is linear in the columns (e.g. a logistic regression),
@@ -302,7 +337,7 @@ def explain_controls(model, text, output, label, nu):
         return ()
     try:
         n_classes = len(getattr(model.steps[-1][1], "classes_", ()))
-        linear = _LinearModel(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1)
+        linear = _LinearModel(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1, mode)
         return ((linear, linear.beta(nu)),)
     except (_RouteUnavailable, ValueError, TypeError, IndexError):
         return ()
@@ -318,6 +353,10 @@ def explain(
     num_samples=None,
     random_state=0,
     method="auto",
+    bow=True,
+    split_expression=LIME_SPLIT,
+    mask_string=None,
+    char_level=False,
     **unexpected,
 ):
     r"""The explanation lime converges to for ``model`` on ``text``: exact where a closed route exists.
@@ -365,6 +404,16 @@ def explain(
         Seed (>= 0) of the Monte Carlo route and of the masks behind an estimated lime spread.
     method : {"auto", "linear", "trees", "enumeration", "monte_carlo"}
         The route: "auto" takes the first that applies; a named route is taken or refused with the reason.
+    bow, split_expression, mask_string, char_level
+        lime's text modes, with ``LimeTextExplainer``'s names and defaults (:mod:`limetheory.modes`).  With
+        ``bow=False`` each occurrence is a feature (``words`` lists them in text order) and a removed one is
+        replaced by ``mask_string`` ('UNKWORDZ' when None), a word of the model when its vocabulary has it; a
+        ``split_expression`` (regular expression or callable) changes lime's words, which must remain whole tokens
+        of the vectorizer for the linear and tree routes; with ``char_level=True`` the features are characters
+        and only enumeration (d <= 14) or Monte Carlo apply.  The linear route takes ``bow=False`` and other splits
+        (a column counts the kept occurrences; the mask token's count, the removed ones, exactly on unnormalised
+        counts; refused with a norm), and so does the tree route (a word is present when one of its kept
+        occurrences is); what does not apply is noted in ``notes``.
     **unexpected
         Not accepted: caught only to refuse ``nu=`` (the paper's unit) with a message that gives the
         ``kernel_width`` to pass instead.
@@ -410,7 +459,12 @@ def explain(
             )
         raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
     vectorizer = _check_pipeline(model)
-    text, words = _check_words(text)
+    mode = check_mode(bow, split_expression, mask_string, char_level)
+    mode = None if mode.is_default else mode
+    if mode is None:
+        text, words = _check_words(text)
+    else:
+        words = mode_features(text, mode)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
@@ -420,7 +474,7 @@ def explain(
     columns = _output_function(model, output)
     label = _check_label(model, output, columns, text, label)
     d, nu = len(words), kernel_width / 100.0
-    mask_fn = _mask_function(text, columns, label)
+    mask_fn = _mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
     rng = np.random.default_rng(random_state)
     common = dict(
         words=words,
@@ -435,7 +489,7 @@ def explain(
         if name == "monte_carlo":
             break
         try:
-            beta, model_of_masks = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng)
+            beta, model_of_masks = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng, mode)
         except _RouteUnavailable as why:
             reasons.append(f"{name}: {why}")
             continue
@@ -459,7 +513,7 @@ def explain(
     if method not in ("auto", "monte_carlo"):
         raise ValueError(f"method={method!r} does not apply to this model and document: {'; '.join(reasons)}")
     size = DEFAULT_MONTE_CARLO_SAMPLES if num_samples is None else num_samples
-    controls = explain_controls(model, text, output, label, nu)
+    controls = explain_controls(model, text, output, label, nu, mode)
     estimate = estimate_beta(mask_fn, d, nu, size, rng, controls=controls)
     return Explanation(
         beta=estimate.beta,
