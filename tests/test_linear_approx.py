@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from limetheory import printed
 from limetheory.linear_approx import (
     LINEAR_COEFFICIENT,
     LINEAR_INTERCEPT_COEFFICIENT,
@@ -57,10 +58,12 @@ def test_constants_are_the_limits_of_the_paper_ingredients():
 
 
 def test_printed_intercept_is_not_the_limit():
-    # the supplement prints (5 E_j - (2/d) sum_k E_{j,k}) phi_j for the intercept
+    # the supplement prints (5 E_j - (2/d) sum_k E_{j,k}) phi_j for the intercept (limetheory.printed)
     intercept, _, _ = _paper_constants()
-    printed = 5 * sp.sqrt(sp.Rational(3, 2)) - 2 * sp.sqrt(sp.Rational(4, 3))
-    assert abs(float(printed - intercept)) > 3
+    d = sp.Symbol("d", positive=True)
+    e_j, e_jk = printed.expected_tfidf_approximations(lib=sp, number=sp.Integer)
+    bracket = printed.linear_large_bandwidth(d, e_j, e_jk, (d - 1) * e_jk, (d - 2) * e_jk)[0]
+    assert abs(float(sp.limit(bracket, d, sp.oo) - intercept)) > 3
 
 
 def _mp_reference(lam, tfidf):
