@@ -708,8 +708,7 @@ def conditional_moments_linear_exact(lam, tfidf, *, groups=None, norm="l2"):
 
 @bandwidth_keyword
 def gamma_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
-    r""":math:`\Gamma^f = (\mathbb{E}[\pi f], \mathbb{E}[\pi z_1 f], \ldots, \mathbb{E}[\pi z_d f])` for a
-    linear model of the TF-IDF, exactly.
+    r""":math:`\Gamma^f = (\mathbb{E}[\pi f], \mathbb{E}[\pi z_1 f], \ldots)` for a linear model of the TF-IDF, exactly.
 
     Parameters
     ----------
@@ -791,8 +790,7 @@ def _beta_from_weighted_moments(law, f_given_s, mean_zf):
 
 @bandwidth_keyword
 def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
-    r"""Exact :math:`\beta^f = \Sigma^{-1} \Gamma^f` for a linear model of the TF-IDF,
-    :math:`f = \sum_c \lambda_c \phi(x)_c` over the vectorizer's columns.
+    r"""Exact :math:`\beta^f = \Sigma^{-1} \Gamma^f` for :math:`f = \sum_c \lambda_c \phi(x)_c` over TF-IDF columns.
 
     With the L2 norm and one column per word, :math:`\phi(x)_j = z_j t_j / \sqrt{\sum_k z_k t_k^2}` (and 0
     when no word with :math:`t_j > 0` is kept).  Words that share a column (``groups``) add their
