@@ -54,6 +54,20 @@ def _check_dps(dps):
     return int(dps)
 
 
+def _check_p(p, d, name="p"):
+    """An integer in [0, d]."""
+    if isinstance(p, bool) or not isinstance(p, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {p!r}")
+    if not 0 <= p <= d:
+        raise ValueError(f"{name} must be in [0, d] = [0, {d}], got {p}")
+    return int(p)
+
+
+def _digits(d, nu, dps):
+    """``dps`` checked, or :func:`digits_for` when it is None."""
+    return digits_for(d, nu=nu) if dps is None else _check_dps(dps)
+
+
 def _gap_digits(d, nu):
     """Digits lost by the printed formulas: log10(ψ(1/d) / ψ(2/d))."""
     if math.isinf(nu) or d < 2:
@@ -225,10 +239,7 @@ def alpha(p, d, *, nu, dps=50):
     0.3333333333333333333333333333333333333333
     """
     d = _check_d(d)
-    if isinstance(p, bool) or not isinstance(p, numbers.Integral):
-        raise TypeError(f"p must be an integer, got {p!r}")
-    if not 0 <= p <= d:
-        raise ValueError(f"p must be in [0, d] = [0, {d}], got {p}")
+    p = _check_p(p, d)
     return _alpha(int(p), d, _check_nu(nu), _check_dps(dps))
 
 
@@ -261,10 +272,7 @@ def alphas(d, *, nu, p_max=2, dps=50):
     [1.0, 0.3333333333333333, 0.1111111111111111]
     """
     d = _check_d(d)
-    if isinstance(p_max, bool) or not isinstance(p_max, numbers.Integral):
-        raise TypeError(f"p_max must be an integer, got {p_max!r}")
-    if not 0 <= p_max <= d:
-        raise ValueError(f"p_max must be in [0, d] = [0, {d}], got {p_max}")
+    p_max = _check_p(p_max, d, "p_max")
     return tuple(alpha(p, d, nu=nu, dps=dps) for p in range(p_max + 1))
 
 
@@ -321,7 +329,7 @@ def closed_forms(d, *, nu, dps=None):
     [0.222222222222, 0.555555555556, -0.333333333333, 1.0, 0.0]
     """
     d, nu = _check_d(d, minimum=2), _check_nu(nu)
-    return _closed_forms(d, nu, digits_for(d, nu=nu) if dps is None else _check_dps(dps))
+    return _closed_forms(d, nu, _digits(d, nu, dps))
 
 
 def beta_indicator(p, d, *, nu, dps=None):
@@ -358,11 +366,8 @@ def beta_indicator(p, d, *, nu, dps=None):
     [0.0, 1.0, 0.0]
     """
     d, nu = _check_d(d, minimum=2), _check_nu(nu)
-    dps = digits_for(d, nu=nu) if dps is None else _check_dps(dps)
-    if isinstance(p, bool) or not isinstance(p, numbers.Integral):
-        raise TypeError(f"p must be an integer, got {p!r}")
-    if not 0 <= p <= d:
-        raise ValueError(f"p must be in [0, d] = [0, {d}], got {p}")
+    dps = _digits(d, nu, dps)
+    p = _check_p(p, d)
     ref = _closed_forms(d, nu, dps)
     alist = alphas(d, nu=nu, p_max=min(p + 1, d), dps=dps)
     with mp.workdps(dps):
@@ -456,7 +461,7 @@ def sigma_gamma(f, d, *, nu, dps=None):
     d, nu = _check_d(d), _check_nu(nu)
     if d > 16:
         raise ValueError(f"d must be <= 16 (the enumeration visits 2**d masks), got {d}")
-    dps = digits_for(d, nu=nu) if dps is None else _check_dps(dps)
+    dps = _digits(d, nu, dps)
     with mp.workdps(dps):
         sigma = mp.zeros(d + 1, d + 1)
         gamma = mp.zeros(d + 1, 1)
@@ -509,7 +514,7 @@ def beta_dense(f, d, *, nu, dps=None):
     >>> [round(float(b), 12) + 0.0 for b in beta_dense(lambda mask: mask[1], 3, nu=0.25)]  # f = z₂: β = e₂
     [0.0, 0.0, 1.0, 0.0]
     """
-    dps = digits_for(d, nu=nu) if dps is None else _check_dps(dps)
+    dps = _digits(d, nu, dps)
     sigma, gamma = sigma_gamma(f, d, nu=nu, dps=dps)
     with mp.workdps(dps):
         return mp.lu_solve(sigma, gamma)
