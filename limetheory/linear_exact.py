@@ -80,9 +80,10 @@ MAX_SHARED_WORDS = 12
 _BLOCK_ENTRIES = 1 << 20
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
-#: a mean below this (at most 1) contributes nothing to the quadrature sums: the weights are below 1e10, so the
-#: terms are below 1e-240 while every moment is at least of the order of 1e-100 (weights span at most 1e100);
-#: under it the means are no longer resolved (subnormal at 1e-308), so the recursions do not divide by them
+#: a mean below this (means are at most 1) contributes nothing to the quadrature sums: the rule's weights are
+#: below about 1e102 d (u <= 45 / r_min, r_min >= 1e-200 / d), so every neglected term is below 1e-140 |lam|
+#: for d <= 1e4, far below the 1e-13 |lam| of the quadrature; and under it the means have lost digits (they
+#: are subnormal at 1e-308), so the recursions must not divide by them
 _NEGLIGIBLE_MEAN = 1e-250
 #: operations per quadrature node and per pair of words of the forward recursion (about 10 array passes)
 _FLOPS_FORWARD = 12

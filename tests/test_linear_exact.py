@@ -335,13 +335,20 @@ def test_three_weight_classes_at_large_d(nu):
 
 @pytest.mark.parametrize(
     ("counts", "weights"),
-    [([150], [1.0]), ([6, 64, 30], [0.0, 1.0, 7.0]), ([20, 20, 20], [1e-30, 1.0, 1e30])],
-    ids=["uniform-150", "invisible-light-heavy-100", "spread-1e60-60"],
+    [([150], [1.0]), ([6, 64, 30], [0.0, 1.0, 7.0]), ([20, 20, 20], [1e-30, 1.0, 1e30]), ([150, 150], [1.0, 30.0])],
+    ids=["uniform-150", "invisible-light-heavy-100", "spread-1e60-60", "underflow-300"],
 )
 def test_conditional_moments_at_large_d(counts, weights):
-    """Every E[f | s] and E[z_i f | s] (both passes of the leave-one-out recursion) against the class law."""
+    """Every E[f | s] and E[z_i f | s] (both passes of the leave-one-out recursion) against the class law.
+
+    At d = 300 with weights 1 and 30, the largest nodes (u ~ 1e7) drive the means of the large kept sets below the
+    double range: those sizes are skipped, and the downward recursion restarts below them."""
     lam = np.random.default_rng(2).normal(size=sum(counts))
     expected_f, expected_zf, tfidf = _class_moments(counts, weights, lam)
+    if len(tfidf) == 300:
+        model = lt.linear_exact._model(lam, tfidf, None, "l2")
+        nodes, _ = lt.linear_exact._inverse_power_quadrature(model.r_min, 0.5)
+        assert lt.linear_exact._negligible_sizes(model, nodes).min() < 300  # the skipping is exercised
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
     np.testing.assert_allclose(f_given_s, expected_f, rtol=0, atol=1e-12 * np.abs(lam).max())
     np.testing.assert_allclose(zf_given_s, expected_zf, rtol=0, atol=1e-12 * np.abs(lam).max())
