@@ -59,9 +59,6 @@ def test_the_reference_does_not_import_the_package_numerics():
 
 # psi typed in mpmath, exp(-((1 - sqrt(1 - t))^2) / (2 nu^2)), under any names
 PSI_TYPED_AGAIN = re.compile(r"(mp|mpmath)\.(exp\(|e \*\*)\s*\(?-\(\(\s*1 - (mp|mpmath)\.sqrt")
-# a chapter that issue 13 did not list among the places with an mpmath psi; it should use limetheory.mpreference too
-# (its entry makes the test fail once the copies are gone, so that the entry goes with them)
-NOT_YET_MOVED = {"notebooks/07-sigma-invertible.md"}
 
 
 def test_psi_in_mpmath_is_typed_once():
@@ -78,7 +75,7 @@ def test_psi_in_mpmath_is_typed_once():
         if path.name not in ("mpreference.py", "test_mpreference.py")
         and PSI_TYPED_AGAIN.search(path.read_text(encoding="utf-8"))
     }
-    assert typed == NOT_YET_MOVED
+    assert typed == set(), typed
     assert PSI_TYPED_AGAIN.search("w = mpmath.exp(-((1 - mpmath.sqrt(1 - x)) ** 2) / (2 * v**2))")
 
 

@@ -77,9 +77,6 @@ TYPED_AGAIN = (
     re.compile(r"\(\s*(\w+)\s*-\s*1\s*\)\s*\*\s*\w+\s*\*\s*\w+\s*-\s*\1\s*\*\s*\w+\s*\*\*\s*2\s*\+"),
     re.compile(r"\(\s*(\w+)\s*\*\*\s*2\s*-\s*\w+\s*\*\s*\w+\s*\)\s*/\s*\(\s*\1\s*-\s*\w+\s*\)"),
 )
-# typed again in a chapter that issue 13 did not list among the seven places; it should import limetheory.printed
-# too (its entry here makes the test fail once the copy is gone, so that the entry goes with it)
-NOT_YET_MOVED = {"notebooks/07-sigma-invertible.md"}
 
 
 def test_the_printed_formulas_are_typed_once():
@@ -99,7 +96,7 @@ def test_the_printed_formulas_are_typed_once():
         if path.name not in ("printed.py", "test_printed.py")
         and any(rx.search(path.read_text(encoding="utf-8")) for rx in TYPED_AGAIN)
     }
-    assert typed == NOT_YET_MOVED
+    assert typed == set(), typed
 
 
 def test_the_scan_finds_a_copy_under_other_names():
