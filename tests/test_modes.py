@@ -149,6 +149,18 @@ def test_tree_route_bow_false_matches_enumeration(yelp):
             _close(result.beta, _enumerated(model, text, "predict_proba", bow=False))
 
 
+def test_binary_and_sublinear_counts_are_not_sums(yelp):
+    """bow=False with binary or sublinear counts: a column is not a sum over occurrences, so the linear route refuses
+    (with the reason) and enumeration takes over (d <= 14), equal to our own enumeration of lime's strings."""
+    texts, labels, small = yelp
+    for vectorizer in (CountVectorizer(binary=True), TfidfVectorizer(sublinear_tf=True)):
+        model = make_pipeline(vectorizer, LogisticRegression(max_iter=1000)).fit(texts, labels)
+        result = lt.explain(model, small[0], output="decision_function", bow=False)
+        assert result.method == "enumeration" and result.exact
+        assert any("not sums" in note for note in result.notes), result.notes
+        _close(result.beta, _enumerated(model, small[0], "decision_function", bow=False))
+
+
 def test_custom_split_expression_matches_enumeration(yelp):
     """split_expression r'\\s+' (punctuation stays on the words: 'food' and 'food,' are two lime words sharing a
     column) and a callable: the linear and tree routes equal enumeration."""
