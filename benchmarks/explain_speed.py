@@ -11,7 +11,9 @@ binary counts (``CountVectorizer(binary=True)``; ``predict_proba``: the exact tr
    Real lime on 1000 reviews would take about 5 minutes per model here, so lime is timed on a seeded random subset of
    ``LIME_SUBSET`` reviews and its total is estimated as 1000 times its mean per review (printed with the subset).
 
-Every exact result is checked to be exact (its ``method`` is printed); a review the exact routes do not cover would be
+Times are CPU times of this process (``time.process_time``; lime and the BLAS run single-threaded with
+``OPENBLAS_NUM_THREADS=1``), so that other jobs on a shared machine do not distort the ratios.  Every exact result
+is checked to be exact (its ``method`` is printed); a review the exact routes do not cover would be
 counted and reported, not hidden.  Run with ``python benchmarks/explain_speed.py`` (about 3 minutes), with
 ``LIMETHEORY_DATA_DIR`` set.
 """
@@ -19,6 +21,7 @@ counted and reported, not hidden.  Run with ``python benchmarks/explain_speed.py
 from __future__ import annotations
 
 import collections
+import os
 import platform
 import statistics
 import time
@@ -39,9 +42,10 @@ SEED = 0
 
 
 def seconds(action):
-    start = time.perf_counter()
+    """CPU time of the action (this process): other jobs on a shared machine do not inflate it."""
+    start = time.process_time()
     result = action()
-    return result, time.perf_counter() - start
+    return result, time.process_time() - start
 
 
 def median_seconds(action, repeats):
@@ -85,14 +89,14 @@ def one_review(name, model, output, text):
 
 def all_reviews(name, model, output, texts):
     routes = collections.Counter()
-    start = time.perf_counter()
+    start = time.process_time()
     for text in texts:
         if len(lt.local_dictionary(text)) < 2:
             routes["skipped (d < 2)"] += 1
             continue
         result = lt.explain(model, text, output=output, kernel_width=KERNEL_WIDTH)
         routes[result.method if result.exact else f"NOT EXACT: {result.method}"] += 1
-    ours = time.perf_counter() - start
+    ours = time.process_time() - start
     subset = np.random.default_rng(SEED).choice(len(texts), size=LIME_SUBSET, replace=False)
     lime = [seconds(lambda i=i: one_lime(model, output, texts[i], SEED))[1] for i in subset]
     estimate = np.mean(lime) * len(texts)
@@ -111,7 +115,8 @@ def main():
     texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
     print(
         f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
-        f"{platform.machine()}; lime n = {NUM_SAMPLES}, kernel width {KERNEL_WIDTH}"
+        f"{platform.machine()}; lime n = {NUM_SAMPLES}, kernel width {KERNEL_WIDTH}; "
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')} (make sets 1); CPU times"
     )
     logistic = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
     forest500 = make_pipeline(
