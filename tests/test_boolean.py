@@ -10,25 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from formula_checks import BANDWIDTHS, all_binary, close
 from sympy.logic import boolalg
 
 import limetheory as lt
 from limetheory.explanation import all_masks
-
-# nu = 0.05 is the smallest bandwidth here; at small d the closed forms (and enumeration) lose accuracy
-# there because Sigma is ill-conditioned (d = 3: cond ~ 6e13), so each bandwidth has a smallest d.
-BANDWIDTHS = [(0.05, 5), (0.1, 3), (0.35, 2), (1.0, 2), (np.inf, 2)]
-TOL = 1e-10
-
-
-def close(actual, expected, tol=TOL):
-    scale = max(1.0, float(np.abs(expected).max()))
-    return np.allclose(actual, expected, rtol=0, atol=tol * scale)
-
-
-def all_binary(d):
-    return ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(np.int8)
-
 
 # ----------------------------------------------------------------------------- random formulas
 
