@@ -90,3 +90,12 @@ def data_dir():
     if not folder:
         pytest.skip("LIMETHEORY_DATA_DIR is not set (CI sets it to the folder holding the Yelp csv)")
     return folder
+
+
+@pytest.fixture(scope="module")
+def yelp(data_dir):
+    """The paper's Yelp reviews as (texts, stars): a list of str and an array of labels (skipped without the data)."""
+    import limetheory as lt  # only here: the brute-force references above use no package code
+
+    reviews = lt.load_yelp_reviews()
+    return list(reviews.text), reviews.stars.to_numpy()

@@ -31,12 +31,6 @@ TOY_TEXT = "Good food, good FOOD and Good prices!! I'd say a 10/10: café İstan
 
 
 @pytest.fixture(scope="module")
-def yelp(data_dir):
-    reviews = lt.load_yelp_reviews()
-    return list(reviews.text), reviews.stars.to_numpy()
-
-
-@pytest.fixture(scope="module")
 def models(yelp):
     """(vectorizer, model_fn) pairs: a linear model, a tree on word presence, a small random forest."""
     texts, labels = yelp

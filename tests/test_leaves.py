@@ -104,12 +104,6 @@ FAMILIES = {
 
 
 @pytest.fixture(scope="module")
-def yelp(data_dir):
-    reviews = lt.load_yelp_reviews()
-    return list(reviews.text), reviews.stars.to_numpy()
-
-
-@pytest.fixture(scope="module")
 def fitted(yelp):
     texts, stars = yelp
     models = {}
