@@ -50,6 +50,16 @@ def lime_fn(vectorizer, model_fn):
     return lambda documents: model_fn(vectorizer.transform(documents))
 
 
+def lime_beta(explanation, d):
+    """A real lime explanation of label 1 as a vector of length d + 1: its intercept, then feature j at 1 + j
+    (0 for a feature that lime's selection dropped)."""
+    limes = np.zeros(d + 1)
+    limes[0] = explanation.intercept[1]
+    for feature, value in explanation.local_exp[1]:
+        limes[1 + feature] = value
+    return limes
+
+
 def toy_model(matrix):
     """A 'probability' that depends on every column a little (smooth, so any TF-IDF error shows)."""
     score = np.asarray(matrix @ np.linspace(-1.0, 1.0, matrix.shape[1])).ravel()
@@ -472,10 +482,7 @@ def test_limes_default_call_is_reproduced(models, yelp):
     ours = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=2, random_state=8, feature_selection="auto")
     for run in range(2):
         explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn))  # n = 5000, 10 words
-        limes = np.zeros(d + 1)
-        limes[0] = explanation.intercept[1]
-        for word, value in explanation.local_exp[1]:
-            limes[1 + word] = value
+        limes = lime_beta(explanation, d)
         assert len(explanation.local_exp[1]) == 10 == np.count_nonzero(ours[run, 1:])
         np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * np.abs(limes).max())
     # with every word kept, the result differs from the default call by far more than round-off
@@ -663,10 +670,7 @@ def test_bow_false_equals_real_lime_run_for_run(models, yelp, mask_string, featu
     assert ours.shape == (2, d + 1)
     for run in range(2):
         explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn), num_samples=500)
-        limes = np.zeros(d + 1)
-        limes[0] = explanation.intercept[1]
-        for occurrence, value in explanation.local_exp[1]:
-            limes[1 + occurrence] = value
+        limes = lime_beta(explanation, d)
         assert {int(j) for j, _ in explanation.local_exp[1]} == set(np.flatnonzero(selected[run]))
         np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
     assert np.abs(ours[:, 1:]).max() > 1e-3
@@ -727,10 +731,7 @@ def test_other_split_expressions_equal_real_lime_run_for_run(models, yelp, split
     assert ours.shape == (2, d + 1)
     for run in range(2):
         explanation = explainer.explain_instance(text, lime_fn(vectorizer, model_fn), num_samples=400)
-        limes = np.zeros(d + 1)
-        limes[0] = explanation.intercept[1]
-        for feature, value in explanation.local_exp[1]:
-            limes[1 + feature] = value
+        limes = lime_beta(explanation, d)
         np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
 
 
@@ -763,10 +764,7 @@ def test_char_level_equals_real_lime_run_for_run(models, character_pipeline, yel
     assert ours.shape == (2, d + 1)
     for run in range(2):
         explanation = explainer.explain_instance(text, classifier, num_samples=300)
-        limes = np.zeros(d + 1)
-        limes[0] = explanation.intercept[1]
-        for feature, value in explanation.local_exp[1]:
-            limes[1 + feature] = value
+        limes = lime_beta(explanation, d)
         np.testing.assert_allclose(ours[run], limes, rtol=0, atol=1e-10 * max(1.0, np.abs(limes).max()))
     assert np.abs(ours[:, 1:]).max() > 1e-4
 
