@@ -1,4 +1,5 @@
-"""One home for each piece of logic: no two functions of the package or of the book tooling have the same body.
+"""One home for each piece of logic: no two functions of the package or of the book tooling have the same body, and
+no two functions defined in the chapters.
 
 Every function and method of ``limetheory/`` and ``booktools/`` (at any depth) is reduced to its normalised body, the
 one ``tests/test_chapter_reuse.py`` compares chapters with: the ``ast.dump`` of its statements without the docstring,
@@ -14,7 +15,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from test_chapter_reuse import normalised_body
+from test_chapter_reuse import CHAPTERS, code_cells, normalised_body
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*(ROOT / "limetheory").glob("*.py"), *(ROOT / "booktools").glob("*.py")])
@@ -57,6 +58,16 @@ def test_the_scan_reads_the_package_and_the_tooling():
 def test_no_two_functions_share_a_body():
     found = repeated_bodies([(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in SOURCES])
     assert not found, "the same logic stands in two places; give it one home that both call:\n" + "\n".join(
+        "  " + " = ".join(group) for group in found
+    )
+
+
+def test_no_two_chapter_functions_share_a_body():
+    """A helper that two chapters need lives in the package (the chapter contract): a chapter never repeats one."""
+    sources = [(f"notebooks/{path.name} cell {i}", source) for path in CHAPTERS for i, source in code_cells(path)]
+    assert len(sources) > 300
+    found = repeated_bodies(sources)
+    assert not found, "two chapter functions have the same body; give it one home in the package:\n" + "\n".join(
         "  " + " = ".join(group) for group in found
     )
 
