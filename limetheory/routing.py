@@ -428,7 +428,8 @@ def explain(
     ------
     TypeError
         ``model`` not a Pipeline, its first step not a Count/TfidfVectorizer, ``text`` not a str, a non-integer
-        ``label``/``num_samples``/``random_state``, a bandwidth passed as ``nu=``.
+        ``label``/``num_samples``/``random_state``, a bandwidth passed as ``nu=``; ``bow`` or ``char_level`` not a
+        bool, ``split_expression`` neither a str nor a callable, ``mask_string`` neither None nor a str.
     ValueError
         An unfitted model, a ``label`` out of range, an ``output`` the model lacks, a document with fewer than 2
         words, a named ``method`` that does not apply (with the reason), too few ``num_samples`` for the document.
@@ -448,6 +449,9 @@ def explain(
     >>> enumerated = explain(model, "Good food, bad service", output="decision_function", method="enumeration")
     >>> bool(np.abs(e.beta - enumerated.beta).max() < 1e-12)  # the same limit, over all 15 masks
     True
+    >>> occurrences = explain(model, "Good food, good service", output="decision_function", bow=False)
+    >>> occurrences.words, occurrences.method  # bow=False: one feature per occurrence, still exact
+    (['Good', 'food', 'good', 'service'], 'linear')
     """
     if unexpected:
         if "nu" in unexpected:
