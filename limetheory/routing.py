@@ -124,7 +124,7 @@ def _output_function(model, output):
 def _mask_function(text, columns, label, documents_of=None):
     """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
 
-    ``documents_of`` builds lime's strings for another text mode (:func:`limetheory.modes.mode_documents`).
+    ``documents_of`` builds lime's strings for another text mode (``limetheory.modes.mode_documents``).
     """
 
     def f(z):
@@ -405,7 +405,7 @@ def explain(
     method : {"auto", "linear", "trees", "enumeration", "monte_carlo"}
         The route: "auto" takes the first that applies; a named route is taken or refused with the reason.
     bow, split_expression, mask_string, char_level
-        lime's text modes, with ``LimeTextExplainer``'s names and defaults (:mod:`limetheory.modes`).  With
+        lime's text modes, with ``LimeTextExplainer``'s names and defaults (``limetheory.modes``).  With
         ``bow=False`` each occurrence is a feature (``words`` lists them in text order) and a removed one is
         replaced by ``mask_string`` ('UNKWORDZ' when None), a word of the model when its vocabulary has it; a
         ``split_expression`` (regular expression or callable) changes lime's words, which must remain whole tokens
