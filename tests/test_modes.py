@@ -105,6 +105,24 @@ def test_presence_groups_are_occurrences():
         mode_document_columns("good food, good", TfidfVectorizer().fit(DOCS), check_mode(bow=False))
 
 
+def test_mode_refusals_name_the_reason():
+    """Each structure refuses what it cannot mirror, with the reason (explain then notes it and moves on)."""
+    counts = CountVectorizer().fit(DOCS)
+    with pytest.raises(ValueError, match="several tokens"):
+        linear_features("good food/service, bad", counts, check_mode(split_expression=r"\s+"))
+    with pytest.raises(ValueError, match="char_level=True"):
+        linear_features("good food", counts, check_mode(char_level=True))
+    with pytest.raises(ValueError, match="char_level=True"):
+        mode_document_columns("good food", counts, check_mode(char_level=True))
+    with pytest.raises(ValueError, match="n_features_in_ = 3"):
+        mode_document_columns("good food, good", counts, check_mode(bow=False), n_features=3)
+    with pytest.raises(ValueError, match="above the limit of 12"):
+        mode_document_columns(" ".join(["good"] * 13), counts, check_mode(bow=False))
+    # a split that cuts a run of word characters makes the vectorizer read tokens no lime word holds
+    with pytest.raises(ValueError, match="cuts a run of word characters"):
+        linear_features("goodfood bad", counts, check_mode(split_expression=lambda s: ["good", "food", " ", "bad"]))
+
+
 @pytest.mark.parametrize("vectorizer", [TfidfVectorizer(), CountVectorizer(), TfidfVectorizer(norm="l1")])
 def test_linear_route_bow_false_matches_enumeration(yelp, vectorizer):
     """The grouped exact route per occurrence = enumeration over all masks of the real pipeline on lime's strings."""
