@@ -194,6 +194,14 @@ def test_custom_split_expression_matches_enumeration(yelp):
             result = lt.explain(forest, text, split_expression=split)
             assert result.method == "trees", result.notes
             _close(result.beta, _enumerated(forest, text, "predict_proba", split_expression=split))
+    # a lime word that holds two tokens feeds two columns: the tree route links them, the linear route refuses
+    text = "Great food/service, the food was great, great!"
+    for bow in (True, False):
+        result = lt.explain(forest, text, split_expression=r"\s+", bow=bow)
+        assert result.method == "trees", result.notes
+        _close(result.beta, _enumerated(forest, text, "predict_proba", split_expression=r"\s+", bow=bow))
+    result = lt.explain(linear, text, output="decision_function", split_expression=r"\s+")
+    assert result.method == "enumeration" and any("several tokens" in note for note in result.notes)
 
 
 def test_char_level_is_enumerated_or_estimated(yelp):
