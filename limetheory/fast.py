@@ -21,7 +21,7 @@ Two streams:
     For large sweeps.
 
 In both, each run selects its words as lime does (``feature_selection`` and ``num_features``, every method of
-lime 0.2.0.1, by :mod:`limetheory.selection`; every word by default) and fits lime's weighted ridge regression on
+lime 0.2.0.1, by ``limetheory.selection``; every word by default) and fits lime's weighted ridge regression on
 them (:func:`limetheory.ridge.ridge_coefficients`: centred as scikit-learn's ``Ridge`` centres, solved in the
 primal or the dual, whichever system is smaller), and the model is evaluated once per distinct mask.  The
 model is a callable on the vectorizer's matrix, or the rest of a fitted scikit-learn ``Pipeline`` whose first
@@ -76,7 +76,7 @@ class LimeTextCounts(DocumentCounts):
 
     This holds when the vectorizer's tokens (maximal runs of word characters) never straddle two of lime's pieces:
     every separator must hold no word character after preprocessing, and no two words may touch with word
-    characters on both sides (a zero-width split inside a run); both are refused here, and :meth:`self_check`
+    characters on both sides (a zero-width split inside a run); both are refused here, and ``self_check``
     compares rows with the vectorizer's real ``transform``.
     """
 
@@ -350,7 +350,7 @@ def _explain_runs(z, y, weights, num_features, feature_selection):
     """lime's explanations of a stack of runs: its feature selection, then its ridge on the selected words.
 
     z : (R, n, d), y and weights : (R, n).  Each run's words are selected as lime selects them
-    (:func:`limetheory.selection.lime_feature_selection`; every word for ``"none"``) and its ridge is solved by
+    (``limetheory.selection.lime_feature_selection``; every word for ``"none"``) and its ridge is solved by
     :func:`limetheory.ridge.ridge_coefficients` on those columns, in the primal ((k + 1) unknowns) or the dual
     (n unknowns), whichever system is smaller.  Returns (R, d + 1) coefficients, 0 for a word not selected, and
     the (R, d) boolean mask of the selected words.
@@ -625,7 +625,7 @@ def fast_lime_explanations(
       replaced by ``mask_string``, 'UNKWORDZ' when None, which the vectorizer counts if its vocabulary has it);
     * ``feature_selection``: ``'none'``, ``'auto'``, ``'highest_weights'``, ``'forward_selection'`` and
       ``'lasso_path'`` (all of lime's), with ``num_features`` (lime's default call is ``feature_selection='auto'``,
-      ``num_features=10``, which runs ``'highest_weights'``); see :mod:`limetheory.selection`;
+      ``num_features=10``, which runs ``'highest_weights'``); see ``limetheory.selection``;
     * ``random_state``: an int, None (numpy's global ``RandomState``) or a ``RandomState`` consumed in place;
     * ``model_regressor=None`` (lime's ``Ridge(alpha=1)``) — another regressor is refused;
     * ``labels=(label,)`` for one label; ``class_names``, ``verbose`` and ``top_labels`` change no coefficient
