@@ -79,6 +79,8 @@ NORMS = ("l2", "l1", None)
 MAX_SHARED_WORDS = 12
 #: memory budget (in float64 entries) of one (nodes x words) work array; nodes are processed in blocks
 _BLOCK_ENTRIES = 1 << 20
+#: largest table of hypergeometric weights kept in the cache (256 tables of at most 32 KiB)
+_CACHED_WEIGHT_ENTRIES = 4096
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
 #: a mean below this (means are at most 1) contributes nothing to the quadrature sums: the rule's weights are
@@ -316,6 +318,20 @@ def _full_means(x, w, top=None):
 
 
 def _hypergeometric_weights(n, e):
+    """:func:`_exact_hypergeometric_weights`, cached when small (documents share them; read-only arrays)."""
+    if (n + 1) * (e + 1) <= _CACHED_WEIGHT_ENTRIES:
+        return _cached_hypergeometric_weights(n, e)
+    return _exact_hypergeometric_weights(n, e)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_hypergeometric_weights(n, e):
+    weights = _exact_hypergeometric_weights(n, e)
+    weights.flags.writeable = False
+    return weights
+
+
+def _exact_hypergeometric_weights(n, e):
     """H[k, b] = C(e, k) C(n, b) / C(n + e, b + k) for k = 0..e, b = 0..n.
 
     The share, among the (b + k)-subsets of n + e words, of those that take k of the last e words, divided by
@@ -402,80 +418,67 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops):
     active = np.searchsorted(-np.asarray(tops), -np.arange(top + 1), side="left")  # nodes with tops > a
     out0 = np.zeros((d - 1, C))
     slope = np.zeros((d - 1, C))
-    # upwards from L_0 = 1, Lw_0 = 0; first_down[q, c] is the first index a that needs the downward pass.  The
-    # arrays shrink to the active rows: a node whose sizes are negligible from a on contributes nothing above a
-    # (and never leaves the upward pass, as the full recursion would see a share of 0 there)
+    # the three recursions share their operations: the state S = (L, Lw0, E = D + L) is one (3, rows, C) array
+    # (E is what the slope needs) and the right-hand sides (mean_a, mean_w_a, 0) one (3, B, d + 1) array
+    means = np.stack([P, Pw, np.zeros_like(P)])
+    # upwards from L_0 = 1, Lw_0 = 0, E_0 = 1; first_down[q, c] is the first index a that needs the downward
+    # pass.  The arrays shrink to the active rows: a node whose sizes are negligible from a on contributes
+    # nothing above a (and never leaves the upward pass, as the full recursion would see a share of 0 there)
     first_down = np.full((B, C), d - 1)
     up = np.ones((B, C), dtype=bool)
-    L = np.ones((B, C))
-    Lw0 = np.zeros((B, C))
-    D = np.zeros((B, C))
+    S = np.stack([np.ones((B, C)), np.zeros((B, C)), np.ones((B, C))])
     slope[0] = weights @ x
+    # the sets containing k carry more than half of mean_a when carried > mean_a / 2; an underflowed mean_a has
+    # negligible parts, and the word stays (threshold inf); in one operation for every size
+    thresholds = np.where(P >= _NEGLIGIBLE_MEAN, _UPWARD_SHARE * P, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         for a in range(1, top):
             n = int(active[a])
             if n == 0:
                 break
-            if n < L.shape[0]:
-                up, L, Lw0, D = up[:n], L[:n], Lw0[:n], D[:n]
-            xa, qa = x[:n], weights[:n]
-            pa, pwa = P[:n, a : a + 1], Pw[:n, a : a + 1]
+            if n < S.shape[1]:
+                up, S = up[:n], S[:, :n]
+            xa = x[:n]
             part = (a / d) * xa
-            carried = part * L  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
-            # leaving: a share above 1/2; an underflowed mean_a has negligible parts, and the word stays
-            threshold = np.where(pa >= _NEGLIGIBLE_MEAN, _UPWARD_SHARE * pa, np.inf)
-            leaving = up & (carried > threshold)
+            T = part * S  # T[0] = (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
+            leaving = up & (T[0] > thresholds[:n, a : a + 1])
             np.copyto(first_down[:n], a, where=leaving)
             up = up ^ leaving
-            scale = d / (d - a)
-            L_next = np.maximum(pa - carried, 0.0) * scale
-            Lw0_next = (pwa - part * Lw0) * scale
-            D_next = (part * (D + L)) * -scale
-            L = np.where(up, L_next, 0.0)
+            T = (means[:, :n, a : a + 1] - T) * (d / (d - a))  # L_a, Lw0_a, and D_a = -(a/d) x_k E_{a-1} d/(d-a)
+            L = np.where(up, np.maximum(T[0], 0.0), 0.0)
             # where the means underflow (L = 0) the sums are negligible too; the homogeneous part of the
             # recursions for Lw0 and D (growth a x / (d - a) per step) must not act on their leftovers
-            alive = L > 0
-            Lw0 = np.where(alive, Lw0_next, 0.0)
-            D = np.where(alive, D_next, 0.0)
-            out0[a] = qa @ (xa * Lw0)
-            slope[a] = qa @ (xa * (L + D))
+            T[2] += L
+            S = np.concatenate([L[None], np.where(L > 0, T[1:], 0.0)])
+            out0[a], slope[a] = weights[:n] @ (xa * S[1:])
     lowest = int(first_down.min())
     if lowest >= d - 1:  # every word stayed in the upward pass at every node
         return out0, slope
-    # downwards from L_{d-1} = exp(-u R(all words but k)), kept only where index >= first_down; the state has the
-    # active rows only (a node becomes active as a decreases, with the state 0 of a negligible level)
+    # downwards from L_{d-1} = exp(-u R(all words but k)), kept only where index >= first_down; the state, now
+    # S = (L, Lw0, D), has the active rows only (a node becomes active as a decreases, with the state 0 of a
+    # negligible level)
     if top == d - 1:
-        n = int(active[top])
-        L = np.exp(-np.outer(u[:n], rest))
-        Lw0 = w_total * L  # W(all but k) = w_total - w_k
-        D = -L
+        L = np.exp(-np.outer(u[: int(active[top])], rest))
+        S = np.stack([L, w_total * L, -L])  # W(all but k) = w_total - w_k
     else:  # the means at size top are negligible: the recursion starts there from 0
-        L, Lw0, D = np.zeros((0, C)), np.zeros((0, C)), np.zeros((0, C))
+        S = np.zeros((3, 0, C))
+    significant = P >= _NEGLIGIBLE_MEAN
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for a in range(top, lowest, -1):
-            if active[a] > L.shape[0]:  # new rows, state 0; grown for the next top / 8 levels at once
+            if active[a] > S.shape[1]:  # new rows, state 0; grown for the next top / 8 levels at once
                 n = int(active[max(a - top // 8, lowest + 1)])
-                grow = np.zeros((n - L.shape[0], C))
-                L, Lw0, D = np.vstack([L, grow]), np.vstack([Lw0, grow]), np.vstack([D, grow])
-            n = L.shape[0]  # rows beyond active[a] are negligible at this level: not needed, their state stays 0
+                S = np.concatenate([S, np.zeros((3, n - S.shape[1], C))], axis=1)
+            n = S.shape[1]  # rows beyond active[a] are negligible at this level: not needed, their state stays 0
             if n == 0:
                 continue
-            xa = x[:n]
-            pa, pwa = P[:n, a : a + 1], Pw[:n, a : a + 1]
             # below _NEGLIGIBLE_MEAN the means have lost their digits (at large u they underflow at large a):
             # there the sums are negligible, and the recursion restarts from 0 below that level
-            needed = (first_down[:n] <= a - 1) & (pa >= _NEGLIGIBLE_MEAN)
-            stay = (d - a) / d
-            h0 = (pwa - stay * Lw0) * (d / a)  # = x_k Lw0_{a-1}
-            hD = (-stay * D) * (d / a)  # = x_k (D_{a-1} + L_{a-1})
-            L_prev = (pa - stay * L) * (d / a) / xa
-            h0 = np.where(needed, h0, 0.0)
-            hD = np.where(needed, hD, 0.0)
-            Lw0 = np.where(needed, h0 / xa, 0.0)
-            D = np.where(needed, hD / xa - L_prev, 0.0)
-            L = np.where(needed, L_prev, 0.0)
-            out0[a - 1] += weights[:n] @ h0
-            slope[a - 1] += weights[:n] @ hD
+            needed = (first_down[:n] <= a - 1) & significant[:n, a : a + 1]
+            # T = (x_k L_{a-1}, x_k Lw0_{a-1}, x_k (D_{a-1} + L_{a-1}))
+            T = np.where(needed, (means[:, :n, a : a + 1] - ((d - a) / d) * S) * (d / a), 0.0)
+            S = np.where(needed, T / x[:n], 0.0)
+            S[2] -= S[0]
+            out0[a - 1], slope[a - 1] = (out0[a - 1], slope[a - 1]) + weights[:n] @ T[1:]
     return out0, slope
 
 

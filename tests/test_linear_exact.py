@@ -735,3 +735,100 @@ def test_too_many_words_in_one_column():
 def test_bandwidth_is_keyword_only():
     with pytest.raises(TypeError, match="nu="):
         beta_linear_exact([1.0, 2.0], [1.0, 2.0], 0.25)
+
+
+# ----------------------------------------------------------------------------- whole reviews; the node blocks
+
+
+@pytest.fixture(scope="module")
+def review_pipeline(data_dir):
+    """The default TfidfVectorizer and a LogisticRegression fitted on the 1000 Yelp reviews (as explain_speed)."""
+    reviews = lt.load_yelp_reviews()
+    texts = list(reviews.text)
+    vectorizer = TfidfVectorizer().fit(texts)
+    model = LogisticRegression(max_iter=1000).fit(vectorizer.transform(texts), reviews.stars)
+    return texts, vectorizer, model
+
+
+def test_whole_reviews_match_enumeration_of_the_real_pipeline(review_pipeline):
+    """Whole Yelp reviews (not prefixes) of 10 to 13 distinct lime words, each of the three with a shared column
+    and the first three others: beta against every mask sent through the vectorizer and the model."""
+    texts, vectorizer, model = review_pipeline
+    shared, others = [], []
+    for text in texts:
+        lam, tfidf, columns, indexed = per_word_model(text, vectorizer, model)
+        if not 10 <= len(lam) <= 13:
+            continue
+        visible = columns[columns >= 0]
+        (shared if np.bincount(visible).max() >= 2 else others).append((lam, tfidf, columns, indexed))
+    assert len(shared) >= 2 and len(others) >= 3  # the data has such reviews; the test must not pass vacuously
+    for lam, tfidf, columns, indexed in shared + others[:3]:
+        d = len(lam)
+        f = pipeline_on_masks(indexed, vectorizer, model)
+        for nu in (0.1, 0.25, np.inf):
+            expected = lt.beta_enumerate(f, d, nu=nu)
+            got = beta_linear_exact(lam, tfidf, nu=nu, groups=columns)
+            got[0] += model.intercept_[0]
+            scale = max(1.0, float(np.abs(expected).max()))
+            np.testing.assert_allclose(got, expected, rtol=0, atol=enumeration_tolerance(d, nu, scale))
+
+
+def blocked_document(d=60, seed=11):
+    """Weights over eight orders of magnitude (so that the largest nodes need only the smallest sizes and the
+    leave-one-out passes drop and add nodes), two shared columns, repeated weights."""
+    rng = np.random.default_rng(seed)
+    tfidf = 10.0 ** rng.uniform(-4.0, 4.0, d)
+    tfidf[[3, d // 4 + 1, d // 2 - 1]] = tfidf[2]  # repeated weights: one leave-one-out recursion for four words
+    tfidf[7] = 0.0
+    groups = np.arange(d)
+    groups[[d // 3, d // 3 + 1, 2 * d // 3]] = d // 3
+    groups[[d // 2, d // 2 + 1]] = d // 2
+    lam = rng.normal(size=d)[groups]
+    return lam, tfidf, groups
+
+
+@pytest.mark.parametrize("block_entries", [1, 3000, 20000])
+def test_node_blocks_change_nothing(monkeypatch, block_entries):
+    """The nodes processed in blocks (the memory budget of large d: one node, a few, many) or all at once give
+    the same beta: the blocks add the same per-node terms in another order, so the results differ by rounding
+    of sums of positive weights times terms at most max |lam|: a few eps times max |lam| (64 eps allowed)."""
+    lam, tfidf, groups = blocked_document()
+    model = lt.linear_exact._model(lam, tfidf, groups, "l2")
+    nodes, _ = _inverse_power_quadrature(model.r_min, 0.5)
+    tops = lt.linear_exact._negligible_sizes(model, nodes)
+    assert tops.min() < model.d / 4 and tops.max() > model.d  # the skipping of negligible sizes is exercised
+    for nu in (0.05, 0.25, np.inf):
+        whole = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
+        with monkeypatch.context() as patched:
+            patched.setattr(lt.linear_exact, "_BLOCK_ENTRIES", block_entries)
+            blocked = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
+        np.testing.assert_allclose(blocked, whole, rtol=0, atol=64 * np.finfo(float).eps * np.abs(lam).max())
+
+
+def test_skipped_sizes_match_enumeration():
+    """A document whose largest quadrature nodes need only the smallest sizes (weights over eight orders of
+    magnitude), d = 14, against the enumeration of every mask."""
+    lam, tfidf, groups = blocked_document(d=14, seed=3)
+    model = lt.linear_exact._model(lam, tfidf, groups, "l2")
+    nodes, _ = _inverse_power_quadrature(model.r_min, 0.5)
+    assert lt.linear_exact._negligible_sizes(model, nodes).min() < 14
+    f = grouped_model_on_masks(lam, tfidf, groups)
+    for nu in (0.25, np.inf):
+        expected = lt.beta_enumerate(f, 14, nu=nu)
+        got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
+        scale = max(1.0, float(np.abs(expected).max()))
+        np.testing.assert_allclose(got, expected, rtol=0, atol=enumeration_tolerance(14, nu, scale))
+
+
+def test_cached_quadrature_rule_is_shared_and_read_only():
+    """Documents whose smallest weight gives the same last grid point share one rule (cached), which no caller
+    can change; a smaller r_min extends the same grid."""
+    first = inverse_sqrt_quadrature(0.01)
+    again = inverse_sqrt_quadrature(0.0100001)
+    assert first[0] is again[0] and first[1] is again[1]
+    with pytest.raises(ValueError, match="read-only"):
+        first[0][0] = 1.0
+    longer = inverse_sqrt_quadrature(1e-6)
+    assert longer[0].size > first[0].size
+    np.testing.assert_array_equal(longer[0][: first[0].size], first[0])
+    np.testing.assert_array_equal(longer[1][: first[1].size], first[1])
