@@ -863,8 +863,8 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
         max |lam| at every bandwidth.  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
-        weights (Q ~ 60 to 80 quadrature nodes): 0.46 s at d = 1000, 12 s at d = 9938 (above the package's
-        work limit of about ten seconds, which refuses such calls with the estimate).
+        weights (Q ~ 60 to 80 quadrature nodes): 0.32 s at d = 1000, 11 s at d = 9938 (CPU time on one core;
+        above the package's work limit of about ten seconds, which refuses such calls with the estimate).
 
     Raises
     ------
