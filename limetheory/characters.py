@@ -163,8 +163,11 @@ def word_fates(text, kept, vocabulary, *, masked=False):
 
 
 def _cubes_for_span(text, word, left, right, variable):
-    """The conjunctions (kept set, removed set) that make the kept word characters strictly between ``left`` and
-    ``right`` spell ``word``, with both ends kept separators and every separator inside removed (deletion)."""
+    """The conjunctions (kept set, removed set) under which the text between ``left`` and ``right`` spells ``word``.
+
+    The kept word characters strictly between ``left`` and ``right`` spell ``word``, with both ends kept
+    separators and every separator inside removed (deletion).
+    """
     kept, removed = set(), set()
     for end in (left, right):
         if 0 <= end < len(text):

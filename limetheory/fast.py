@@ -63,8 +63,9 @@ _WORD_CHARACTER = re.compile(r"\w")
 
 
 class LimeTextCounts(DocumentCounts):
-    """A document as lime sees it with any supported ``bow``, ``split_expression`` and ``mask_string``, and as the
-    vectorizer sees it (:class:`limetheory.tokens.DocumentCounts` is the case of lime's defaults).
+    """A document as lime sees it with any supported ``bow``, ``split_expression`` and ``mask_string``.
+
+    And as the vectorizer sees it (:class:`limetheory.tokens.DocumentCounts` is the case of lime's defaults).
 
     lime's ``IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)`` cuts the
     text into words and separators.  With ``bow=True`` a feature is a distinct word and removing it deletes all its
@@ -181,9 +182,10 @@ class LimeTextCounts(DocumentCounts):
 
 
 class LimeCharacters:
-    """A document as lime sees it with ``char_level=True``: every character a feature (``bow=True``: each distinct
-    character, all its occurrences removed together; ``bow=False``: each position, replaced by ``mask_string``,
-    chr(0) when None).
+    """A document as lime sees it with ``char_level=True``: every character a feature.
+
+    ``bow=True``: each distinct character, all its occurrences removed together; ``bow=False``: each position,
+    replaced by ``mask_string`` (chr(0) when None).
 
     Removing characters changes the words themselves (a word vanishes, shrinks or merges with its neighbour), so
     the vectorizer's rows are not a function of word counts: here the perturbed strings are built with lime's own
@@ -390,6 +392,18 @@ class FastLimeSamples:
         The model's output for ``label``.
     weights : ndarray, shape (n_exp, num_samples)
         lime's kernel weights.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from limetheory import fast_lime_samples
+    >>> vectorizer = TfidfVectorizer().fit(["good food", "bad service"])
+    >>> def model_fn(matrix):  # f = the TF-IDF of "good"
+    ...     good = matrix[:, vectorizer.vocabulary_["good"]].toarray().ravel()
+    ...     return np.column_stack([1 - good, good])
+    >>> samples = fast_lime_samples("good food, bad service", vectorizer, model_fn, n_exp=2, num_samples=5)
+    >>> type(samples).__name__, samples.words, samples.z.shape, samples.z[:, 0].tolist()
+    ('FastLimeSamples', ['good', 'food', 'bad', 'service'], (2, 5, 4), [[1, 1, 1, 1], [1, 1, 1, 1]])
     """
 
     words: list

@@ -103,9 +103,11 @@ def _inverse_power_quadrature(r_min, power):
 
 @functools.lru_cache(maxsize=256)
 def _quadrature_rule(power, last):
-    """The rule on the grid v = k h, k = ceil(QUADRATURE_LEFT / h)..last: r_min enters only through ``last``, so
-    documents share rules (cached: the exponentials cost as much as the rest of a call at small d).  The arrays
-    are read-only, since every caller gets the same ones."""
+    """The quadrature rule on the grid v = k h, k = ceil(QUADRATURE_LEFT / h)..last.
+
+    r_min enters only through ``last``, so documents share rules (cached: the exponentials cost as much as the
+    rest of a call at small d).  The arrays are read-only, since every caller gets the same ones.
+    """
     h = QUADRATURE_STEP if power == 0.5 else L1_QUADRATURE_STEP
     v = np.arange(np.ceil(QUADRATURE_LEFT / h), last + 1) * h
     g = v - np.exp(-v)
@@ -118,8 +120,7 @@ def _quadrature_rule(power, last):
 
 
 def inverse_sqrt_quadrature(r_min):
-    r"""Nodes and weights with :math:`\sum_q w_q e^{-u_q r} = r^{-1/2}` for every r in [r_min, 1], to ~1e-13
-    relative.
+    r"""Nodes and weights with :math:`\sum_q w_q e^{-u_q r} = r^{-1/2}` on [r_min, 1], to ~1e-13 relative.
 
     The integral :math:`r^{-1/2} = \frac{1}{\sqrt{\pi}} \int_0^\infty u^{-1/2} e^{-u r}\, du` is discretised
     by the trapezoidal rule with step ``QUADRATURE_STEP`` in v, where :math:`u = e^{v - e^{-v}}`; the substitution
@@ -394,8 +395,9 @@ def _column_means(u, t_members, w_members):
 
 
 def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops):
-    """For words alone in their column, one per distinct weight: sum_q weights_q x_k (w_k L + Lw) as
-    ``(value at w_k = 0, slope in w_k)``, each of shape (d - 1, C), for a = 0..d-2.
+    """For words alone in their column, one per distinct weight: the sums over q of weights_q x_k (w_k L + Lw).
+
+    They are returned as ``(value at w_k = 0, slope in w_k)``, each of shape (d - 1, C), for a = 0..d-2.
 
     L_a (Lw_a) is the mean over the a-subsets A of the words other than k of prod_A x (of W(A) prod_A x), so
     that x_k (w_k L + Lw) is the mean over the (a+1)-sets K containing k of W(K) prod_K x.  With mean_a the

@@ -49,7 +49,7 @@ class TextMode:
 
     @property
     def is_default(self):
-        """True for lime's default word mode (bag of words split on ``\\W+``), where ``mask_string`` is never used."""
+        r"""True for lime's default word mode (bag of words split on ``\W+``), where ``mask_string`` is never used."""
         return self.bow and not self.char_level and self.split_expression == LIME_SPLIT
 
     @property

@@ -41,9 +41,9 @@ MIN_PER_STRATUM = 2
 
 @dataclass(frozen=True)
 class MaskSample:
-    """Masks with the model's outputs and the weights that turn sums over them into expectations under LIME's law.
+    r"""Masks with the model's outputs and the weights that turn sums over them into expectations under LIME's law.
 
-    ``sum(prob * h(z))`` estimates (or, when ``exact``, equals) :math:`\\mathbb{E}[h(z)]` under LIME's law of the
+    ``sum(prob * h(z))`` estimates (or, when ``exact``, equals) :math:`\mathbb{E}[h(z)]` under LIME's law of the
     masks, and ``psi`` is the kernel weight π of each mask.
 
     Attributes
@@ -169,8 +169,11 @@ class MonteCarloEstimate:
 
 
 def _stratum_terms(sample, b, c, controls, pattern):
-    """The stratified estimate of Γ of the residual f - x·b - Σ c_k g_k, and its terms centred within each stratum
-    and mapped by Σ⁻¹ (one row per mask), with each mask's number of removed words."""
+    """The stratified estimate of Γ of the residual f - x·b - Σ c_k g_k, and its terms.
+
+    The terms are centred within each stratum and mapped by Σ⁻¹ (one row per mask), with each mask's number of
+    removed words.
+    """
     d = sample.z.shape[1]
     x = design(sample.z)
     residual = sample.f - x @ b

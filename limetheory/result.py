@@ -137,11 +137,11 @@ class Explanation:
         return self._cache[key]
 
     def lime_spread(self, num_samples=5000, *, omega_samples=None):
-        """Where lime's coefficients concentrate at ``num_samples`` and their standard deviations there.
+        r"""Where lime's coefficients concentrate at ``num_samples`` and their standard deviations there.
 
         lime's coefficients at n samples are approximately normal around the centre of its normal equations
         (its ridge and its first row shift it from ``beta`` by O(1/n)) with covariance
-        :math:`m \\bar A^{-1} \\Omega_c \\bar A^{-1}` (:mod:`limetheory.spread`).  Ω is exact when the document has at
+        :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.spread`).  Ω is exact when the document has at
         most 14 distinct words (all masks enumerated with the model), and otherwise estimated from a stratified
         sample of ``omega_samples`` masks (20000 by default, or the Monte Carlo route's own sample), which the
         result states.

@@ -45,8 +45,11 @@ def _expression(value, name, *, minimum=None, maximum=None, positive=False):
 
 
 def _entry(value, name):
-    """A matrix entry: a sympy expression or a number (numpy scalars become Python numbers, whose arithmetic with
-    large Python ints is exact instead of overflowing a C long)."""
+    """A matrix entry: a sympy expression or a number.
+
+    numpy scalars become Python numbers, whose arithmetic with large Python ints is exact instead of overflowing a
+    C long.
+    """
     if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (sp.Basic, numbers.Number)):
         raise TypeError(f"{name} must be a sympy expression or a number, got {value!r}")
     return value.item() if isinstance(value, np.generic) else value
@@ -119,8 +122,9 @@ def prob_kept(p, d_expr=d):
 
 
 def alpha_sum(p, d_expr=d, weight=None):
-    r""":math:`\alpha_p = \frac{1}{d} \sum_{s=1}^d \mathbb{P}(\text{kept} \mid s)\, \mathrm{weight}(s/d)` as an
-    unevaluated sympy Sum.
+    r"""The sum that defines α_p (Proposition 1), as an unevaluated sympy Sum.
+
+    :math:`\alpha_p = \frac{1}{d} \sum_{s=1}^d \mathbb{P}(\text{kept} \mid s)\, \mathrm{weight}(s/d)`.
 
     ``weight`` is a callable t ↦ expression; by default the undefined function ψ.
 
@@ -228,10 +232,12 @@ class PatternedMatrix:
         return all(sp.simplify(x - y) == 0 for x, y in zip(self.entries(), other.entries(), strict=True))
 
     def determinant(self):
-        r"""The determinant
+        r"""The determinant of the patterned matrix.
+
         :math:`(\mathrm{diagonal} - \mathrm{off})^{d-1}
         \bigl(\mathrm{corner}\, (\mathrm{diagonal} + (d-1)\, \mathrm{off}) - d\, \mathrm{row}\, \mathrm{column}\bigr)`,
-        where off is ``off_diagonal``."""
+        where off is ``off_diagonal``.
+        """
         n = self.d
         a, b, c, e, f = self.entries()
         return (e - f) ** (n - 1) * (a * (e + (n - 1) * f) - n * b * c)
@@ -284,8 +290,9 @@ def sigma_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
 
 
 def sigma_inverse_patterned(a0=alpha0, a1=alpha1, a2=alpha2, d_expr=d):
-    """The paper's closed form of Σ⁻¹ (σ₀, ..., σ₃ over c_d, as printed in ``limetheory.printed``) as a
-    PatternedMatrix.
+    """The paper's closed form of Σ⁻¹ as a PatternedMatrix.
+
+    Its entries are σ₀, ..., σ₃ over c_d, as printed in ``limetheory.printed``.
 
     Numbers and sympy expressions are both accepted; a numerical α₁ - α₂ or c_d equal to 0 (a singular
     Σ) is refused with a ValueError.

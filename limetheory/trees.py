@@ -208,9 +208,9 @@ def _formula(tree, is_classifier, class_index, form, goes_right):
 
 
 def presence_formula(column_word, words, vectorizer=None):
-    """ "Column ``column_word`` of the vectorizer is positive", as a boolean formula in lime's words.
+    r"""The boolean formula in lime's words for "column ``column_word`` of the vectorizer is positive".
 
-    lime's words are case-sensitive ``\\W+``-separated tokens; a vectorizer sees each of them through its
+    lime's words are case-sensitive ``\W+``-separated tokens; a vectorizer sees each of them through its
     own analyzer (by default lower-cased, one-character tokens dropped).  A column is positive in a
     perturbed document exactly when at least one lime word that maps to it is kept, so its presence is
     the Or of those words (``sympy.false`` if none: unseen words, one-character tokens, stop words).
@@ -224,7 +224,7 @@ def presence_formula(column_word, words, vectorizer=None):
     vectorizer : CountVectorizer or TfidfVectorizer, optional
         Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``; its analyzer maps lime words to terms and
         ``column_word`` must be in its vocabulary.  Without it, TfidfVectorizer's defaults are assumed
-        (lower-case, token pattern ``(?u)\\b\\w\\w+\\b``).
+        (lower-case, token pattern ``(?u)\b\w\w+\b``).
 
     Returns
     -------
@@ -337,7 +337,7 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
 
 
 def _right_formula(columns, column, threshold):
-    """ "The document goes right at the split (column, threshold)" as a boolean formula in lime's words."""
+    """The boolean formula in lime's words for "the document goes right at the split (column, threshold)"."""
     left = columns.left_subsets(column, threshold)
     if column not in columns.group_of_column:
         return sp.false if left else sp.true
