@@ -215,6 +215,15 @@ def check_linear_model(lam, tfidf) -> tuple[np.ndarray, np.ndarray]:
     Returns ``(lam, tfidf / tfidf.max())`` as float arrays (phi is invariant under a rescaling of the weights).
     ``tfidf[j]`` = m_j v_j is 0 for a word the model cannot see; at least one must be positive, d >= 2.
     """
+    lam, tfidf = check_linear_arrays(lam, tfidf)
+    top = tfidf.max()
+    if not top > 0:
+        raise ValueError("tfidf must have a positive entry: a document the model cannot see at all has no phi")
+    return lam, tfidf / top
+
+
+def check_linear_arrays(lam, tfidf) -> tuple[np.ndarray, np.ndarray]:
+    """``lam`` and ``tfidf`` as float arrays of one length d >= 2 with ``tfidf`` >= 0 (a zero document allowed)."""
     lam = as_float_array(lam, "lam", ndim=1)
     tfidf = as_float_array(tfidf, "tfidf", ndim=1)
     if lam.shape != tfidf.shape:
@@ -227,10 +236,7 @@ def check_linear_model(lam, tfidf) -> tuple[np.ndarray, np.ndarray]:
         )
     if (tfidf < 0).any():
         raise ValueError(f"tfidf must be >= 0 (m_j v_j, or 0 for a word the model cannot see), got {tfidf.min()}")
-    top = tfidf.max()
-    if not top > 0:
-        raise ValueError("tfidf must have a positive entry: a document the model cannot see at all has no phi")
-    return lam, tfidf / top
+    return lam, tfidf
 
 
 def check_vectorizer(

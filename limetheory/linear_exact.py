@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_float_array, check_linear_model, check_memory, check_nu, check_work
+from ._validation import check_linear_arrays, check_linear_model, check_memory, check_nu, check_work
 from .law import times_exp, weighted_law
 from .units import bandwidth_keyword
 
@@ -184,23 +184,6 @@ def _check_norm(norm):
     if norm not in NORMS:
         raise ValueError(f"norm must be 'l2', 'l1' or None (a TfidfVectorizer's norm), got {norm!r}")
     return norm
-
-
-def _check_arrays(lam, tfidf):
-    """lam and tfidf as float arrays of one length d >= 2 with tfidf >= 0 (a zero document is allowed)."""
-    lam = as_float_array(lam, "lam", ndim=1)
-    tfidf = as_float_array(tfidf, "tfidf", ndim=1)
-    if lam.shape != tfidf.shape:
-        raise ValueError(
-            f"lam and tfidf must have the same length (one entry per word), got {lam.size} and {tfidf.size}"
-        )
-    if lam.size < 2:
-        raise ValueError(
-            f"the document must have d >= 2 distinct words (Sigma is singular for d = 1), got d = {lam.size}"
-        )
-    if (tfidf < 0).any():
-        raise ValueError(f"tfidf must be >= 0 (m_j v_j, or 0 for a word the model cannot see), got {tfidf.min()}")
-    return lam, tfidf
 
 
 def _check_groups(groups, lam, tfidf):
@@ -666,7 +649,7 @@ def _conditional(lam, tfidf, groups, norm):
     """The checked arguments' moments: a :class:`_Moments` for any norm."""
     norm = _check_norm(norm)
     if norm is None:
-        lam, t = _check_arrays(lam, tfidf)
+        lam, t = check_linear_arrays(lam, tfidf)
         _check_groups(groups, lam, t)
         return _linear_moments(lam, t)
     return _moments(_model(lam, tfidf, groups, norm))
@@ -893,7 +876,7 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     """
     nu = check_nu(nu)
     if _check_norm(norm) is None:
-        lam, t = _check_arrays(lam, tfidf)
+        lam, t = check_linear_arrays(lam, tfidf)
         _check_groups(groups, lam, t)
         return np.concatenate([[0.0], lam * t])
     moments = _conditional(lam, tfidf, groups, norm)
