@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 from lime.lime_text import IndexedCharacters, IndexedString
 from sklearn.exceptions import NotFittedError
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics.pairwise import cosine_distances
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
@@ -48,7 +48,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .ridge import ridge_coefficients
 from .selection import FEATURE_SELECTIONS, lime_feature_selection, resolve_feature_selection
-from .tokens import DocumentCounts, normalize_rows
+from .tokens import DocumentCounts
 
 STREAMS = ("lime", "batched")
 
@@ -152,33 +152,14 @@ class LimeTextCounts(DocumentCounts):
         """The strings lime builds for these masks (1 = feature kept; 0 = deleted, or masked with bow=False)."""
         return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
 
-    def transform(self, masks):
-        """``vectorizer.transform(self.documents(masks))``, from the counts (the steps of DocumentCounts.transform)."""
-        masks = np.asarray(masks)
-        kept = sp.csr_matrix(masks.astype(bool, copy=False), dtype=np.int64)
+    def kept_counts(self, masks):
+        """The counts of :meth:`~limetheory.tokens.DocumentCounts.kept_counts`, plus those of ``mask_string``."""
+        kept = sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64)
         counts = kept @ self.counts
         if self.mask_counts.any():
             removed = self.d - np.asarray(kept.sum(axis=1)).ravel()
             counts = counts + sp.csr_matrix(np.outer(removed, self.mask_counts))
-        counts = sp.csr_matrix(counts)
-        counts.eliminate_zeros()
-        counts.sort_indices()
-        vectorizer = self.vectorizer
-        matrix = self.matrix_type(
-            (counts.data.astype(vectorizer.dtype), self.columns[counts.indices], counts.indptr.astype(np.int64)),
-            shape=(len(masks), self.n_features),
-        )
-        if vectorizer.binary:
-            matrix.data.fill(1)
-        if isinstance(vectorizer, TfidfVectorizer):  # TfidfTransformer.transform, step by step
-            if vectorizer.sublinear_tf:
-                np.log(matrix.data, matrix.data)
-                matrix.data += 1.0
-            if vectorizer.use_idf:
-                matrix.data *= vectorizer.idf_[matrix.indices]
-            if vectorizer.norm is not None:
-                matrix = normalize_rows(matrix, vectorizer.norm)
-        return matrix
+        return counts
 
 
 class LimeCharacters:

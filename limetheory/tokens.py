@@ -419,11 +419,15 @@ class DocumentCounts:
         """The strings lime would build for these masks (1 = word kept)."""
         return perturbed_documents(self.text, masks)
 
-    def transform(self, masks):
-        """``vectorizer.transform(self.documents(masks))``, computed from the count matrix."""
-        masks = np.asarray(masks)
+    def kept_counts(self, masks):
+        """The (m x q) integer counts of the document's columns in the perturbed documents of ``masks``."""
         # sparse x sparse in integers: exact counts, memory proportional to the kept entries (never m x q dense)
-        counts = (sp.csr_matrix(masks.astype(bool, copy=False), dtype=np.int64) @ self.counts).tocsr()
+        return sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64) @ self.counts
+
+    def transform(self, masks):
+        """``vectorizer.transform(self.documents(masks))``, computed from the counts of :meth:`kept_counts`."""
+        masks = np.asarray(masks)
+        counts = sp.csr_matrix(self.kept_counts(masks))
         counts.eliminate_zeros()
         counts.sort_indices()  # positions are sorted, and self.columns is increasing: sorted column indices
         vectorizer = self.vectorizer
