@@ -48,7 +48,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .ridge import ridge_coefficients
 from .selection import FEATURE_SELECTIONS, lime_feature_selection, resolve_feature_selection
-from .tokens import DocumentCounts
+from .tokens import DocumentCounts, column_entries, count_matrix
 
 STREAMS = ("lime", "batched")
 
@@ -117,35 +117,18 @@ class LimeTextCounts(DocumentCounts):
                 f"text must contain at least 2 {unit}, got {self.words}: with one feature every perturbation "
                 "removes it, so the explanation is undefined (Sigma is singular)"
             )
-        analyze = vectorizer.build_analyzer()
-        vocabulary = vectorizer.vocabulary_
         occurrences = [len(positions) for positions in self.indexed.positions] if bow else [1] * self.d
-        entries = {}
-        for j, word in enumerate(self.words):
-            for feature in analyze(word):
-                column = vocabulary.get(feature)
-                if column is not None:
-                    entries[j, column] = entries.get((j, column), 0) + occurrences[j]
+        entries = column_entries(vectorizer, self.words, occurrences)
         masked = {}
         if not bow:  # lime deletes a removed word when bow=True: the mask string never appears
-            for feature in analyze(self.indexed.mask_string):
-                column = vocabulary.get(feature)
-                if column is not None:
-                    masked[column] = masked.get(column, 0) + 1
+            # the mask string's columns, counted as those of a word that occurs once
+            masked = {c: n for (_, c), n in column_entries(vectorizer, [self.indexed.mask_string], [1]).items()}
         self.columns = np.array(sorted({column for _, column in entries} | set(masked)), dtype=np.int64)
-        where = {column: k for k, column in enumerate(self.columns)}
-        keys = list(entries)
-        self.counts = sp.csr_matrix(
-            (
-                np.array([entries[key] for key in keys], dtype=np.int64),
-                (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
-            ),
-            shape=(self.d, len(self.columns)),
-        )
+        self.counts = count_matrix(entries, self.d, self.columns)
         self.mask_counts = np.zeros(len(self.columns), dtype=np.int64)
         for column, count in masked.items():
-            self.mask_counts[where[column]] = count
-        self.n_features = len(vocabulary)
+            self.mask_counts[np.searchsorted(self.columns, column)] = count
+        self.n_features = len(vectorizer.vocabulary_)
         self._matrix_type = None
 
     def documents(self, masks):

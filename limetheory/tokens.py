@@ -340,6 +340,40 @@ def tfidf_weights(text, vectorizer):
     return weights
 
 
+def column_entries(vectorizer, words, occurrences):
+    """Word j's vectorizer columns, each counted ``occurrences[j]`` times: {(j, column): count}.
+
+    A column comes from the vectorizer's analyzer on the word alone; a word may have several columns or none.
+    """
+    analyze = vectorizer.build_analyzer()
+    vocabulary = vectorizer.vocabulary_
+    entries = {}
+    for j, word in enumerate(words):
+        for feature in analyze(word):
+            column = vocabulary.get(feature)
+            if column is not None:
+                entries[j, column] = entries.get((j, column), 0) + occurrences[j]
+    return entries
+
+
+def count_matrix(entries, d, columns):
+    """The sparse (d x q) integer matrix of ``entries`` {(j, column): count}, with q = len(columns).
+
+    Column k of the matrix is the vocabulary column ``columns[k]``.
+    """
+    where = {column: k for k, column in enumerate(columns)}
+    # sparse: a word has at most a few columns, so a dense matrix would waste O(d^2) memory at large d;
+    # integer entries keep every sum of counts exact
+    keys = list(entries)
+    return sp.csr_matrix(
+        (
+            np.array([entries[key] for key in keys], dtype=np.int64),
+            (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
+        ),
+        shape=(d, len(columns)),
+    )
+
+
 def normalize_rows(matrix, norm):
     """``sklearn.preprocessing.normalize(matrix, norm=norm, copy=False)``, without its input validation.
 
@@ -382,29 +416,11 @@ class DocumentCounts:
         for piece in set(self.indexed.as_list) - words:
             if _WORD_CHARACTER.search(preprocess(piece)):
                 raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
-        analyze = vectorizer.build_analyzer()
-        vocabulary = vectorizer.vocabulary_
-        occurrences = [len(positions) for positions in self.indexed.positions]
         # a word may have several columns here (lower-casing can turn a word character into a separator: "İ"
         # becomes "i" and a combining dot), unlike in word_columns, which refuses such a word
-        entries = {}
-        for j, word in enumerate(self.words):
-            for feature in analyze(word):
-                column = vocabulary.get(feature)
-                if column is not None:
-                    entries[j, column] = entries.get((j, column), 0) + occurrences[j]
+        entries = column_entries(vectorizer, self.words, [len(positions) for positions in self.indexed.positions])
         self.columns = np.array(sorted({column for _, column in entries}), dtype=np.int64)
-        where = {column: k for k, column in enumerate(self.columns)}
-        # sparse (d x q): a word has at most a few columns, so a dense matrix would waste O(d^2) memory at large d;
-        # integer entries keep every sum of counts exact
-        keys = list(entries)
-        self.counts = sp.csr_matrix(
-            (
-                np.array([entries[key] for key in keys], dtype=np.int64),
-                (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
-            ),
-            shape=(self.d, len(self.columns)),
-        )
+        self.counts = count_matrix(entries, self.d, self.columns)
         self.n_features = len(vectorizer.vocabulary_)
         self._matrix_type = None  # the vectorizer's sparse matrix class, learnt from its first real transform
 
