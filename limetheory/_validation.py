@@ -123,11 +123,16 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
     return value
 
 
+def _as_real(value, name: str, allowed: str) -> float:
+    """``float(value)`` for a real number (a bool is not one); a TypeError saying ``name`` must be ``allowed``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {allowed}, got {value!r}")
+    return float(value)
+
+
 def check_nu(nu, name: str = "nu") -> float:
     """The bandwidth: a positive real number or ``np.inf`` (the large-bandwidth limit)."""
-    if isinstance(nu, (bool, np.bool_)) or not isinstance(nu, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number or np.inf, got {nu!r}")
-    nu = float(nu)
+    nu = _as_real(nu, name, "a positive real number or np.inf")
     if np.isnan(nu) or nu <= 0:
         raise ValueError(f"{name} must be > 0 (np.inf for the large-bandwidth limit), got {nu}")
     return nu
@@ -135,9 +140,7 @@ def check_nu(nu, name: str = "nu") -> float:
 
 def check_positive_finite(value, name: str) -> float:
     """A finite real number > 0 (for lime's kernel width)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number, got {value!r}")
-    value = float(value)
+    value = _as_real(value, name, "a positive real number")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
     return value
@@ -157,9 +160,7 @@ def check_d_invertible(value, name: str = "d") -> int:
 
     For d = 1 LIME always removes the only word, so alpha_1 = 0 and Sigma is singular.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
+    value = check_int(value, name)
     if value < 2:
         raise ValueError(
             f"{name} must be >= 2, got {value}: with one distinct word LIME always removes it, "
@@ -177,9 +178,7 @@ def check_bool(value, name: str) -> bool:
 
 def check_real(value, name: str, *, allow_inf: bool = False) -> float:
     """A real number (not NaN; +-inf only with ``allow_inf``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
+    value = _as_real(value, name, "a real number")
     if np.isnan(value) or (not allow_inf and np.isinf(value)):
         raise ValueError(f"{name} must be a finite real number, got {value}")
     return value
