@@ -29,7 +29,10 @@ from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, g
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .plotting import theory_vs_practice
 from .prose import scientific
+from .result import Explanation
+from .routing import explain
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
+from .spread import LimeSpread
 from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 from .tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
@@ -38,6 +41,9 @@ from .trees import presence_formula, tree_formula_for_document, tree_to_formula
 __version__ = "0.1.0"
 
 __all__ = [
+    "explain",
+    "Explanation",
+    "LimeSpread",
     "beta_boolean",
     "indicator_polynomial",
     "mask_function",

@@ -37,9 +37,13 @@ import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
 from limetheory import symbolic as sy
+from limetheory.modes import check_mode, mode_features
 
 matplotlib.use("Agg")
 
@@ -285,6 +289,9 @@ MODEL_FNS = [
     lambda matrix: np.zeros((matrix.shape[0], 1)),
     lambda matrix: "junk",
 ]
+EXPLAIN_MODEL = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(
+    ["good food", "bad service", "good service", "bad food", "slow staff", "the food was good"], [1, 0, 1, 0, 0, 1]
+)
 MASK_FUNCTIONS = [
     lambda z: z[:, 0],
     lambda z: z.sum(axis=1) * 0.5,
@@ -353,6 +360,16 @@ def check_word_columns(out, args, kwargs):
     d = len(lt.local_dictionary(args[0]))
     assert columns.shape == counts.shape == (d,) and columns.dtype.kind == counts.dtype.kind == "i", out
     assert (columns >= -1).all() and (counts >= 1).all(), out
+
+
+def check_explanation(out, args, kwargs):
+    # lime's features under the text mode asked for (distinct words by default; occurrences, characters otherwise)
+    mode = {key: kwargs[key] for key in ("bow", "split_expression", "mask_string", "char_level") if key in kwargs}
+    words = mode_features(args[1], check_mode(**mode))
+    d = len(words)
+    assert isinstance(out, lt.Explanation) and out.words == words, out
+    assert out.beta.shape == (d + 1,) and np.isfinite(out.beta).all(), out.beta
+    assert (out.stderr is None) == out.exact, out
 
 
 def check_masks(out, args, kwargs):
@@ -707,6 +724,25 @@ REGISTRY = {
         check=check_fast_samples,
         examples=20,
     ),
+    "explain": Spec(
+        lt.explain,
+        st.tuples(either(st.just(EXPLAIN_MODEL), st.sampled_from([EXPLAIN_MODEL[-1], VECTORIZER, None])), texts()),
+        _kw(
+            kernel_width=reals(0.0, 100.0),
+            label=ints(0, 2),
+            output=either(st.sampled_from(["predict_proba", "decision_function", "predict"])),
+            num_samples=st.one_of(st.none(), ints(2, 3000)),
+            random_state=ints(0, 9),
+            method=either(st.sampled_from(["auto", "linear", "trees", "enumeration", "monte_carlo"])),
+            nu=st.just(0.25),
+            bow=either(st.booleans()),
+            split_expression=either(st.sampled_from([r"\W+", r"\s+", r"[ ,.]+"])),
+            mask_string=either(st.sampled_from([None, "UNK", "food"])),
+            char_level=either(st.booleans()),
+        ),
+        check=check_explanation,
+        examples=30,
+    ),
     "perturbed_documents": Spec(
         lt.perturbed_documents,
         st.one_of(st.tuples(st.just(TEXTS[0]), masks(3, 4)), st.tuples(texts(), either(masks(2, 4), bad_arrays()))),
@@ -824,6 +860,10 @@ REGISTRY = {
         refuses=False,
         examples=10,
     ),
+    "Explanation": Spec(
+        lt.Explanation, st.tuples(*[anything()] * 10), check=is_instance(lt.Explanation), refuses=False
+    ),
+    "LimeSpread": Spec(lt.LimeSpread, st.tuples(*[anything()] * 5), check=is_instance(lt.LimeSpread), refuses=False),
     "CoefficientZero": Spec(
         lt.CoefficientZero, st.tuples(*[reals()] * 4), check=is_instance(lt.CoefficientZero), refuses=False
     ),
@@ -1379,6 +1419,14 @@ _VALID = {
     "train_random_forest": _valid(
         [st.just(["good food", "bad service", "good service", "bad food"]), st.just([1, 0, 1, 0])],
         {"n_estimators": st.integers(1, 3)},
+    ),
+    "explain": _valid(
+        [st.just(EXPLAIN_MODEL), st.sampled_from(TEXTS[:2])],
+        {
+            "output": st.sampled_from(["predict_proba", "decision_function"]),
+            "method": st.sampled_from(["auto", "enumeration", "monte_carlo"]),
+            "num_samples": st.integers(100, 2000),
+        },
     ),
     "word_indicator": _valid([st.just(VECTORIZER), st.sampled_from(["good", "food", "service"])]),
     "fit_yelp_vectorizer": _valid([st.just(["good food", "bad service"])]),
