@@ -116,13 +116,25 @@ def _read_yaml(path: Path):
         raise ValueError(f"{path.parent.name}/{path.name} is not valid YAML: {error}") from None
 
 
+def _read_registry(root: Path, name: str, schema: dict):
+    """``book/<name>`` as loaded from YAML, validated against ``schema`` (ValueError naming entry and field)."""
+    raw = _read_yaml(root / "book" / name)
+    validate(raw, schema)
+    return raw
+
+
+def _index(found: dict[str, Chapter], places) -> dict:
+    """name -> the places that define it, in chapter order: ``places(docname, chapter)`` yields (name, place)."""
+    where: dict = {}
+    for docname, chapter in found.items():
+        for name, place in places(docname, chapter):
+            where.setdefault(name, []).append(place)
+    return where
+
+
 def definitions(found: dict[str, Chapter]) -> dict[str, list[tuple[str, str]]]:
     """Where each ``{prf}`` label is defined: label -> [(docname, kind), ...] (one pair unless it is repeated)."""
-    where: dict[str, list[tuple[str, str]]] = {}
-    for docname, chapter in found.items():
-        for label, kind in chapter.results.items():
-            where.setdefault(label, []).append((docname, kind))
-    return where
+    return _index(found, lambda docname, chapter: ((label, (docname, kind)) for label, kind in chapter.results.items()))
 
 
 def load_results(root, found: dict[str, Chapter] | None = None) -> list[Result]:
@@ -132,8 +144,7 @@ def load_results(root, found: dict[str, Chapter] | None = None) -> list[Result]:
     chapters, read from ``root`` unless given); empty when no chapter defines it.
     """
     root = Path(root)
-    raw = _read_yaml(root / "book" / "blueprint.yml")
-    validate(raw, BLUEPRINT_SCHEMA)
+    raw = _read_registry(root, "blueprint.yml", BLUEPRINT_SCHEMA)
     where = definitions(chapters(root) if found is None else found)
     results = []
     for entry in raw:
@@ -401,11 +412,7 @@ class PaperFigure:
 
 def figure_definitions(found: dict[str, Chapter]) -> dict[str, list[str]]:
     """Where each named book figure (``fig-...``) is defined: name -> docnames (one unless it is repeated)."""
-    where: dict[str, list[str]] = {}
-    for docname, chapter in found.items():
-        for name in sorted(chapter.figures):
-            where.setdefault(name, []).append(docname)
-    return where
+    return _index(found, lambda docname, chapter: ((name, docname) for name in sorted(chapter.figures)))
 
 
 def paper_figures(root, found: dict[str, Chapter] | None = None) -> list[PaperFigure]:
@@ -415,8 +422,7 @@ def paper_figures(root, found: dict[str, Chapter] | None = None) -> list[PaperFi
     ``root`` unless given).
     """
     root = Path(root)
-    raw = _read_yaml(root / "book" / "figures.yml")
-    validate(raw, FIGURES_SCHEMA)
+    raw = _read_registry(root, "figures.yml", FIGURES_SCHEMA)
     where = figure_definitions(chapters(root) if found is None else found)
     return [PaperFigure(**entry, chapter=where.get(entry.get("figure"), [""])[0]) for entry in raw]
 

@@ -25,12 +25,21 @@ def _unique_list(items: dict) -> dict:
     return {"type": "array", "items": items, "uniqueItems": True}
 
 
-BLUEPRINT_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "book/blueprint.yml",
-    "type": "array",
-    "errorMessage": {"type": "must be a list of entries, one per result"},
-    "items": {
+def _registry(title: str, entries: str, entry: dict) -> dict:
+    """The schema of the registry ``title``: a YAML list of entries (``entries``: "one per result"), each ``entry``."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "type": "array",
+        "errorMessage": {"type": f"must be a list of entries, {entries}"},
+        "items": entry,
+    }
+
+
+BLUEPRINT_SCHEMA = _registry(
+    "book/blueprint.yml",
+    "one per result",
+    {
         "type": "object",
         "errorMessage": {"type": "each entry must be a mapping of fields to values"},
         "additionalProperties": False,
@@ -46,14 +55,12 @@ BLUEPRINT_SCHEMA = {
             "note": {"type": "string"},
         },
     },
-}
+)
 
-FIGURES_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "book/figures.yml",
-    "type": "array",
-    "errorMessage": {"type": "must be a list of entries, one per figure of the paper"},
-    "items": {
+FIGURES_SCHEMA = _registry(
+    "book/figures.yml",
+    "one per figure of the paper",
+    {
         "type": "object",
         "additionalProperties": False,
         "required": ["number", "part", "subject"],
@@ -73,7 +80,7 @@ FIGURES_SCHEMA = {
             "reproduced), exactly one of the two",
         },
     },
-}
+)
 
 
 def _entry_name(data, error) -> str:
