@@ -28,6 +28,11 @@ from pathlib import Path
 _MEMORY_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
 
 KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+#: the YAML front matter a chapter source starts with: jupytext's MyST pairing and the kernel
+FRONT_MATTER = (
+    "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\nkernelspec:\n"
+    f"  display_name: {KERNEL['display_name']}\n  language: {KERNEL['language']}\n  name: {KERNEL['name']}\n---\n"
+)
 
 
 def _markdown_path(path) -> Path:

@@ -24,6 +24,8 @@ import jupytext
 import nbformat
 import pytest
 
+from booktools import chapters
+
 pytestmark = pytest.mark.minibook
 
 CONFIG = """\
@@ -60,18 +62,9 @@ parts:
       - file: book/figures
 """
 
-CHAPTER = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3 (ipykernel)
-  language: python
-  name: python3
----
-
+CHAPTER = (
+    chapters.FRONT_MATTER
+    + """
 # A mini chapter
 
 ```{prf:proposition} The mini result (Proposition 1 of the paper)
@@ -98,6 +91,7 @@ mystnb:
 square
 ```
 """
+)
 
 PAGES = {
     "book/intro.md": "# Mini book\n\nA book of one chapter.\n",

@@ -19,17 +19,9 @@ LINUX_PROC = Path("/proc/self/status").is_file()
 BLOCK_MIB = 200
 BUSY_SECONDS = 0.5
 
-COSTLY_CHAPTER = f"""---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3 (ipykernel)
-  language: python
-  name: python3
----
-
+COSTLY_CHAPTER = (
+    chapters.FRONT_MATTER
+    + f"""
 # Costly
 
 ```{{code-cell}} ipython3
@@ -51,6 +43,7 @@ while time.process_time() - start < {BUSY_SECONDS}:
 print(resident_with_block, time.process_time())
 ```
 """
+)
 
 
 @pytest.fixture(scope="module")

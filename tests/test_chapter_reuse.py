@@ -18,6 +18,8 @@ from pathlib import Path
 import jupytext
 import pytest
 
+from booktools import chapters
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.md"))
 PACKAGE = sorted((ROOT / "limetheory").glob("*.py"))
@@ -166,8 +168,7 @@ def test_duplicates_are_found_by_body_not_by_name(chapter_source, expected):
 def test_code_cells_skip_magics(tmp_path):
     chapter = tmp_path / "99-sample.md"
     chapter.write_text(
-        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\nkernelspec:\n"
-        "  display_name: Python 3 (ipykernel)\n  language: python\n  name: python3\n---\n\n"
+        chapters.FRONT_MATTER + "\n"
         "```{code-cell} ipython3\n%config InlineBackend.figure_formats = ['svg']\n"
         "def f(x):\n    return x + 1\n```\n",
         encoding="utf-8",

@@ -13,17 +13,9 @@ from booktools import chapters
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "notebooks").glob("*.md"))
 
-TINY_CHAPTER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3 (ipykernel)
-  language: python
-  name: python3
----
-
+TINY_CHAPTER = (
+    chapters.FRONT_MATTER
+    + """
 # Tiny
 
 ```{code-cell} ipython3
@@ -44,6 +36,7 @@ class Thing:
 Thing()
 ```
 """
+)
 
 
 def test_there_are_chapters():
