@@ -54,6 +54,13 @@ def _book_extra() -> list[Requirement]:
     return [Requirement(line) for line in project["optional-dependencies"]["book"]]
 
 
+def test_limetheory_never_imports_booktools():
+    # the mathematics installs and runs on its own (tests/test_wheel.py builds a wheel of limetheory alone)
+    imported = _imported_modules(ROOT / "limetheory")
+    assert "booktools" not in imported, sorted(imported.get("booktools", ()))
+    assert not (ROOT / "limetheory" / "chapters.py").exists(), "the chapter writer is booktools.chapters"
+
+
 def test_the_book_extra_declares_what_booktools_imports_and_nothing_else():
     distributions = metadata.packages_distributions()
     imported: dict[str, set[str]] = {}
