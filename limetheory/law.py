@@ -22,24 +22,28 @@ from .sampling import NU_SQUARE_MIN
 SAFE_LOG = 700.0
 
 
-def gap_sq(d, first, nu):
-    """(gₛ² - g_first²) / (2ν²) for s = first..d, with gₜ = 1 - √(1 - t/d), without cancellation.
+def gap_sq(d, first, nu, start=None):
+    """(gₛ² - g_first²) / (2ν²) for s = start..d (start = first by default), with gₜ = 1 - √(1 - t/d).
 
-    gₛ - g_first = √(1 - first/d) - √(1 - s/d) = ((s - first)/d) / (r_first + rₛ), with rₜ = √(1 - t/d).
+    gₛ - g_first = √(1 - first/d) - √(1 - s/d) = ((s - first)/d) / (r_first + rₛ), with rₜ = √(1 - t/d), without
+    cancellation; a ``start`` below ``first`` extends the formula to s < first (negative values), which the size
+    mixture of :mod:`limetheory.linear_exact` fits.
     """
-    s = np.arange(first, d + 1, dtype=float)
+    s = np.arange(first if start is None else start, d + 1, dtype=float)
     r = np.sqrt((d - s) / d)
     g = (s / d) / (1.0 + r)
-    denominator = r[0] + r  # zero only for s = first = d, where the difference itself is 0
+    r_first = np.sqrt((d - first) / d)
+    g_first = (first / d) / (1.0 + r_first)
+    denominator = r_first + r  # zero only for s = first = d, where the difference itself is 0
     diff = np.divide((s - first) / d, denominator, out=np.zeros_like(s), where=denominator > 0)
     if np.isinf(nu):
         return np.zeros_like(s)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # 0 * inf where diff = 0: replaced below
         if nu >= NU_SQUARE_MIN:
-            return diff * (g + g[0]) / (2.0 * nu * nu)  # 2 nu nu = inf for nu > 1e154: exactly 0.0, the limit
-        # nu^2 would underflow: two ratios to nu instead (inf where diff > 0, 0 where diff = 0)
-        scaled = (diff / nu) * ((g + g[0]) / nu) / 2.0
-        return np.where(diff > 0, scaled, 0.0)
+            return diff * (g + g_first) / (2.0 * nu * nu)  # 2 nu nu = inf for nu > 1e154: exactly 0.0, the limit
+        # nu^2 would underflow: two ratios to nu instead (+-inf where diff != 0, 0 where diff = 0)
+        scaled = (diff / nu) * ((g + g_first) / nu) / 2.0
+        return np.where(diff != 0, scaled, 0.0)
 
 
 def log_psi_first(d, nu):

@@ -53,7 +53,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_linear_arrays, check_linear_model, check_memory, check_nu, check_work
-from .law import times_exp, weighted_law
+from .law import gap_sq, times_exp, weighted_law
+from .sizemixture import fit_size_weights, gauss_legendre_unit
 from .units import bandwidth_keyword
 
 __all__ = [
@@ -93,6 +94,14 @@ _NEGLIGIBLE_MEAN = 1e-250
 _FLOPS_FORWARD = 3
 #: the same per node, per size and per distinct weight of the leave-one-out recursion (5 s, 672 weights: 19)
 _FLOPS_LEAVE_ONE_OUT = 24
+#: from this many words on, beta_linear_exact tries the size mixture (below, the d² recursion is as fast)
+MIXTURE_MIN_WORDS = 1500
+#: the mixture route sums the sizes below this exactly (LIME's weights are not analytic at size 0)
+MIXTURE_EXACT_SIZES = 64
+#: nodes whose sizes are negligible from this size on are left to the d² recursion (it costs d x this there)
+MIXTURE_EXACT_TOP = 256
+#: the Gauss-Legendre rules in p come in these sizes (cached: each costs about n² operations to make accurate)
+_RULE_SIZES = (32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 
 
 def _inverse_power_quadrature(r_min, power):
@@ -377,10 +386,14 @@ def _column_means(u, t_members, w_members):
     return G, Gw, factor, masks, sizes, subset_w
 
 
-def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops):
+def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=False):
     """For words alone in their column, one per distinct weight: the sums over q of weights_q x_k (w_k L + Lw).
 
-    They are returned as ``(value at w_k = 0, slope in w_k)``, each of shape (d - 1, C), for a = 0..d-2.
+    They are returned as ``(value at w_k = 0, slope in w_k)``, each of shape (rows, C), for a = 0..rows-1 with
+    rows = min(tops[0], d - 1) (the sums vanish above).  With ``truncated``, the sizes from ``tops`` on are not
+    negligible but merely not needed (the size mixture sums them): only the upward pass can serve, so the result
+    is None when some word's share would need the downward pass below ``tops`` (the caller then computes
+    those nodes in full).
 
     L_a (Lw_a) is the mean over the a-subsets A of the words other than k of prod_A x (of W(A) prod_A x), so
     that x_k (w_k L + Lw) is the mean over the (a+1)-sets K containing k of W(K) prod_K x.  With mean_a the
@@ -401,8 +414,8 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops):
     B, C = x.shape
     top = min(int(tops[0]), d - 1)
     active = np.searchsorted(-np.asarray(tops), -np.arange(top + 1), side="left")  # nodes with tops > a
-    out0 = np.zeros((d - 1, C))
-    slope = np.zeros((d - 1, C))
+    out0 = np.zeros((max(top, 1), C))
+    slope = np.zeros((max(top, 1), C))
     # the three recursions share their operations: the state S = (L, Lw0, E = D + L) is one (3, rows, C) array
     # (E is what the slope needs) and the right-hand sides (mean_a, mean_w_a, 0) one (3, B, d + 1) array
     means = np.stack([P, Pw, np.zeros_like(P)])
@@ -437,6 +450,8 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops):
             S = np.concatenate([L[None], np.where(L > 0, T[1:], 0.0)])
             out0[a], slope[a] = weights[:n] @ (xa * S[1:])
     lowest = int(first_down.min())
+    if truncated:
+        return (out0, slope) if lowest >= top else None
     if lowest >= d - 1:  # every word stayed in the upward pass at every node
         return out0, slope
     # downwards from L_{d-1} = exp(-u R(all words but k)), kept only where index >= first_down; the state, now
@@ -526,8 +541,12 @@ def _linear_moments(lam, t):
     return _Moments(f_given_s, np.arange(d), np.zeros(d, dtype=np.int64), out0, slope, zero, np.zeros((d - 1, 0)), v)
 
 
-def _moments(model):
-    """The quadrature over u of the means of every size (module docstring), in blocks of nodes."""
+def _moments(model, select=None):
+    """The quadrature over u of the means of every size (module docstring), in blocks of nodes.
+
+    ``select`` (a boolean mask over the quadrature nodes) restricts the sums to some nodes: the size mixture
+    computes the others its own way.
+    """
     d, singles, shared = model.d, model.singles, model.shared
     sizes = [members.size for members in shared]
     omega_single = model.omega[singles]
@@ -535,18 +554,21 @@ def _moments(model):
     representatives = singles[first]
     n_single = singles.size
     nodes, weights = _inverse_power_quadrature(model.r_min, model.power)
-    # cost: the forward recursion (d^2 per node), one leave-one-out recursion per distinct weight, and for the
-    # shared columns the prefix x suffix products and the subsets of each column
+    tops = _negligible_sizes(model, nodes)
+    if select is not None:
+        nodes, weights, tops = nodes[select], weights[select], tops[select]
+    # cost: the forward recursion (d^2 per node, d x the first node's top in general), one leave-one-out
+    # recursion per distinct weight, and for the shared columns the prefix x suffix products and the subsets of
+    # each column
     n_shared_words = sum(sizes)
     flops = nodes.size * (
-        _FLOPS_FORWARD * d * d
+        _FLOPS_FORWARD * d * min(int(tops[0]) if nodes.size else 0, d)
         + _FLOPS_LEAVE_ONE_OUT * d * distinct.size
         + 6 * d * len(shared) * (n_shared_words + 1)
         + 4 * d * sum(e * e for e in sizes)
     )
     what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
     block = max(1, _BLOCK_ENTRIES // (d * (2 + 2 * len(shared))))
-    tops = _negligible_sizes(model, nodes)
     blocks = _node_blocks(nodes.size, block)
     check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * d * (2 + len(shared))), what, "too many words")
     check_work(flops, what, f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)")
@@ -580,8 +602,8 @@ def _moments(model):
             if distinct.size:
                 x = np.exp(-np.outer(u, distinct))
                 o0, sl = _leave_one_out_sums(x, u, model.rest[representatives], w_total, d, P, Pw, q, block_tops)
-                out0 += o0
-                slope += sl
+                out0[: o0.shape[0]] += o0
+                slope[: sl.shape[0]] += sl
             if shared:
                 member_loo += _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combine_weights,
                                                   member_weights)  # fmt: skip
@@ -643,6 +665,153 @@ def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, comb
                 value[m - 1 : m - 1 + d - e + 1] += (h[m - 1] / math.comb(e - 1, m - 1)) * combined[p * e + m - 1]
             out.append(value[: d - 1])
     return np.column_stack(out)
+
+
+# ----------------------------------------------------------------------------- the size mixture (large d)
+
+
+def _size_weights(law):
+    """The three weight sequences of β over the kept sizes m = 0..d: (true, extended) pairs.
+
+    β needs sum_{s>=2} w_hat_s c_s F_s, sum_{s>=2} w_hat_s F_s (c the centred kept fraction) and
+    sum_{s>=1} m_s E[z_k f | s]; with m = d - s each weight is a smooth function of sqrt(m / d), which the
+    extended sequences continue to the sizes the sums leave out (m = d - 1 and d, or m = d), so that they can be
+    fitted; the true sequences are 0 there.
+    """
+    d = law.d
+    with np.errstate(over="ignore"):
+        hat = np.exp(-gap_sq(d, 2, law.nu, start=0))[::-1]  # index m: psi((d - m)/d) / psi(2/d)
+        kept = np.exp(-gap_sq(d, 1, law.nu, start=0))[::-1] / law.total  # law.m, extended to s = 0
+    removed = d - np.arange(d + 1)
+    centred = -(removed - 1) / d - law.tau * float(np.dot(law.w_hat, law.u))  # _centred, extended to s = 0, 1
+    extended = (hat * centred, hat, kept)
+    true = [weights.copy() for weights in extended]
+    true[0][d - 1 :] = 0.0
+    true[1][d - 1 :] = 0.0
+    true[2][d] = 0.0
+    return true, extended
+
+
+def _mixture_nodes(model, nodes, tops, distinct, counts):
+    """Which quadrature nodes the mixture serves (the others are computed in full, truncated where negligible).
+
+    A node is left to the d² recursion when its sizes are negligible from ``MIXTURE_EXACT_TOP`` on (cheap there,
+    and the mixture would gain nothing), or when the lightest word would carry more than half of the sets of a
+    size below 2 ``MIXTURE_EXACT_SIZES`` (estimated by the tilted size a* = sum_c n_c x_c / (x_c + x_max) at which
+    it does): the small sizes' leave-one-out sums need the upward pass only there.
+    """
+    x = np.exp(-np.outer(nodes, distinct))
+    a_star = (x / (x + x.max(axis=1, keepdims=True))) @ counts
+    return (tops > MIXTURE_EXACT_TOP) & (a_star > 2 * MIXTURE_EXACT_SIZES)
+
+
+def _mixture_sums(model, u, q, distinct, counts, class_weight, mixtures):
+    """The integrals over p of g(p) E_p[...] at the nodes u (module docstring, step 4).
+
+    For each node, with every word kept independently with probability p: D_c = 1 - p + p x_c,
+    E_p[W e^{-uR}] = prod_c D_c^{n_c} sum_c W_c r_c (r_c = p x_c / D_c), and for a word k of class c,
+    E_p[z_k W e^{-uR}] = r_c prod D (sum_c' W_c' r_c' + w_k (1 - p) / D_c) (affine in w_k).  The Gauss-Legendre
+    rule has r/2 + 3.5 sqrt(S) + 16 nodes, S = sum_c n_c (1 - x_c): prod D is a polynomial of degree d whose
+    Chebyshev coefficients fall like exp(-k²/S) (those of e^{-Sp}), and g has degree r.
+    Returns the two F sums, and the leave-one-out sums (value at w_k = 0, slope) per class.
+    """
+    degree = max(mixture.degree for mixture in mixtures)
+    f_sums = np.zeros(2)
+    loo0 = np.zeros(distinct.size)
+    loo_slope = np.zeros(distinct.size)
+    densities = {}
+    for node, weight in zip(u, q, strict=True):
+        x = np.exp(-node * distinct)
+        y = -np.expm1(-node * distinct)  # 1 - x without cancellation
+        needed = degree / 2 + 3.5 * np.sqrt(float(y @ counts)) + 16
+        n = next((size for size in _RULE_SIZES if size >= needed), int(np.ceil(needed)))
+        p, one_minus_p, v = gauss_legendre_unit(n)
+        if n not in densities:
+            densities[n] = [v * mixture.density(p) for mixture in mixtures]
+        g_centred, g_hat, g_kept = densities[n]
+        with np.errstate(under="ignore"):
+            py = np.multiply.outer(p, y)
+            D = one_minus_p[:, None] + np.multiply.outer(p, x)  # both terms >= 0: relative accuracy
+            # log D from 1 - p y where that is >= 1/2 (no cancellation), from D itself below
+            log_D = np.where(py <= 0.5, np.log1p(-np.minimum(py, 0.5)), np.log(D))
+            product = np.exp(log_D @ counts)
+            r = np.multiply.outer(p, x) / D
+            total = product * (r @ class_weight)
+        f_sums += weight * np.array([g_centred @ total, g_hat @ total])
+        loo0 += weight * ((g_kept * total) @ r)
+        loo_slope += weight * ((g_kept * product * one_minus_p) @ (r / D))
+    return f_sums, loo0, loo_slope
+
+
+def _mixture_beta(model, law):
+    """β by the size mixture (module docstring, step 4), or None where it does not apply.
+
+    It applies to documents of at least ``MIXTURE_MIN_WORDS`` words, each alone in its column, and to
+    bandwidths whose weights :func:`limetheory.sizemixture.fit_size_weights` can fit (not the smallest ones).
+    The sums over sizes split into: the nodes left to the d² recursion (truncated where negligible); at the
+    other nodes, the mixture over p for every size, plus the exact remainder on the sizes below
+    ``MIXTURE_EXACT_SIZES`` (a recursion truncated there), minus the mixture's share of the sizes d - 1 and d
+    (closed forms), where the true weights are 0.
+    """
+    d, start = model.d, MIXTURE_EXACT_SIZES
+    if d < MIXTURE_MIN_WORDS or model.shared:
+        return None
+    true, extended = _size_weights(law)
+    mixtures = [fit_size_weights(weights, start=start) for weights in extended]
+    if any(mixture is None for mixture in mixtures):
+        return None
+    omega, w, rest = model.omega, model.w, model.rest
+    distinct, first, class_of = np.unique(omega, return_index=True, return_inverse=True)
+    counts = np.bincount(class_of).astype(float)
+    class_weight = np.bincount(class_of, weights=w)
+    class_rest = rest[first]
+    w_total = float(w.sum())
+    nodes, weights = _inverse_power_quadrature(model.r_min, model.power)
+    tops = _negligible_sizes(model, nodes)
+    mixed = _mixture_nodes(model, nodes, tops, distinct, counts)
+    u, q = nodes[mixed], weights[mixed]
+    degree = max(mixture.degree for mixture in mixtures)
+    flops = u.size * (_FLOPS_FORWARD * d * start + _FLOPS_LEAVE_ONE_OUT * start * distinct.size)
+    flops += u.size * distinct.size * 40 * (degree / 2 + 3.5 * np.sqrt(d) + 16)
+    what = f"the exact moments of a linear model at d = {d} by the size mixture ({u.size} of {nodes.size} nodes)"
+    check_memory(8.0 * (6 * u.size * d + 8 * (degree + 3.5 * np.sqrt(d) + 16) * distinct.size), what, "too many words")
+    check_work(flops, what, f"the cost grows as d ({distinct.size} distinct weights)")
+    # the nodes left to the d² recursion (tops-truncated): every size, true weights
+    full = _moments(model, select=~mixed)
+    f_centred = float(np.dot(true[0][d - 2 :: -1], full.f_given_s[1:]))  # s = 2..d is m = d - 2..0
+    f_hat = float(np.dot(true[1][d - 2 :: -1], full.f_given_s[1:]))
+    mean_zf = full.weighted(law.m)
+    if u.size:
+        with np.errstate(under="ignore"):
+            P, Pw = _full_means(np.exp(-np.outer(u, omega)), w, start)
+            loo = _leave_one_out_sums(np.exp(-np.outer(u, distinct)), u, class_rest, w_total, d, P, Pw, q,
+                                      np.full(u.size, start - 1), truncated=True)  # fmt: skip
+            if loo is None:  # some word carries most of the small sets: not for the mixture
+                return None
+            small_f = q @ Pw[:, :start]  # sizes m = 0..start-1
+            f_sums, loo0, loo_slope = _mixture_sums(model, u, q, distinct, counts, class_weight, mixtures)
+            at_all = q @ np.exp(-u)  # the size d: every word kept, R = 1
+            at_all_but_one = q @ np.exp(-np.outer(u, class_rest)) @ (counts * w_total - class_weight) / d
+        for i in range(2):
+            remainder = true[i][:start] - mixtures[i].fitted[:start]
+            value = f_sums[i] + remainder @ small_f
+            value -= mixtures[i].fitted[d - 1] * at_all_but_one + mixtures[i].fitted[d] * at_all * w_total
+            if i == 0:
+                f_centred += value
+            else:
+                f_hat += value
+        # the words' sums: sizes m = 1..start-1 of the remainder (E[z_k f | m] = (m / d) loo[m - 1])
+        sizes = np.arange(1, start)
+        remainder = (true[2][1:start] - mixtures[2].fitted[1:start]) * sizes / d
+        loo0 = loo0 + remainder @ loo[0][: start - 1] - mixtures[2].fitted[d] * at_all * w_total
+        loo_slope = loo_slope + remainder @ loo[1][: start - 1]
+        mean_zf = mean_zf + loo0[class_of] + loo_slope[class_of] * w
+    # F_1 = E[f | one word removed], in closed form
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f_first = float(np.where(rest > 0, (w_total - w) / rest**model.power, 0.0).sum()) / d
+    dot_centred = f_centred - f_first * float(np.dot(law.w_hat, _centred(law)))
+    dot_hat = f_hat - f_first * float(law.w_hat.sum())
+    return _beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf)
 
 
 def _conditional(lam, tfidf, groups, norm):
@@ -800,15 +969,27 @@ def _beta_from_weighted_moments(law, f_given_s, mean_zf):
     Within: sum_s m_s Cov(z_k, f | s) = mean_zf_k - sum_s m_s a_s F_s, centred over k (it sums to 0), so the
     second term cancels; between: the regression of F_s on a_s under m, from the gaps F_s - F_1.
     """
-    d = law.d
-    within = mean_zf - mean_zf.mean()
     gaps = f_given_s[1:] - f_given_s[0]
     with np.errstate(over="ignore", invalid="ignore"):
-        centred = law.u - law.tau * float(np.dot(law.w_hat, law.u))
-        slope = float(np.dot(law.w_hat * centred, gaps)) / law.var_over_tau
+        dot_centred = float(np.dot(law.w_hat * _centred(law), gaps))
+        dot_hat = float(np.dot(law.w_hat, gaps))
+    return _beta_from_sums(law, f_given_s[0], dot_centred, dot_hat, mean_zf)
+
+
+def _centred(law):
+    """a_s - E[a] over the tilted law, divided by nothing: u_s - tau sum w_hat u, for s = 2..d (extended by u)."""
+    return law.u - law.tau * float(np.dot(law.w_hat, law.u))
+
+
+def _beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf):
+    """β from F_1, the two sums over s >= 2 of w_hat (F_s - F_1) (times the centred a_s, and alone), and mean_zf."""
+    d = law.d
+    within = mean_zf - mean_zf.mean()
+    with np.errstate(over="ignore", invalid="ignore"):
+        slope = dot_centred / law.var_over_tau
         beta = np.empty(d + 1)
         beta[1:] = within / law.bulk_ratio + slope / d
-        beta[0] = f_given_s[0] + law.tau * float(np.dot(law.w_hat, gaps)) - law.a_mean * slope
+        beta[0] = f_first + law.tau * dot_hat - law.a_mean * slope
     if not np.isfinite(beta).all():
         raise ValueError("beta overflows double precision: the model's values are too large (rescale the model)")
     return beta
@@ -879,6 +1060,10 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
         lam, t = check_linear_arrays(lam, tfidf)
         _check_groups(groups, lam, t)
         return np.concatenate([[0.0], lam * t])
-    moments = _conditional(lam, tfidf, groups, norm)
-    law = weighted_law(moments.w.size, nu)
+    model = _model(lam, tfidf, groups, norm)
+    law = weighted_law(model.d, nu)
+    beta = _mixture_beta(model, law)
+    if beta is not None:
+        return beta
+    moments = _moments(model)
     return _beta_from_weighted_moments(law, moments.f_given_s, moments.weighted(law.m))

@@ -832,3 +832,103 @@ def test_cached_quadrature_rule_is_shared_and_read_only():
     assert longer[0].size > first[0].size
     np.testing.assert_array_equal(longer[0][: first[0].size], first[0])
     np.testing.assert_array_equal(longer[1][: first[1].size], first[1])
+
+
+# ----------------------------------------------------------------------------- the size mixture (large d)
+
+
+def long_document(d, seed, n_weights=60):
+    """A long document's weights: few distinct TF-IDF values (as in real text), invisible words, a heavy word."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 5, n_weights) * rng.uniform(1.0, 8.0, n_weights)
+    tfidf = values[np.minimum(rng.geometric(0.08, d) - 1, n_weights - 1)]  # a few large classes, a long tail
+    tfidf[rng.choice(d, 20, replace=False)] = 0.0  # words the model cannot see
+    tfidf[0] = 40.0 * tfidf.max()  # one word with a large share of the norm
+    return rng.normal(size=d), tfidf
+
+
+def quadratic_route(monkeypatch, lam, tfidf, **keywords):
+    """beta_linear_exact by the d² recursion alone (the size mixture switched off)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(lt.linear_exact, "MIXTURE_MIN_WORDS", 10**9)
+        return beta_linear_exact(lam, tfidf, **keywords)
+
+
+@pytest.mark.parametrize(("norm", "nu"), [("l2", 0.25), ("l2", 0.05), ("l2", np.inf), ("l1", 1.0)])
+def test_size_mixture_matches_the_quadratic_route(monkeypatch, norm, nu):
+    """At d = 1600 the mixture route is used, and it agrees with the d² recursion.
+
+    Both are accurate to about 1e-13 max|lam| (their u-quadratures share a 1e-13 relative error; the mixture adds
+    its fit residual, 3e-14 of the largest weight, and roundings amplified at most 1e3 times): 1e-12 is that
+    accuracy with a margin.
+    """
+    lam, tfidf = long_document(1600, seed=3)
+    model = lt.linear_exact._model(lam, tfidf, None, norm)
+    assert lt.linear_exact._mixture_beta(model, lt.law.weighted_law(1600, nu)) is not None  # the route is taken
+    got = beta_linear_exact(lam, tfidf, nu=nu, norm=norm)
+    expected = quadratic_route(monkeypatch, lam, tfidf, nu=nu, norm=norm)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())
+
+
+def _log_choose(n):
+    """log C(n, k) for k = 0..n, summed in extended precision (exact to about 1e-16 relative after exp)."""
+    k = np.arange(n, dtype=np.longdouble)
+    return np.concatenate([[np.longdouble(0)], np.cumsum(np.log((n - k) / (k + 1)))])
+
+
+def _two_class_moments(counts, weights, lam):
+    """E[f | s] and E[z_i f | s] for two classes of equal weight, from the law of the kept counts (k1, k2).
+
+    The vectorised form of :func:`_class_moments` for thousands of words: given m kept words the counts are
+    hypergeometric, with probabilities from :func:`_log_choose`.
+    """
+    n1, n2 = counts
+    d = n1 + n2
+    t = np.asarray(weights, float)
+    k1, k2 = (a.ravel() for a in np.meshgrid(np.arange(n1 + 1), np.arange(n2 + 1), indexing="ij"))
+    m = k1 + k2
+    visible = (m > 0) & (m < d)
+    k1, k2, m = k1[visible], k2[visible], m[visible]
+    pmf = np.exp(_log_choose(n1)[k1] + _log_choose(n2)[k2] - _log_choose(d)[m]).astype(float)
+    scale = pmf / np.sqrt(k1 * t[0] ** 2 + k2 * t[1] ** 2)
+    k = np.stack([k1, k2]).astype(float)
+    n = np.array([n1, n2], float)
+
+    def by_size(values):
+        return np.bincount(m, weights=values, minlength=d + 1)
+
+    A = np.stack([t[c] * by_size(scale * k[c] / n[c]) for c in range(2)])  # (2, d + 1), index m
+    B = np.empty((2, 2, d + 1))
+    for c in range(2):
+        for e in range(2):
+            both = k[c] * (k[c] - 1) / (n[c] * (n[c] - 1)) if c == e else k[c] * k[e] / (n[c] * n[e])
+            B[c, e] = t[c] * by_size(scale * both)
+    cls = np.repeat([0, 1], counts)
+    class_lam = np.array([lam[cls == 0].sum(), lam[cls == 1].sum()])
+    kept = np.arange(d - 1, 0, -1)  # s = 1..d-1
+    f_given_s = np.zeros(d)
+    f_given_s[: d - 1] = class_lam @ A[:, kept]
+    zf_given_s = np.zeros((d, d))
+    others = np.einsum("c,cem->em", class_lam, B[:, :, kept])  # sum_j lam_j B[c_j, e], the word itself included
+    zf_given_s[: d - 1] = (lam[:, None] * (A[cls][:, kept] - B[cls, cls][:, kept]) + others[cls]).T
+    return f_given_s, zf_given_s, np.repeat(t, counts)
+
+
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_size_mixture_matches_the_class_law(nu):
+    """An independent reference at d = 1700: two classes of words, the law of the kept counts enumerated."""
+    counts, weights = (1200, 500), (1.0, 7.0)
+    lam = np.random.default_rng(4).normal(size=sum(counts))
+    f_given_s, zf_given_s, tfidf = _two_class_moments(counts, weights, lam)
+    expected = lt.beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)
+    np.testing.assert_allclose(beta_linear_exact(lam, tfidf, nu=nu), expected, rtol=0, atol=1e-12 * np.abs(lam).max())
+
+
+def test_size_mixture_leaves_what_it_cannot_fit_to_the_quadratic_route(monkeypatch):
+    """A tiny bandwidth puts LIME's weight on a few sizes: no low-degree mixture, so the d² route answers."""
+    lam, tfidf = long_document(1600, seed=5)
+    model = lt.linear_exact._model(lam, tfidf, None, "l2")
+    assert lt.linear_exact._mixture_beta(model, lt.law.weighted_law(1600, 0.005)) is None
+    np.testing.assert_array_equal(
+        beta_linear_exact(lam, tfidf, nu=0.005), quadratic_route(monkeypatch, lam, tfidf, nu=0.005)
+    )
