@@ -33,13 +33,25 @@ then ν = d = ∞).  It is tractable:
    value at :math:`w_k = 0` and the slope in :math:`w_k`).  A shared column's words use the means over the
    sets that avoid the whole column, products of all the other columns (prefix and suffix products).
 
+4. β needs only three weighted sums over the sizes (of F_s twice, of E[z_k f | s] once), so from
+   ``MIXTURE_MIN_WORDS`` words on it skips the means of each size: keeping every word independently with
+   probability p makes the mean of :math:`\prod_K x` over the kept sets the product
+   :math:`\prod_j (1 - p + p x_j)` (d operations, or one per distinct weight), and LIME's size weights, a smooth
+   function of :math:`\sqrt{m/d}`, are a mixture of such binomial laws, :math:`\int_0^1 b(m; d, p) g(p)\, dp`, on
+   the sizes m >= 64 (:mod:`limetheory.sizemixture`: a polynomial g of degree about 128 at d = 10⁴, its residual
+   checked on every size).  The sizes below 64 get the remainder exactly (the recursions of step 3, truncated),
+   the quadrature nodes whose sets are negligible beyond 256 words keep the recursions, and the sizes d - 1 and d,
+   which LIME's law leaves out, are subtracted in closed form.  Where the mixture does not apply (very small
+   bandwidths, words sharing a column) β comes from the recursions.
+
 The forward recursion costs O(d²) per quadrature node; the leave-one-out recursion O(d K) with K distinct
-weights.  The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), with relative
-error below about 1e-13 uniformly in r in [r_min, 1] (see :func:`inverse_sqrt_quadrature`).  The kernel
-enters only afterwards, through the tilted law of s, without forming Σ or Γ
-(:func:`limetheory.explanation.beta_from_conditional_moments` does the same from the moments for every s), so
-β stays exact where Σ is numerically singular (small ν, small d); :func:`gamma_linear_exact` forms Γᶠ from the
-same moments.  Without a norm (``norm=None``) f is linear in the mask and β is its coefficients.
+weights; the mixture O(d) per node for the truncated recursions plus O(K √d) for the integral over p.
+The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), with relative error below
+about 1e-13 uniformly in r in [r_min, 1] (see :func:`inverse_sqrt_quadrature`).  The kernel enters only
+afterwards, through the tilted law of s, without forming Σ or Γ
+(:func:`limetheory.explanation.beta_from_conditional_moments` does the same from the moments for every s), so β stays
+exact where Σ is numerically singular (small ν, small d); :func:`gamma_linear_exact` forms Γᶠ from the same moments.
+Without a norm (``norm=None``) f is linear in the mask and β is its coefficients.
 """
 
 from __future__ import annotations
@@ -1029,8 +1041,9 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
         max |lam| at every bandwidth.  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
-        weights (Q ~ 60 to 80 quadrature nodes): 0.32 s at d = 1000, 11 s at d = 9938 (CPU time on one core;
-        above the package's work limit of about ten seconds, which refuses such calls with the estimate).
+        weights (Q ~ 60 to 80 quadrature nodes) below 1500 words: 0.32 s at d = 1000; from 1500 words on, with
+        one column per word, the size mixture (module docstring, step 4) costs O(d Q) instead: 0.8 s at
+        d = 9938, where the recursions take 12 s (CPU time on one core).
 
     Raises
     ------
