@@ -107,7 +107,7 @@ _FLOPS_FORWARD = 3
 #: the same per node, per size and per distinct weight of the leave-one-out recursion (5 s, 672 weights: 19)
 _FLOPS_LEAVE_ONE_OUT = 24
 #: from this many words on, beta_linear_exact tries the size mixture (below, the d² recursion is as fast)
-MIXTURE_MIN_WORDS = 1500
+MIXTURE_MIN_WORDS = 1000
 #: the mixture route sums the sizes below this exactly (LIME's weights are not analytic at size 0)
 MIXTURE_EXACT_SIZES = 64
 #: nodes whose sizes are negligible from this size on are left to the d² recursion (it costs d x this there)
@@ -704,7 +704,7 @@ def _size_weights(law):
     return true, extended
 
 
-def _mixture_nodes(model, nodes, tops, distinct, counts):
+def _mixture_nodes(nodes, tops, distinct, counts):
     """Which quadrature nodes the mixture serves (the others are computed in full, truncated where negligible).
 
     A node is left to the d² recursion when its sizes are negligible from ``MIXTURE_EXACT_TOP`` on (cheap there,
@@ -717,7 +717,7 @@ def _mixture_nodes(model, nodes, tops, distinct, counts):
     return (tops > MIXTURE_EXACT_TOP) & (a_star > 2 * MIXTURE_EXACT_SIZES)
 
 
-def _mixture_sums(model, u, q, distinct, counts, class_weight, mixtures):
+def _mixture_sums(u, q, distinct, counts, class_weight, mixtures):
     """The integrals over p of g(p) E_p[...] at the nodes u (module docstring, step 4).
 
     For each node, with every word kept independently with probability p: D_c = 1 - p + p x_c,
@@ -780,7 +780,7 @@ def _mixture_beta(model, law):
     w_total = float(w.sum())
     nodes, weights = _inverse_power_quadrature(model.r_min, model.power)
     tops = _negligible_sizes(model, nodes)
-    mixed = _mixture_nodes(model, nodes, tops, distinct, counts)
+    mixed = _mixture_nodes(nodes, tops, distinct, counts)
     u, q = nodes[mixed], weights[mixed]
     degree = max(mixture.degree for mixture in mixtures)
     flops = u.size * (_FLOPS_FORWARD * d * start + _FLOPS_LEAVE_ONE_OUT * start * distinct.size)
@@ -801,7 +801,7 @@ def _mixture_beta(model, law):
             if loo is None:  # some word carries most of the small sets: not for the mixture
                 return None
             small_f = q @ Pw[:, :start]  # sizes m = 0..start-1
-            f_sums, loo0, loo_slope = _mixture_sums(model, u, q, distinct, counts, class_weight, mixtures)
+            f_sums, loo0, loo_slope = _mixture_sums(u, q, distinct, counts, class_weight, mixtures)
             at_all = q @ np.exp(-u)  # the size d: every word kept, R = 1
             at_all_but_one = q @ np.exp(-np.outer(u, class_rest)) @ (counts * w_total - class_weight) / d
         for i in range(2):
@@ -1041,8 +1041,8 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
         max |lam| at every bandwidth.  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
-        weights (Q ~ 60 to 80 quadrature nodes) below 1500 words: 0.32 s at d = 1000; from 1500 words on, with
-        one column per word, the size mixture (module docstring, step 4) costs O(d Q) instead: 0.8 s at
+        weights (Q ~ 60 to 80 quadrature nodes) below 1000 words: 0.28 s at d = 900; from 1000 words on, with
+        one column per word, the size mixture (module docstring, step 4) costs O(d Q) instead: 0.7 s at
         d = 9938, where the recursions take 12 s (CPU time on one core).
 
     Raises
