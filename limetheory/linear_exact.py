@@ -322,8 +322,13 @@ def _full_means(x, w, top=None):
     return P, Pw
 
 
-def _hypergeometric_weights(n, e):
-    """:func:`_exact_hypergeometric_weights`, cached when small (documents share them; read-only arrays)."""
+def _hypergeometric_weights(n, e, width=None):
+    """:func:`_exact_hypergeometric_weights`, cached when small (documents share them; read-only arrays).
+
+    With ``width``, only the sizes below it are needed (k, b < width): :func:`_truncated_hypergeometric_weights`.
+    """
+    if width is not None:
+        return _truncated_hypergeometric_weights(n, e, width)
     if (n + 1) * (e + 1) <= _CACHED_WEIGHT_ENTRIES:
         return _cached_hypergeometric_weights(n, e)
     return _exact_hypergeometric_weights(n, e)
@@ -356,20 +361,39 @@ def _exact_hypergeometric_weights(n, e):
     return out
 
 
-def _times_column(P, Pw, G, Gw, weights):
+def _truncated_hypergeometric_weights(n, e, width):
+    """H[k, b] of :func:`_exact_hypergeometric_weights` for k <= min(e, width - 1), b <= min(n, width - 1).
+
+    By exact ratios: H[k + 1, 0] / H[k, 0] = (e - k) / (n + e - k) and
+    H[k, b + 1] / H[k, b] = (n - b)(b + k + 1) / ((b + 1)(n + e - b - k)), multiplied up (relative error at most
+    2 width roundings; every H is <= 1, so the products cannot overflow).  It costs width² operations whatever n
+    and e, where the exact table costs e² n.
+    """
+    k = np.arange(min(e, width - 1) + 1, dtype=float)[:, None]
+    b = np.arange(min(n, width - 1), dtype=float)[None, :]
+    total = n + e
+    first = np.cumprod(np.concatenate([[1.0], (e - k[:-1, 0]) / (total - k[:-1, 0])]))
+    steps = ((n - b) * (b + k + 1)) / ((b + 1) * (total - b - k))
+    return first[:, None] * np.concatenate([np.ones((k.size, 1)), np.cumprod(steps, axis=1)], axis=1)
+
+
+def _times_column(P, Pw, G, Gw, weights, width=None):
     """Means over n + e words from the means over n words (P, Pw) and over a column of e words (G, Gw).
 
     ``weights`` is :func:`_hypergeometric_weights` (n, e).  W adds up over the two parts:
-    mean(W prod) = sum_k H (Pw G + P Gw).  All terms of P's mean are >= 0: no cancellation.
+    mean(W prod) = sum_k H (Pw G + P Gw).  All terms of P's mean are >= 0: no cancellation.  With ``width``,
+    the sizes from ``width`` on are dropped (they never feed a smaller size).
     """
     B, n1 = P.shape
     e = G.shape[1] - 1
-    out = np.zeros((B, n1 + e))
-    out_w = np.zeros((B, n1 + e))
-    for k in range(e + 1):
-        h = weights[k]
-        out[:, k : k + n1] += h * (G[:, k : k + 1] * P)
-        out_w[:, k : k + n1] += h * (G[:, k : k + 1] * Pw + Gw[:, k : k + 1] * P)
+    total = n1 + e if width is None else min(n1 + e, width)
+    out = np.zeros((B, total))
+    out_w = np.zeros((B, total))
+    for k in range(min(e + 1, total)):
+        span = min(n1, total - k)
+        h = weights[k][:span]
+        out[:, k : k + span] += h * (G[:, k : k + 1] * P[:, :span])
+        out_w[:, k : k + span] += h * (G[:, k : k + 1] * Pw[:, :span] + Gw[:, k : k + 1] * P[:, :span])
     return out, out_w
 
 
@@ -561,10 +585,7 @@ def _moments(model, select=None):
     """
     d, singles, shared = model.d, model.singles, model.shared
     sizes = [members.size for members in shared]
-    omega_single = model.omega[singles]
-    distinct, first, class_of = np.unique(omega_single, return_index=True, return_inverse=True)
-    representatives = singles[first]
-    n_single = singles.size
+    distinct, class_of = np.unique(model.omega[singles], return_inverse=True)
     nodes, weights = _inverse_power_quadrature(model.r_min, model.power)
     tops = _negligible_sizes(model, nodes)
     if select is not None:
@@ -584,45 +605,80 @@ def _moments(model, select=None):
     blocks = _node_blocks(nodes.size, block)
     check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * d * (2 + len(shared))), what, "too many words")
     check_work(flops, what, f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)")
-    # hypergeometric weights of every product, computed once for all the nodes
-    forward_weights, n = [], n_single
-    for e in sizes:
-        forward_weights.append(_hypergeometric_weights(n, e))
-        n += e
-    after = [sum(sizes[i + 1 :]) for i in range(len(shared))]
-    suffix_weights = [_hypergeometric_weights(after[i + 1], sizes[i + 1]) for i in range(len(shared) - 1)]
-    before = [n_single + sum(sizes[:i]) for i in range(len(shared))]
-    combine_weights = [_hypergeometric_weights(before[i], after[i]) for i in range(len(shared))]
-    member_weights = [_hypergeometric_weights(d - e, e - 1) for e in sizes]
+    column_weights = _column_weights(model)
     member_words = np.concatenate(shared) if shared else np.zeros(0, dtype=np.int64)
     f_by_size = np.zeros(d)  # index a: E[f | a words kept], a = 0..d-1
     out0 = np.zeros((d - 1, distinct.size))
     slope = np.zeros((d - 1, distinct.size))
     member_loo = np.zeros((d - 1, member_words.size))
-    w_total = float(model.w.sum())
     for start, stop in blocks:
-        u, q, block_tops = nodes[start:stop], weights[start:stop], tops[start:stop]
-        top = int(block_tops[0])
-        with np.errstate(under="ignore"):
-            P, Pw = _full_means(np.exp(-np.outer(u, omega_single)), model.w[singles], top)
-            prefixes, columns = [(P, Pw)], []
-            for members, h in zip(shared, forward_weights, strict=True):
-                columns.append(_column_means(u, model.t[members], model.w[members]))
-                P, Pw = _times_column(P, Pw, columns[-1][0], columns[-1][1], h)
-                prefixes.append((P, Pw))
-            f_by_size += q @ Pw[:, :d]
-            if distinct.size:
-                x = np.exp(-np.outer(u, distinct))
-                o0, sl = _leave_one_out_sums(x, u, model.rest[representatives], w_total, d, P, Pw, q, block_tops)
-                out0[: o0.shape[0]] += o0
-                slope[: sl.shape[0]] += sl
-            if shared:
-                member_loo += _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combine_weights,
-                                                  member_weights)  # fmt: skip
+        sums = _node_sums(model, nodes[start:stop], weights[start:stop], tops[start:stop], column_weights)
+        f_by_size += sums[0][:d]
+        out0[: sums[1].shape[0]] += sums[1]
+        slope[: sums[2].shape[0]] += sums[2]
+        member_loo += sums[3]
     removed = np.arange(1, d + 1)
     f_given_s = np.zeros(d)
     f_given_s[: d - 1] = f_by_size[d - removed[: d - 1]]
     return _Moments(f_given_s, singles, class_of, out0, slope, member_words, member_loo, model.w)
+
+
+def _column_weights(model, width=None):
+    """The hypergeometric weights of every product of means that the shared columns need (all nodes share them).
+
+    forward[i] merges column i into the words before it, suffix[i] column i + 1 into the columns after it,
+    combine[i] the words before column i with the columns after it, member[i] the rest of a set containing a
+    member of column i with the part of the set inside it.  ``width``: only the sizes below it.
+    """
+    singles, sizes = model.singles.size, [members.size for members in model.shared]
+    forward, n = [], singles
+    for e in sizes:
+        forward.append(_hypergeometric_weights(n, e, width))
+        n += e
+    after = [sum(sizes[i + 1 :]) for i in range(len(sizes))]
+    suffix = [_hypergeometric_weights(after[i + 1], sizes[i + 1], width) for i in range(len(sizes) - 1)]
+    before = [singles + sum(sizes[:i]) for i in range(len(sizes))]
+    combine = [_hypergeometric_weights(before[i], after[i], width) for i in range(len(sizes))]
+    member = [_hypergeometric_weights(model.d - e, e - 1, width) for e in sizes]
+    return forward, suffix, combine, member
+
+
+def _node_sums(model, u, q, tops, column_weights, width=None):
+    """The sums over the nodes u (weights q) of the means of every size, for the words and the shared columns.
+
+    Returns (f_by_size, out0, slope, member_loo): the sum of q W exp(-u R) over the a-sets for each a, the
+    leave-one-out sums of the words alone in their column (per distinct weight, :func:`_leave_one_out_sums`)
+    and those of the shared columns' words (:func:`_shared_column_sums`).  With ``width`` (the size mixture's
+    small sizes), only the sets of fewer than ``width`` words are summed: the words' sums are then None if
+    some word needs the downward pass below ``width``.
+    """
+    d, singles, shared = model.d, model.singles, model.shared
+    distinct, first = np.unique(model.omega[singles], return_index=True)
+    forward, suffix, combine, member = column_weights
+    top = int(tops[0]) if width is None else width
+    with np.errstate(under="ignore"):
+        P, Pw = _full_means(np.exp(-np.outer(u, model.omega[singles])), model.w[singles], top)
+        if width is not None:
+            P, Pw = P[:, :width], Pw[:, :width]
+        prefixes, columns = [(P, Pw)], []
+        for members, h in zip(shared, forward, strict=True):
+            columns.append(_column_means(u, model.t[members], model.w[members]))
+            P, Pw = _times_column(P, Pw, columns[-1][0], columns[-1][1], h, width)
+            prefixes.append((P, Pw))
+        f_by_size = q @ Pw
+        out0 = slope = np.zeros((0, distinct.size))
+        if distinct.size:
+            x = np.exp(-np.outer(u, distinct))
+            rest, w_total = model.rest[singles[first]], float(model.w.sum())
+            if width is None:
+                out0, slope = _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, q, tops)
+            else:
+                sums = _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, q, np.full(u.size, width - 1), True)
+                out0, slope = (None, None) if sums is None else sums
+        member_loo = np.zeros((d - 1, 0))
+        if shared:
+            member_loo = _shared_column_sums(u, q, d, shared, columns, prefixes, suffix, combine, member, width)
+    return f_by_size, out0, slope, member_loo
 
 
 def _negligible_sizes(model, nodes):
@@ -646,23 +702,25 @@ def _node_blocks(n_nodes, block):
     return [(start, min(start + block, n_nodes)) for start in range(0, n_nodes, block)]
 
 
-def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combine_weights, member_weights):
+def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combine_weights, member_weights,
+                        width=None):  # fmt: skip
     """sum_q q_q (mean over the (a+1)-sets K containing k of W(K) exp(-u R_K)) for the words of shared columns.
 
     Given that K contains k, K meets k's column c in a subset A containing k, with probability
     C(d - e, a + 1 - |A|) / C(d - 1, a), and the rest of K is a uniform subset of the d - e other words, whose
-    means M, Mw come from the product of all the other columns (prefix x suffix, no division).
+    means M, Mw come from the product of all the other columns (prefix x suffix, no division).  With ``width``,
+    only the sets of fewer than ``width`` words are summed (rows a >= width - 1 of the result are partial).
     """
     B = u.size
     ones, zeros = np.ones((B, 1)), np.zeros((B, 1))
     suffix = [(ones, zeros)] * len(shared)
     for i in range(len(shared) - 2, -1, -1):
         G, Gw = columns[i + 1][0], columns[i + 1][1]
-        suffix[i] = _times_column(suffix[i + 1][0], suffix[i + 1][1], G, Gw, suffix_weights[i])
+        suffix[i] = _times_column(suffix[i + 1][0], suffix[i + 1][1], G, Gw, suffix_weights[i], width)
     out = []
     for i, members in enumerate(shared):
         e = members.size
-        M, Mw = _times_column(prefixes[i][0], prefixes[i][1], suffix[i][0], suffix[i][1], combine_weights[i])
+        M, Mw = _times_column(prefixes[i][0], prefixes[i][1], suffix[i][0], suffix[i][1], combine_weights[i], width)
         _, _, factor, masks, sizes, subset_w = columns[i]
         h = member_weights[i]  # h[m - 1, b] / C(e - 1, m - 1): P(K meets the column in A | k in K, |K| = b + m)
         # chosen[A, p e + m - 1] = 1 when subset A of the column contains member p and has m words; F and FW sum
@@ -670,11 +728,12 @@ def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, comb
         # nodes is taken before the shift by m - 1, which does not involve the nodes
         chosen = (masks[:, :, None] * (sizes[:, None, None] == np.arange(1, e + 1))).reshape(masks.shape[0], e * e)
         F, FW = factor @ chosen, (factor * subset_w) @ chosen  # (B, e e)
-        combined = (q[:, None] * FW).T @ M + (q[:, None] * F).T @ Mw  # (e e, d - e + 1)
+        combined = (q[:, None] * FW).T @ M + (q[:, None] * F).T @ Mw  # (e e, d - e + 1), or fewer sizes
+        span = M.shape[1]
         for p in range(e):
-            value = np.zeros(d)
-            for m in range(1, e + 1):
-                value[m - 1 : m - 1 + d - e + 1] += (h[m - 1] / math.comb(e - 1, m - 1)) * combined[p * e + m - 1]
+            value = np.zeros(d + e)
+            for m in range(1, min(e, h.shape[0]) + 1):
+                value[m - 1 : m - 1 + span] += (h[m - 1][:span] / math.comb(e - 1, m - 1)) * combined[p * e + m - 1]
             out.append(value[: d - 1])
     return np.column_stack(out)
 
@@ -717,25 +776,32 @@ def _mixture_nodes(nodes, tops, distinct, counts):
     return (tops > MIXTURE_EXACT_TOP) & (a_star > 2 * MIXTURE_EXACT_SIZES)
 
 
-def _mixture_sums(u, q, distinct, counts, class_weight, mixtures):
+def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
     """The integrals over p of g(p) E_p[...] at the nodes u (module docstring, step 4).
 
-    For each node, with every word kept independently with probability p: D_c = 1 - p + p x_c,
-    E_p[W e^{-uR}] = prod_c D_c^{n_c} sum_c W_c r_c (r_c = p x_c / D_c), and for a word k of class c,
-    E_p[z_k W e^{-uR}] = r_c prod D (sum_c' W_c' r_c' + w_k (1 - p) / D_c) (affine in w_k).  The Gauss-Legendre
-    rule has r/2 + 3.5 sqrt(S) + 16 nodes, S = sum_c n_c (1 - x_c): prod D is a polynomial of degree d whose
-    Chebyshev coefficients fall like exp(-k²/S) (those of e^{-Sp}), and g has degree r.
-    Returns the two F sums, and the leave-one-out sums (value at w_k = 0, slope) per class.
+    For each node, with every word kept independently with probability p: a word alone in its column (class c
+    of equal weights) contributes D_c = 1 - p + p x_c to the product and r_c = p x_c / D_c to the weighted sum; a
+    shared column, the sums over the subsets A of its words F = sum_A pi_A e^{-u R_A} and FW (times W(A)), with
+    pi_A = p^|A| (1 - p)^(e - |A|).  Then E_p[W e^{-uR}] = prod (sum_c W_c r_c + sum FW / F); for a word k of
+    class c, E_p[z_k W e^{-uR}] = r_c prod (S + w_k (1 - p) / D_c) (affine in w_k), and for a member k of a
+    column, (prod / F) (FW_k + F_k (S - FW / F)) with F_k, FW_k the sums over the subsets that contain k.
+    The Gauss-Legendre rule has r/2 + 3.5 sqrt(S) + 16 nodes, S = sum_j (1 - x_j): the product is a polynomial
+    of degree d whose Chebyshev coefficients fall like exp(-k²/S) (those of e^{-Sp}), and g has degree r.
+    Returns the two F sums, the leave-one-out sums (value at w_k = 0, slope) per class, and those of the
+    columns' members (in the order of the columns).
     """
     degree = max(mixture.degree for mixture in mixtures)
     f_sums = np.zeros(2)
     loo0 = np.zeros(distinct.size)
     loo_slope = np.zeros(distinct.size)
+    members = [np.zeros(t.size) for t, _ in columns]
+    subsets = [_subsets(t.size) for t, _ in columns]
     densities = {}
     for node, weight in zip(u, q, strict=True):
         x = np.exp(-node * distinct)
         y = -np.expm1(-node * distinct)  # 1 - x without cancellation
-        needed = degree / 2 + 3.5 * np.sqrt(float(y @ counts)) + 16
+        spread = float(y @ counts) + sum(float(-np.expm1(-node * t**2).sum()) for t, _ in columns)
+        needed = degree / 2 + 3.5 * np.sqrt(spread) + 16
         n = next((size for size in _RULE_SIZES if size >= needed), int(np.ceil(needed)))
         p, one_minus_p, v = gauss_legendre_unit(n)
         if n not in densities:
@@ -745,79 +811,117 @@ def _mixture_sums(u, q, distinct, counts, class_weight, mixtures):
             py = np.multiply.outer(p, y)
             D = one_minus_p[:, None] + np.multiply.outer(p, x)  # both terms >= 0: relative accuracy
             # log D from 1 - p y where that is >= 1/2 (no cancellation), from D itself below
-            log_D = np.where(py <= 0.5, np.log1p(-np.minimum(py, 0.5)), np.log(D))
-            product = np.exp(log_D @ counts)
+            log_product = np.where(py <= 0.5, np.log1p(-np.minimum(py, 0.5)), np.log(D)) @ counts
             r = np.multiply.outer(p, x) / D
-            total = product * (r @ class_weight)
+            weighted = r @ class_weight
+            parts = []
+            for (t, w), (masks, sizes) in zip(columns, subsets, strict=True):
+                e = t.size
+                factor = np.exp(-node * (masks @ t) ** 2)  # e^{-u R_A} for every subset A
+                share = p[:, None] ** sizes * one_minus_p[:, None] ** (e - sizes)  # pi_A, all terms >= 0
+                F, FW = share @ factor, share @ (factor * (masks @ w))
+                F_k, FW_k = share @ (factor[:, None] * masks), share @ ((factor * (masks @ w))[:, None] * masks)
+                log_product = log_product + np.log(F)
+                weighted = weighted + FW / F
+                parts.append((F, FW, F_k, FW_k))
+            product = np.exp(log_product)
+            total = product * weighted
         f_sums += weight * np.array([g_centred @ total, g_hat @ total])
         loo0 += weight * ((g_kept * total) @ r)
         loo_slope += weight * ((g_kept * product * one_minus_p) @ (r / D))
-    return f_sums, loo0, loo_slope
+        for i, (F, FW, F_k, FW_k) in enumerate(parts):
+            others = np.exp(log_product - np.log(F))  # the product over everything but this column
+            inside = FW_k + F_k * (weighted - FW / F)[:, None]
+            members[i] += weight * ((g_kept * others) @ inside)
+    return f_sums, loo0, loo_slope, members
+
+
+def _rest_of_every_word(model):
+    """R of all words but j, for every word j (R of all words is 1), as sums of non-negative terms.
+
+    A word alone in its column: the other columns (``model.rest``).  A member of a shared column with total T:
+    the other columns plus (T - t_j)².
+    """
+    rest = model.rest.copy()
+    if model.shared:
+        totals = np.concatenate([model.omega[model.singles], [model.t[m].sum() ** 2 for m in model.shared]])
+        prefix = np.concatenate([[0.0], np.cumsum(totals[:-1])])
+        suffix = np.concatenate([np.cumsum(totals[::-1][:-1])[::-1], [0.0]])
+        others = (prefix + suffix)[model.singles.size :]
+        for members, other in zip(model.shared, others, strict=True):
+            rest[members] = other + (model.t[members].sum() - model.t[members]) ** 2
+    return rest
 
 
 def _mixture_beta(model, law):
     """β by the size mixture (module docstring, step 4), or None where it does not apply.
 
-    It applies to documents of at least ``MIXTURE_MIN_WORDS`` words, each alone in its column, and to
-    bandwidths whose weights :func:`limetheory.sizemixture.fit_size_weights` can fit (not the smallest ones).
-    The sums over sizes split into: the nodes left to the d² recursion (truncated where negligible); at the
-    other nodes, the mixture over p for every size, plus the exact remainder on the sizes below
-    ``MIXTURE_EXACT_SIZES`` (a recursion truncated there), minus the mixture's share of the sizes d - 1 and d
-    (closed forms), where the true weights are 0.
+    It applies to documents of at least ``MIXTURE_MIN_WORDS`` words and to bandwidths whose weights
+    :func:`limetheory.sizemixture.fit_size_weights` can fit (not the smallest ones).  The sums over sizes split
+    into: the nodes left to the d² recursion (truncated where negligible); at the other nodes, the mixture over p
+    for every size, plus the exact remainder on the sizes below ``MIXTURE_EXACT_SIZES`` (the recursions
+    truncated there), minus the mixture's share of the sizes d - 1 and d (closed forms), where the true weights
+    are 0.
     """
     d, start = model.d, MIXTURE_EXACT_SIZES
-    if d < MIXTURE_MIN_WORDS or model.shared:
+    if d < MIXTURE_MIN_WORDS:
         return None
     true, extended = _size_weights(law)
     mixtures = [fit_size_weights(weights, start=start) for weights in extended]
     if any(mixture is None for mixture in mixtures):
         return None
-    omega, w, rest = model.omega, model.w, model.rest
-    distinct, first, class_of = np.unique(omega, return_index=True, return_inverse=True)
+    singles, shared, w = model.singles, model.shared, model.w
+    distinct, first, class_of = np.unique(model.omega[singles], return_index=True, return_inverse=True)
     counts = np.bincount(class_of).astype(float)
-    class_weight = np.bincount(class_of, weights=w)
-    class_rest = rest[first]
+    class_weight = np.bincount(class_of, weights=w[singles])
+    rest = _rest_of_every_word(model)
     w_total = float(w.sum())
     nodes, weights = _inverse_power_quadrature(model.r_min, model.power)
     tops = _negligible_sizes(model, nodes)
-    mixed = _mixture_nodes(nodes, tops, distinct, counts)
+    every, every_count = np.unique(model.omega, return_counts=True)
+    mixed = _mixture_nodes(nodes, tops, every, every_count.astype(float))
     u, q = nodes[mixed], weights[mixed]
     degree = max(mixture.degree for mixture in mixtures)
+    subsets = sum(2**members.size * members.size for members in shared)
+    points = degree / 2 + 3.5 * np.sqrt(d) + 16
     flops = u.size * (_FLOPS_FORWARD * d * start + _FLOPS_LEAVE_ONE_OUT * start * distinct.size)
-    flops += u.size * distinct.size * 40 * (degree / 2 + 3.5 * np.sqrt(d) + 16)
+    flops += u.size * points * (40 * distinct.size + 4 * subsets) + u.size * 6 * start * start * len(shared) ** 2
     what = f"the exact moments of a linear model at d = {d} by the size mixture ({u.size} of {nodes.size} nodes)"
-    check_memory(8.0 * (6 * u.size * d + 8 * (degree + 3.5 * np.sqrt(d) + 16) * distinct.size), what, "too many words")
-    check_work(flops, what, f"the cost grows as d ({distinct.size} distinct weights)")
+    check_memory(8.0 * (6 * u.size * d + 8 * points * (distinct.size + subsets)), what, "too many words")
+    check_work(flops, what, f"the cost grows as d ({distinct.size} distinct weights, {len(shared)} shared columns)")
     # the nodes left to the d² recursion (tops-truncated): every size, true weights
     full = _moments(model, select=~mixed)
     f_centred = float(np.dot(true[0][d - 2 :: -1], full.f_given_s[1:]))  # s = 2..d is m = d - 2..0
     f_hat = float(np.dot(true[1][d - 2 :: -1], full.f_given_s[1:]))
     mean_zf = full.weighted(law.m)
     if u.size:
+        small_f, small0, small_slope, small_members = _node_sums(
+            model, u, q, tops[mixed], _column_weights(model, start), width=start
+        )
+        if small0 is None:  # some word carries most of the small sets: not for the mixture
+            return None
+        columns = [(model.t[members], w[members]) for members in shared]
+        f_sums, loo0, loo_slope, members = _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures)
         with np.errstate(under="ignore"):
-            P, Pw = _full_means(np.exp(-np.outer(u, omega)), w, start)
-            loo = _leave_one_out_sums(np.exp(-np.outer(u, distinct)), u, class_rest, w_total, d, P, Pw, q,
-                                      np.full(u.size, start - 1), truncated=True)  # fmt: skip
-            if loo is None:  # some word carries most of the small sets: not for the mixture
-                return None
-            small_f = q @ Pw[:, :start]  # sizes m = 0..start-1
-            f_sums, loo0, loo_slope = _mixture_sums(u, q, distinct, counts, class_weight, mixtures)
-            at_all = q @ np.exp(-u)  # the size d: every word kept, R = 1
-            at_all_but_one = q @ np.exp(-np.outer(u, class_rest)) @ (counts * w_total - class_weight) / d
+            at_all = w_total * float(q @ np.exp(-u))  # the size d: every word kept, R = 1
+            at_all_but_one = float(q @ (np.exp(-np.outer(u, rest)) @ (w_total - w))) / d  # the size d - 1
         for i in range(2):
-            remainder = true[i][:start] - mixtures[i].fitted[:start]
-            value = f_sums[i] + remainder @ small_f
-            value -= mixtures[i].fitted[d - 1] * at_all_but_one + mixtures[i].fitted[d] * at_all * w_total
+            value = f_sums[i] + (true[i][:start] - mixtures[i].fitted[:start]) @ small_f
+            value -= mixtures[i].fitted[d - 1] * at_all_but_one + mixtures[i].fitted[d] * at_all
             if i == 0:
                 f_centred += value
             else:
                 f_hat += value
         # the words' sums: sizes m = 1..start-1 of the remainder (E[z_k f | m] = (m / d) loo[m - 1])
-        sizes = np.arange(1, start)
-        remainder = (true[2][1:start] - mixtures[2].fitted[1:start]) * sizes / d
-        loo0 = loo0 + remainder @ loo[0][: start - 1] - mixtures[2].fitted[d] * at_all * w_total
-        loo_slope = loo_slope + remainder @ loo[1][: start - 1]
-        mean_zf = mean_zf + loo0[class_of] + loo_slope[class_of] * w
+        remainder = (true[2][1:start] - mixtures[2].fitted[1:start]) * np.arange(1, start) / d
+        loo0 = loo0 + remainder @ small0[: start - 1]
+        loo_slope = loo_slope + remainder @ small_slope[: start - 1]
+        mixed_zf = np.zeros(d)
+        mixed_zf[singles] = loo0[class_of] + loo_slope[class_of] * w[singles]
+        if shared:
+            member_words = np.concatenate(shared)
+            mixed_zf[member_words] = np.concatenate(members) + remainder @ small_members[: start - 1]
+        mean_zf = mean_zf + mixed_zf - mixtures[2].fitted[d] * at_all
     # F_1 = E[f | one word removed], in closed form
     with np.errstate(divide="ignore", invalid="ignore"):
         f_first = float(np.where(rest > 0, (w_total - w) / rest**model.power, 0.0).sum()) / d

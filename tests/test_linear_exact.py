@@ -870,6 +870,35 @@ def test_size_mixture_matches_the_quadratic_route(monkeypatch, norm, nu):
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())
 
 
+def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatch):
+    """Forty shared columns of 2 and 3 words and one of 5 at d = 1600: the mixture sums each column's subsets."""
+    d = 1600
+    lam, tfidf = long_document(d, seed=7)
+    groups = np.arange(d)
+    chosen = np.random.default_rng(1).choice(np.flatnonzero(tfidf > 0)[1:], 125, replace=False)
+    for members in [chosen[3 * c : 3 * c + 2 + c % 2] for c in range(40)] + [chosen[120:]]:
+        groups[members] = groups[members[0]]
+        lam[members] = lam[members[0]]
+    model = lt.linear_exact._model(lam, tfidf, groups, "l2")
+    assert len(model.shared) == 41
+    for nu in (0.25, np.inf):
+        assert lt.linear_exact._mixture_beta(model, lt.law.weighted_law(d, nu)) is not None
+        got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
+        expected = quadratic_route(monkeypatch, lam, tfidf, nu=nu, groups=groups)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())  # as above
+
+
+@pytest.mark.parametrize(("n", "e", "width"), [(40, 7, 12), (50, 30, 10), (5, 3, 64)])
+def test_truncated_hypergeometric_weights_are_the_exact_ones_below_the_width(n, e, width):
+    """The ratio recurrence of the mixture's small sizes against the logarithm sums of the full table."""
+    full = lt.linear_exact._exact_hypergeometric_weights(n, e)
+    truncated = lt.linear_exact._truncated_hypergeometric_weights(n, e, width)
+    rows, columns = min(e, width - 1) + 1, min(n, width - 1) + 1
+    assert truncated.shape == (rows, columns)
+    # both are products of at most n + e exact ratios, each rounded once
+    np.testing.assert_allclose(truncated, full[:rows, :columns], rtol=4 * (n + e) * np.finfo(float).eps, atol=0)
+
+
 def _log_choose(n):
     """log C(n, k) for k = 0..n, summed in extended precision (exact to about 1e-16 relative after exp)."""
     k = np.arange(n, dtype=np.longdouble)
