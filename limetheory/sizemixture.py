@@ -1,10 +1,11 @@
 r"""Weights over the sizes of a random subset, written as a mixture of independent keeps.
 
-A function of the kept set K of d words, averaged over the sets of each size m with weights :math:`\alpha_m`, is
-:math:`\sum_m \alpha_m \mathbb{E}[h \mid |K| = m]`.  Keeping every word independently with probability p gives
-:math:`\mathbb{E}_p[h] = \sum_m b(m; d, p)\, \mathbb{E}[h \mid |K| = m]` (b the binomial probability), and for a
-product :math:`h = \prod_{j \in K} x_j` this costs d operations instead of the d² of the sizes one by one.  So if
-the weights are a mixture of binomials,
+A function of the kept set K of d words, averaged over the sets of each size m with weights
+:math:`\alpha_m`, is :math:`\sum_m \alpha_m \mathbb{E}[h \mid \lvert K\rvert = m]`.  Keeping every word
+independently with probability p gives
+:math:`\mathbb{E}_p[h] = \sum_m b(m; d, p)\, \mathbb{E}[h \mid \lvert K\rvert = m]` (b the binomial
+probability), and for a product :math:`h = \prod_{j \in K} x_j` this costs d operations instead of the d² of the
+sizes one by one.  So if the weights are a mixture of binomials,
 
 .. math:: \alpha_m = (Ag)_m = \int_0^1 b(m; d, p)\, g(p)\, dp \quad (m = 0..d),
 
@@ -17,8 +18,8 @@ Chebyshev polynomial on 0..d, :math:`Q_k(0) = 1`):
 .. math:: A \tilde P_k = c_k Q_k, \qquad c_k = \frac{(-1)^k}{d + 1} \prod_{i=0}^{k-1} \frac{d - i}{d + 2 + i},
 
 (checked in exact arithmetic by the tests).  A weight sequence that is a polynomial of degree r in m is therefore
-exactly :math:`A g` with g a polynomial of degree r, and :math:`|1/c_k| \approx (d + 1) e^{k^2/d}` bounds how much
-the mixture amplifies rounding: little while :math:`r^2 \ll d`.
+exactly :math:`A g` with g a polynomial of degree r, and :math:`\lvert 1/c_k\rvert \approx (d + 1) e^{k^2/d}`
+bounds how much the mixture amplifies rounding: little while :math:`r^2 \ll d`.
 
 LIME's weights are :math:`\psi(s/d)` with s = d - m removed words, a smooth function of :math:`\sqrt{m/d}`: analytic
 on (0, 1] but not at m = 0.  :func:`fit_size_weights` fits them by a polynomial in m on the sizes m >= ``start``
@@ -140,7 +141,7 @@ class SizeMixture:
     fitted : ndarray, shape (d + 1,)
         :math:`(A g)_m` for m = 0..d (equal to the weights on start..d within the residual).
     residual : float
-        Largest :math:`|(A g)_m - \alpha_m|` over m >= start, relative to the largest weight.
+        Largest :math:`\lvert (A g)_m - \alpha_m\rvert` over m >= start, relative to the largest weight.
     amplification : float
         max_k |1 / ((d + 1) c_k)| over the degrees used: how much the mixture can enlarge rounding errors.
     """
