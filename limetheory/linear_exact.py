@@ -41,8 +41,9 @@ then ν = d = ∞).  It is tractable:
    the sizes m >= 64 (:mod:`limetheory.sizemixture`: a polynomial g of degree about 128 at d = 10⁴, its residual
    checked on every size).  The sizes below 64 get the remainder exactly (the recursions of step 3, truncated),
    the quadrature nodes whose sets are negligible beyond 256 words keep the recursions, and the sizes d - 1 and d,
-   which LIME's law leaves out, are subtracted in closed form.  Where the mixture does not apply (very small
-   bandwidths, words sharing a column) β comes from the recursions.
+   which LIME's law leaves out, are subtracted in closed form.  A shared column is one factor of the product,
+   a sum over the subsets of its words.  Where the mixture does not apply (very small bandwidths, where LIME's
+   weights sit on a few sizes) β comes from the recursions.
 
 The forward recursion costs O(d²) per quadrature node; the leave-one-out recursion O(d K) with K distinct
 weights; the mixture O(d) per node for the truncated recursions plus O(K √d) for the integral over p.
@@ -1145,9 +1146,9 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     ndarray, shape (d + 1,)
         Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
         max |lam| at every bandwidth.  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
-        weights (Q ~ 60 to 80 quadrature nodes) below 1000 words: 0.28 s at d = 900; from 1000 words on, with
-        one column per word, the size mixture (module docstring, step 4) costs O(d Q) instead: 0.7 s at
-        d = 9938, where the recursions take 12 s (CPU time on one core).
+        weights (Q ~ 60 to 80 quadrature nodes) below 1000 words: 0.28 s at d = 900; from 1000 words on, the
+        size mixture (module docstring, step 4) costs O(d Q) instead: 0.7 s at d = 9938, where the recursions
+        take 12 s (CPU time on one core).
 
     Raises
     ------
