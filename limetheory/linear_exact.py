@@ -388,9 +388,10 @@ def _times_column(P, Pw, G, Gw, weights, width=None):
     B, n1 = P.shape
     e = G.shape[1] - 1
     total = n1 + e if width is None else min(n1 + e, width)
+    K = min(e + 1, total)
     out = np.zeros((B, total))
     out_w = np.zeros((B, total))
-    for k in range(min(e + 1, total)):
+    for k in range(K):
         span = min(n1, total - k)
         h = weights[k][:span]
         out[:, k : k + span] += h * (G[:, k : k + 1] * P[:, :span])
@@ -578,11 +579,12 @@ def _linear_moments(lam, t):
     return _Moments(f_given_s, np.arange(d), np.zeros(d, dtype=np.int64), out0, slope, zero, np.zeros((d - 1, 0)), v)
 
 
-def _moments(model, select=None):
+def _moments(model, select=None, truncate=False):
     """The quadrature over u of the means of every size (module docstring), in blocks of nodes.
 
     ``select`` (a boolean mask over the quadrature nodes) restricts the sums to some nodes: the size mixture
-    computes the others its own way.
+    computes the others its own way.  ``truncate`` drops the sizes above the selected nodes' largest top (all
+    negligible there) from the shared columns' products too, which then cost that top instead of d.
     """
     d, singles, shared = model.d, model.singles, model.shared
     sizes = [members.size for members in shared]
@@ -591,30 +593,34 @@ def _moments(model, select=None):
     tops = _negligible_sizes(model, nodes)
     if select is not None:
         nodes, weights, tops = nodes[select], weights[select], tops[select]
+    top = min(int(tops[0]) if nodes.size else 0, d)
+    width = top + 1 if truncate else None
     # cost: the forward recursion (d^2 per node, d x the first node's top in general), one leave-one-out
-    # recursion per distinct weight, and for the shared columns the prefix x suffix products and the subsets of
-    # each column
-    n_shared_words = sum(sizes)
+    # recursion per distinct weight, and for the shared columns the prefix x suffix products (over the sizes below
+    # the width when truncated) and the subsets of each column
+    span = d if width is None else width
+    products = len(shared) * (sum(sizes) + 1) if width is None else len(shared) * width
     flops = nodes.size * (
-        _FLOPS_FORWARD * d * min(int(tops[0]) if nodes.size else 0, d)
-        + _FLOPS_LEAVE_ONE_OUT * d * distinct.size
-        + 6 * d * len(shared) * (n_shared_words + 1)
-        + 4 * d * sum(e * e for e in sizes)
+        _FLOPS_FORWARD * d * top
+        + _FLOPS_LEAVE_ONE_OUT * span * distinct.size
+        + 6 * span * products
+        + 4 * span * sum(e * e for e in sizes)
     )
     what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
-    block = max(1, _BLOCK_ENTRIES // (d * (2 + 2 * len(shared))))
+    block = max(1, _BLOCK_ENTRIES // (span * (2 + 2 * len(shared))))
     blocks = _node_blocks(nodes.size, block)
-    check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * d * (2 + len(shared))), what, "too many words")
+    check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * (2 * d + span * len(shared))), what, "too many words")
     check_work(flops, what, f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)")
-    column_weights = _column_weights(model)
+    column_weights = _column_weights(model, width)
     member_words = np.concatenate(shared) if shared else np.zeros(0, dtype=np.int64)
     f_by_size = np.zeros(d)  # index a: E[f | a words kept], a = 0..d-1
     out0 = np.zeros((d - 1, distinct.size))
     slope = np.zeros((d - 1, distinct.size))
     member_loo = np.zeros((d - 1, member_words.size))
     for start, stop in blocks:
-        sums = _node_sums(model, nodes[start:stop], weights[start:stop], tops[start:stop], column_weights)
-        f_by_size += sums[0][:d]
+        block_width = None if width is None else min(width, int(tops[start]) + 1)  # tops fall along the nodes
+        sums = _node_sums(model, nodes[start:stop], weights[start:stop], tops[start:stop], column_weights, block_width)
+        f_by_size[: min(d, sums[0].size)] += sums[0][:d]
         out0[: sums[1].shape[0]] += sums[1]
         slope[: sums[2].shape[0]] += sums[2]
         member_loo += sums[3]
@@ -644,19 +650,20 @@ def _column_weights(model, width=None):
     return forward, suffix, combine, member
 
 
-def _node_sums(model, u, q, tops, column_weights, width=None):
+def _node_sums(model, u, q, tops, column_weights, width=None, truncated=False):
     """The sums over the nodes u (weights q) of the means of every size, for the words and the shared columns.
 
     Returns (f_by_size, out0, slope, member_loo): the sum of q W exp(-u R) over the a-sets for each a, the
     leave-one-out sums of the words alone in their column (per distinct weight, :func:`_leave_one_out_sums`)
-    and those of the shared columns' words (:func:`_shared_column_sums`).  With ``width`` (the size mixture's
-    small sizes), only the sets of fewer than ``width`` words are summed: the words' sums are then None if
-    some word needs the downward pass below ``width``.
+    and those of the shared columns' words (:func:`_shared_column_sums`).  With ``width``, only the sets of fewer
+    than ``width`` words are summed: either because the larger ones are negligible at these nodes (``width`` >
+    ``tops``), or, with ``truncated`` (the size mixture's small sizes), because they are summed elsewhere: the
+    words' sums are then None if some word needs the downward pass below ``width``.
     """
     d, singles, shared = model.d, model.singles, model.shared
     distinct, first = np.unique(model.omega[singles], return_index=True)
     forward, suffix, combine, member = column_weights
-    top = int(tops[0]) if width is None else width
+    top = width if truncated else int(tops[0])
     with np.errstate(under="ignore"):
         P, Pw = _full_means(np.exp(-np.outer(u, model.omega[singles])), model.w[singles], top)
         if width is not None:
@@ -671,7 +678,7 @@ def _node_sums(model, u, q, tops, column_weights, width=None):
         if distinct.size:
             x = np.exp(-np.outer(u, distinct))
             rest, w_total = model.rest[singles[first]], float(model.w.sum())
-            if width is None:
+            if not truncated:
                 out0, slope = _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, q, tops)
             else:
                 sums = _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, q, np.full(u.size, width - 1), True)
@@ -886,18 +893,18 @@ def _mixture_beta(model, law):
     subsets = sum(2**members.size * members.size for members in shared)
     points = degree / 2 + 3.5 * np.sqrt(d) + 16
     flops = u.size * (_FLOPS_FORWARD * d * start + _FLOPS_LEAVE_ONE_OUT * start * distinct.size)
-    flops += u.size * points * (40 * distinct.size + 4 * subsets) + u.size * 6 * start * start * len(shared) ** 2
+    flops += u.size * points * (40 * distinct.size + 4 * subsets) + u.size * 6 * start * start * len(shared)
     what = f"the exact moments of a linear model at d = {d} by the size mixture ({u.size} of {nodes.size} nodes)"
     check_memory(8.0 * (6 * u.size * d + 8 * points * (distinct.size + subsets)), what, "too many words")
     check_work(flops, what, f"the cost grows as d ({distinct.size} distinct weights, {len(shared)} shared columns)")
     # the nodes left to the d² recursion (tops-truncated): every size, true weights
-    full = _moments(model, select=~mixed)
+    full = _moments(model, select=~mixed, truncate=True)
     f_centred = float(np.dot(true[0][d - 2 :: -1], full.f_given_s[1:]))  # s = 2..d is m = d - 2..0
     f_hat = float(np.dot(true[1][d - 2 :: -1], full.f_given_s[1:]))
     mean_zf = full.weighted(law.m)
     if u.size:
         small_f, small0, small_slope, small_members = _node_sums(
-            model, u, q, tops[mixed], _column_weights(model, start), width=start
+            model, u, q, tops[mixed], _column_weights(model, start), width=start, truncated=True
         )
         if small0 is None:  # some word carries most of the small sets: not for the mixture
             return None
