@@ -607,7 +607,9 @@ def _moments(model, select=None, truncate=False):
         + 4 * span * sum(e * e for e in sizes)
     )
     what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
-    block = max(1, _BLOCK_ENTRIES // (span * (2 + 2 * len(shared))))
+    # truncated, a node's arrays are short and its cost is Python steps per column: larger blocks (64 MB)
+    budget = _BLOCK_ENTRIES if width is None else 8 * _BLOCK_ENTRIES
+    block = max(1, budget // (span * (2 + 2 * len(shared))))
     blocks = _node_blocks(nodes.size, block)
     check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * (2 * d + span * len(shared))), what, "too many words")
     check_work(flops, what, f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)")
