@@ -609,7 +609,7 @@ def _moments(model, select=None, truncate=False):
     what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
     # truncated, a node's arrays are short and its cost is Python steps per column: larger blocks (64 MB)
     budget = _BLOCK_ENTRIES if width is None else 8 * _BLOCK_ENTRIES
-    block = max(1, budget // (span * (2 + 2 * len(shared))))
+    block = max(1, min(budget // (span * (2 + 2 * len(shared))), nodes.size))
     blocks = _node_blocks(nodes.size, block)
     check_memory(8.0 * (d * (2 * distinct.size + 3) + 6 * block * (2 * d + span * len(shared))), what, "too many words")
     check_work(flops, what, f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)")
