@@ -7,6 +7,8 @@ distinct lime word:
 
 * d = 537, the reviews as written and the default ``TfidfVectorizer()`` (lower-casing), so lime words such as
   "The" and "the" share a column: the grouped route (``groups=``), against one lime explanation at n = 5000;
+* d = 3000, the reviews as written: hundreds of shared columns, the size mixture with each column's subsets,
+  against one lime explanation at lime's default n = 5000;
 * d = 9938 (every distinct word of the lower-cased reviews; one column per word), against one lime explanation
   at n = 1000 (lime's cost there is dominated by its d x d ridge and the n documents of d words).
 
@@ -31,6 +33,7 @@ import limetheory._validation as guards
 
 NU = 0.25
 GROUPED_D = 537
+GROUPED_LARGE_D = 3000
 LARGE_D = 9938
 REPEATS = 3
 
@@ -122,6 +125,7 @@ def main(argv=None):
     compare("grouped route", long_document(texts, GROUPED_D), vectorizer, model, 5000, lime_repeats=1)
     if arguments.small:
         return
+    compare("grouped size mixture", long_document(texts, GROUPED_LARGE_D), vectorizer, model, 5000, lime_repeats=1)
     lowered = [text.lower() for text in texts]
     vectorizer = TfidfVectorizer().fit(lowered)
     model = LogisticRegression(max_iter=1000).fit(vectorizer.transform(lowered), stars)
