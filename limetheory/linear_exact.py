@@ -430,8 +430,8 @@ def _leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=
     They are returned as ``(value at w_k = 0, slope in w_k)``, each of shape (rows, C), for a = 0..rows-1 with
     rows = min(tops[0], d - 1) (the sums vanish above).  With ``truncated``, the sizes from ``tops`` on are not
     negligible but merely not needed (the size mixture sums them): only the upward pass can serve, so the result
-    is None when some word's share would need the downward pass below ``tops`` (the caller then computes
-    those nodes in full).
+    is None when some word's share would need the downward pass below ``tops`` (the caller then falls back to
+    the recursions for every size).
 
     L_a (Lw_a) is the mean over the a-subsets A of the words other than k of prod_A x (of W(A) prod_A x), so
     that x_k (w_k L + Lw) is the mean over the (a+1)-sets K containing k of W(K) prod_K x.  With mean_a the
