@@ -362,6 +362,7 @@ def _exact_hypergeometric_weights(n, e):
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def _truncated_hypergeometric_weights(n, e, width):
     """H[k, b] of :func:`_exact_hypergeometric_weights` for k <= min(e, width - 1), b <= min(n, width - 1).
 
@@ -375,7 +376,9 @@ def _truncated_hypergeometric_weights(n, e, width):
     total = n + e
     first = np.cumprod(np.concatenate([[1.0], (e - k[:-1, 0]) / (total - k[:-1, 0])]))
     steps = ((n - b) * (b + k + 1)) / ((b + 1) * (total - b - k))
-    return first[:, None] * np.concatenate([np.ones((k.size, 1)), np.cumprod(steps, axis=1)], axis=1)
+    weights = first[:, None] * np.concatenate([np.ones((k.size, 1)), np.cumprod(steps, axis=1)], axis=1)
+    weights.flags.writeable = False  # cached: documents and blocks share them
+    return weights
 
 
 def _times_column(P, Pw, G, Gw, weights, width=None):
@@ -625,7 +628,7 @@ def _moments(model, select=None, truncate=False):
         f_by_size[: min(d, sums[0].size)] += sums[0][:d]
         out0[: sums[1].shape[0]] += sums[1]
         slope[: sums[2].shape[0]] += sums[2]
-        member_loo += sums[3]
+        member_loo[: sums[3].shape[0]] += sums[3]
     removed = np.arange(1, d + 1)
     f_given_s = np.zeros(d)
     f_given_s[: d - 1] = f_by_size[d - removed[: d - 1]]
@@ -719,7 +722,7 @@ def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, comb
     Given that K contains k, K meets k's column c in a subset A containing k, with probability
     C(d - e, a + 1 - |A|) / C(d - 1, a), and the rest of K is a uniform subset of the d - e other words, whose
     means M, Mw come from the product of all the other columns (prefix x suffix, no division).  With ``width``,
-    only the sets of fewer than ``width`` words are summed (rows a >= width - 1 of the result are partial).
+    only the sets of fewer than ``width`` words are summed, and the result has rows a = 0..width-2 only.
     """
     B = u.size
     ones, zeros = np.ones((B, 1)), np.zeros((B, 1))
@@ -740,11 +743,12 @@ def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, comb
         F, FW = factor @ chosen, (factor * subset_w) @ chosen  # (B, e e)
         combined = (q[:, None] * FW).T @ M + (q[:, None] * F).T @ Mw  # (e e, d - e + 1), or fewer sizes
         span = M.shape[1]
+        rows = d - 1 if width is None else min(d - 1, width - 1)
         for p in range(e):
             value = np.zeros(d + e)
             for m in range(1, min(e, h.shape[0]) + 1):
                 value[m - 1 : m - 1 + span] += (h[m - 1][:span] / math.comb(e - 1, m - 1)) * combined[p * e + m - 1]
-            out.append(value[: d - 1])
+            out.append(value[:rows])
     return np.column_stack(out)
 
 
@@ -804,13 +808,22 @@ def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
     f_sums = np.zeros(2)
     loo0 = np.zeros(distinct.size)
     loo_slope = np.zeros(distinct.size)
-    members = [np.zeros(t.size) for t, _ in columns]
-    subsets = [_subsets(t.size) for t, _ in columns]
+    # the columns of e words are handled together: their weights stacked (columns x e), one row per column
+    by_size = {}
+    for index, (t, _) in enumerate(columns):
+        by_size.setdefault(t.size, []).append(index)
+    groups = []
+    for e, indices in sorted(by_size.items()):
+        masks, sizes = _subsets(e)
+        t = np.array([columns[i][0] for i in indices])
+        w = np.array([columns[i][1] for i in indices])
+        groups.append((indices, masks, sizes, (t @ masks.T) ** 2, w @ masks.T, np.zeros((len(indices), e))))
+    all_t = np.concatenate([t for t, _ in columns]) if columns else np.zeros(0)
     densities = {}
     for node, weight in zip(u, q, strict=True):
         x = np.exp(-node * distinct)
         y = -np.expm1(-node * distinct)  # 1 - x without cancellation
-        spread = float(y @ counts) + sum(float(-np.expm1(-node * t**2).sum()) for t, _ in columns)
+        spread = float(y @ counts) + float(-np.expm1(-node * all_t**2).sum())
         needed = degree / 2 + 3.5 * np.sqrt(spread) + 16
         n = next((size for size in _RULE_SIZES if size >= needed), int(np.ceil(needed)))
         p, one_minus_p, v = gauss_legendre_unit(n)
@@ -825,24 +838,33 @@ def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
             r = np.multiply.outer(p, x) / D
             weighted = r @ class_weight
             parts = []
-            for (t, w), (masks, sizes) in zip(columns, subsets, strict=True):
-                e = t.size
-                factor = np.exp(-node * (masks @ t) ** 2)  # e^{-u R_A} for every subset A
+            for _, masks, sizes, squares, subset_w, _ in groups:
+                e = masks.shape[1]
+                factor = np.exp(-node * squares)  # e^{-u R_A}: (columns, subsets)
                 share = p[:, None] ** sizes * one_minus_p[:, None] ** (e - sizes)  # pi_A, all terms >= 0
-                F, FW = share @ factor, share @ (factor * (masks @ w))
-                F_k, FW_k = share @ (factor[:, None] * masks), share @ ((factor * (masks @ w))[:, None] * masks)
-                log_product = log_product + np.log(F)
-                weighted = weighted + FW / F
+                F, FW = share @ factor.T, share @ (factor * subset_w).T  # (points, columns)
+                # the sums over the subsets that contain member k: (points, columns, e), as one matrix product each
+                n_columns = factor.shape[0]
+                containing = (factor.T[:, :, None] * masks[:, None, :]).reshape(-1, n_columns * e)
+                F_k = (share @ containing).reshape(-1, n_columns, e)
+                containing = ((factor * subset_w).T[:, :, None] * masks[:, None, :]).reshape(-1, n_columns * e)
+                FW_k = (share @ containing).reshape(-1, n_columns, e)
+                log_product = log_product + np.log(F).sum(axis=1)
+                weighted = weighted + (FW / F).sum(axis=1)
                 parts.append((F, FW, F_k, FW_k))
             product = np.exp(log_product)
             total = product * weighted
         f_sums += weight * np.array([g_centred @ total, g_hat @ total])
         loo0 += weight * ((g_kept * total) @ r)
         loo_slope += weight * ((g_kept * product * one_minus_p) @ (r / D))
-        for i, (F, FW, F_k, FW_k) in enumerate(parts):
-            others = np.exp(log_product - np.log(F))  # the product over everything but this column
-            inside = FW_k + F_k * (weighted - FW / F)[:, None]
-            members[i] += weight * ((g_kept * others) @ inside)
+        for (F, FW, F_k, FW_k), group in zip(parts, groups, strict=True):
+            others = np.exp(log_product[:, None] - np.log(F))  # the product over everything but each column
+            inside = FW_k + F_k * (weighted[:, None] - FW / F)[:, :, None]
+            group[5][...] += weight * ((g_kept[:, None] * others)[:, :, None] * inside).sum(axis=0)
+    members = [None] * len(columns)
+    for indices, *_, sums in groups:
+        for row, index in enumerate(indices):
+            members[index] = sums[row]
     return f_sums, loo0, loo_slope, members
 
 
