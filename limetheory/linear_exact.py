@@ -725,15 +725,23 @@ def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, comb
     only the sets of fewer than ``width`` words are summed, and the result has rows a = 0..width-2 only.
     """
     B = u.size
-    ones, zeros = np.ones((B, 1)), np.zeros((B, 1))
-    suffix = [(ones, zeros)] * len(shared)
-    for i in range(len(shared) - 2, -1, -1):
-        G, Gw = columns[i + 1][0], columns[i + 1][1]
-        suffix[i] = _times_column(suffix[i + 1][0], suffix[i + 1][1], G, Gw, suffix_weights[i], width)
+    # truncated, the other columns' means come by division where that is stable; every size, or a column that
+    # carries most of the small sets, from prefix x suffix products
+    others = [None] * len(shared) if width is None else _without_each_column(d, columns, prefixes[-1], width)
+    if any(pair is None for pair in others):
+        ones, zeros = np.ones((B, 1)), np.zeros((B, 1))
+        suffix = [(ones, zeros)] * len(shared)
+        for i in range(len(shared) - 2, -1, -1):
+            G, Gw = columns[i + 1][0], columns[i + 1][1]
+            suffix[i] = _times_column(suffix[i + 1][0], suffix[i + 1][1], G, Gw, suffix_weights[i], width)
+        for i, pair in enumerate(others):
+            if pair is None:
+                P, Pw = prefixes[i]
+                others[i] = _times_column(P, Pw, suffix[i][0], suffix[i][1], combine_weights[i], width)
     out = []
     for i, members in enumerate(shared):
         e = members.size
-        M, Mw = _times_column(prefixes[i][0], prefixes[i][1], suffix[i][0], suffix[i][1], combine_weights[i], width)
+        M, Mw = others[i]
         _, _, factor, masks, sizes, subset_w = columns[i]
         h = member_weights[i]  # h[m - 1, b] / C(e - 1, m - 1): P(K meets the column in A | k in K, |K| = b + m)
         # chosen[A, p e + m - 1] = 1 when subset A of the column contains member p and has m words; F and FW sum
@@ -750,6 +758,48 @@ def _shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, comb
                 value[m - 1 : m - 1 + span] += (h[m - 1][:span] / math.comb(e - 1, m - 1)) * combined[p * e + m - 1]
             out.append(value[:rows])
     return np.column_stack(out)
+
+
+def _without_each_column(d, columns, full, width):
+    """For each shared column, the means over the sets of the other d - e words, sizes below ``width``.
+
+    The means over all words are those over the others times the column's (:func:`_times_column`):
+    full_m = sum_k H[k, m - k] G_k M_{m-k}, with G_0 = 1 (the empty part of the column), so M is solved upwards,
+    M_m = (full_m - sum_{k>=1} ...) / H[0, m], for every column of e words at once (width steps, where the
+    prefix x suffix products cost width² per column).  All subtracted terms are >= 0 and, as in the words'
+    upward pass (:func:`_leave_one_out_sums`), while they stay at most half of full_m each step adds a rounding
+    and passes on the inherited relative error without enlarging it.  Where they exceed half (a column whose
+    words carry most of the small sets), its entry is None and the caller takes the products.  Returns a list of
+    (M, Mw), each of shape (B, width), in the columns' order.
+    """
+    P, Pw = full
+    B, W = P.shape[0], min(width, P.shape[1])
+    by_size = {}
+    for index, column in enumerate(columns):
+        by_size.setdefault(column[0].shape[1] - 1, []).append(index)
+    out = [None] * len(columns)
+    significant = P[:, :W] >= _NEGLIGIBLE_MEAN
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for e, indices in by_size.items():
+            H = _hypergeometric_weights(d - e, e, width)
+            G = np.stack([columns[i][0] for i in indices], axis=1)  # (B, n, e + 1)
+            Gw = np.stack([columns[i][1] for i in indices], axis=1)
+            M = np.zeros((B, len(indices), W))
+            Mw = np.zeros((B, len(indices), W))
+            unstable = np.zeros(len(indices), dtype=bool)
+            for m in range(W):
+                k = np.arange(1, min(e, m) + 1)
+                h = H[k, m - k]
+                part = np.einsum("k,bnk,bnk->bn", h, G[:, :, k], M[:, :, m - k])
+                part_w = np.einsum("k,bnk,bnk->bn", h, G[:, :, k], Mw[:, :, m - k])
+                part_w += np.einsum("k,bnk,bnk->bn", h, Gw[:, :, k], M[:, :, m - k])
+                unstable |= (significant[:, m : m + 1] & (part > _UPWARD_SHARE * P[:, m : m + 1])).any(axis=0)
+                keep = significant[:, m : m + 1]
+                M[:, :, m] = np.where(keep, (P[:, m : m + 1] - part) / H[0, m], 0.0)
+                Mw[:, :, m] = np.where(keep, (Pw[:, m : m + 1] - part_w) / H[0, m], 0.0)
+            for row, index in enumerate(indices):
+                out[index] = None if unstable[row] else (M[:, row], Mw[:, row])
+    return out
 
 
 # ----------------------------------------------------------------------------- the size mixture (large d)
