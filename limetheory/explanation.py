@@ -100,6 +100,46 @@ def beta_from_conditional_moments(f_given_s, zf_given_s, *, nu):
         return _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], law.m @ within_s)
 
 
+def beta_from_weighted_moments(f_given_s, weighted_zf, law):
+    r"""Exact β from E[f | s] for every s and the words' moments already summed over s with LIME's law.
+
+    What :func:`beta_from_conditional_moments` computes, for routes that never form the d x d moments:
+    ``weighted_zf[j]`` is :math:`\sum_s m_s\, \mathbb{E}[z_j f \mid s]` with :math:`m` = ``law.m``, the tilted law
+    of the number of removed words.  Its mean over the words is removed here (the covariances of
+    :math:`\sum_j z_j`, fixed given s, with f vanish), so only the differences between words matter.
+
+    Parameters
+    ----------
+    f_given_s : ndarray, shape (d,)
+        ``f_given_s[s - 1]`` = E[f | s words removed], s = 1..d.
+    weighted_zf : ndarray, shape (d,)
+        ``law.m @ zf_given_s``.
+    law : limetheory.law.WeightedLaw
+        ``weighted_law(d, nu)``, the law that weighted ``weighted_zf``.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        β, index 0 the intercept.
+
+    Examples
+    --------
+    >>> law = weighted_law(2, 0.25)
+    >>> zf_given_s = np.array([[0.5, 0.0], [0.0, 0.0]])  # f = indicator of word 0
+    >>> (beta_from_weighted_moments(np.array([0.5, 0.0]), law.m @ zf_given_s, law).round(12) + 0.0).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    f_given_s = np.asarray(f_given_s, dtype=float)
+    weighted_zf = np.asarray(weighted_zf, dtype=float)
+    if f_given_s.shape != (law.d,) or weighted_zf.shape != (law.d,):
+        raise ValueError(
+            f"f_given_s and weighted_zf must both have shape ({law.d},) (the law's d), got {f_given_s.shape} "
+            f"and {weighted_zf.shape}"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):  # moments near the double range: _beta_from_parts checks
+        return _beta_from_parts(law, f_given_s[0], f_given_s[1:] - f_given_s[0], weighted_zf - weighted_zf.mean())
+
+
 @bandwidth_keyword
 def beta_from_gamma(gamma, d, *, nu):
     r""":math:`\beta = \Sigma^{-1} \Gamma` by the closed form of Proposition 2 (and its intercept), in O(d).

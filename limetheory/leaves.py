@@ -40,12 +40,14 @@ at once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
 
 from ._validation import check_int, check_memory, check_nu, check_work
-from .explanation import beta_from_conditional_moments
+from .explanation import beta_from_weighted_moments
+from .law import weighted_law
 from .presence import EXPLAIN_ADVICE, document_columns
 from .units import bandwidth_keyword
 
@@ -430,15 +432,46 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     >>> (beta_from_conditional_moments(f_given_s, zf_given_s, nu=0.25).round(12) + 0.0).tolist()
     [1.0, -1.0, 0.0]
     """
+    parts = _moment_parts(model, vectorizer, text, output, label, columns, square=True)
+    # every word free, then corrected for the words an atom keeps (P instead) and removes (0 instead)
+    zf_given_s = (parts.total @ parts.with_one_more)[:, None] + parts.without.T @ parts.kept
+    zf_given_s -= parts.with_one_more.T @ parts.removed
+    zf_given_s += parts.constant * ((parts.d - np.arange(1, parts.d + 1)) / parts.d)[:, None]
+    return parts.f_given_s, zf_given_s
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """The leaf atoms summed by size, in the form both the d x d moments and their weighted sum over s take.
+
+    ``probability``, ``with_one_more`` and ``without`` are P(atom | s), P(atom and one more free word kept | s)
+    and P(atom and one free word removed | s), one row per size (a, b), one column per s; ``kept`` and
+    ``removed`` the atoms' values summed per word they keep or remove; ``constant`` a boosting model's init.
+    """
+
+    d: int
+    f_given_s: np.ndarray
+    total: np.ndarray
+    kept: np.ndarray
+    removed: np.ndarray
+    with_one_more: np.ndarray
+    without: np.ndarray
+    constant: float
+
+
+def _moment_parts(model, vectorizer, text, output, label, columns, square):
+    """:class:`_Parts` of a tree model's output on ``text``; ``square``: the caller forms the d x d moments."""
     kind, trees, node_values = _components(model, output, label)
     if columns is None:
         columns = document_columns(vectorizer, text, n_features=int(model.n_features_in_))
     d = len(columns.words)
     events = _leaf_events(trees, node_values, columns)
     atoms = _atoms(events, columns)
-    check_memory(8.0 * (3 * d * d + 2 * len(atoms)), f"the moments of {len(atoms)} leaf atoms at d = {d}")
+    what = f"the moments of {len(atoms)} leaf atoms at d = {d}"
+    check_memory(8.0 * ((3 * d * d if square else 0) + 2 * len(atoms)), what)
     a, b, total, kept, removed = _by_size(atoms, d)
-    check_work(8.0 * d * d * len(a), f"the moments of {len(atoms)} leaf atoms of {len(a)} sizes at d = {d}")
+    check_memory(8.0 * 6 * len(a) * d, f"{what} ({len(a)} sizes)")
+    check_work(8.0 * (d if square else 1) * d * len(a), f"{what} ({len(a)} sizes)")
     probability = _atom_probabilities(a, b, d)  # P(atom | s), one row per size (a, b)
     # P(atom, z_j = 1 | s) for a word j the atom leaves free: the atom with j kept too, P * (k - a) / (d - a - b)
     k = (d - np.arange(1, d + 1)).astype(float)
@@ -446,17 +479,56 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     with_one_more = probability * np.maximum(k - a[:, None], 0.0) / free
     without = probability * np.maximum(d - b[:, None] - k, 0.0) / free  # P - with_one_more, without cancellation
     f_given_s = total @ probability
-    # every word free, then corrected for the words an atom keeps (P instead) and removes (0 instead)
-    zf_given_s = (total @ with_one_more)[:, None] + without.T @ kept - with_one_more.T @ removed
+    constant = 0.0
     if kind.startswith("boosting"):
         # the init's constant: the model's own output on the document minus its trees' (every word kept)
         full_document = vectorizer.transform([text])
         raw = model.decision_function(full_document) if output == "decision_function" else model.predict(full_document)
         raw = np.asarray(raw, dtype=float).reshape(1, -1)[0]
         constant = float(raw[label if raw.size > 1 else 0]) - float(total[b == 0].sum())
-        f_given_s += constant
-        zf_given_s += constant * ((d - np.arange(1, d + 1)) / d)[:, None]
-    return f_given_s, zf_given_s
+        f_given_s = f_given_s + constant
+    return _Parts(d, f_given_s, total, kept, removed, with_one_more, without, constant)
+
+
+def beta_trees(model, vectorizer, text, *, nu, output="predict_proba", label=1, columns=None):
+    """:func:`beta_tree_model` for ``columns`` of another text mode, without the d x d moments.
+
+    LIME's β needs the words' moments only summed over s with its law (:func:`limetheory.explanation.
+    beta_from_weighted_moments`), and each part of them is a product of the sizes' probabilities with their
+    per-word sums: summed over s first, the cost is (number of sizes) x d, not d², and so is the memory.
+
+    Parameters
+    ----------
+    model, vectorizer, text, output, label, columns
+        As in :func:`conditional_moments_trees`.
+    nu : float
+        Bandwidth > 0 or ``np.inf``; keyword only.
+
+    Returns
+    -------
+    ndarray, shape (d + 1,)
+        β, index 0 the intercept.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+    >>> vectorizer = CountVectorizer(binary=True).fit(docs)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(vectorizer.transform(docs), [1, 0, 1, 0])
+    >>> (beta_trees(tree, vectorizer, "bad food", nu=0.25).round(12) + 0.0).tolist()
+    [1.0, -1.0, 0.0]
+    """
+    nu = check_nu(nu)
+    parts = _moment_parts(model, vectorizer, text, output, label, columns, square=False)
+    d = parts.d
+    if d < 2:
+        raise ValueError(f"text must have at least 2 distinct words (lime's features), got d = {d}")
+    law = weighted_law(d, nu)
+    weighted_zf = float(law.m @ (parts.total @ parts.with_one_more)) + (parts.without @ law.m) @ parts.kept
+    weighted_zf = weighted_zf - (parts.with_one_more @ law.m) @ parts.removed
+    weighted_zf = weighted_zf + parts.constant * float(law.m @ ((d - np.arange(1, d + 1)) / d))
+    return beta_from_weighted_moments(parts.f_given_s, weighted_zf, law)
 
 
 @bandwidth_keyword
@@ -464,7 +536,9 @@ def beta_tree_model(model, vectorizer, text, *, nu, output="predict_proba", labe
     r"""LIME's limit explanation of a tree model on a presence vectorizer, exactly (:math:`\Sigma^{-1}\Gamma^f`).
 
     ``beta_from_conditional_moments(*conditional_moments_trees(model, vectorizer, text, output=output,
-    label=label), nu=nu)``; see :func:`conditional_moments_trees` for what the model and vectorizer may be.
+    label=label), nu=nu)``, computed without the d x d moments (:func:`beta_trees`: memory and time grow as the
+    number of leaf-atom sizes times d); see :func:`conditional_moments_trees` for what the model and vectorizer
+    may be.
 
     Parameters
     ----------
@@ -494,6 +568,4 @@ def beta_tree_model(model, vectorizer, text, *, nu, output="predict_proba", labe
     >>> (beta_tree_model(forest, vectorizer, "bad food", nu=0.25).round(12) + 0.0).tolist()
     [0.9, -0.9, 0.0]
     """
-    nu = check_nu(nu)
-    f_given_s, zf_given_s = conditional_moments_trees(model, vectorizer, text, output=output, label=label)
-    return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)
+    return beta_trees(model, vectorizer, text, nu=nu, output=output, label=label)

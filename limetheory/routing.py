@@ -33,7 +33,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_positive_finite, check_text
-from .explanation import beta_enumerate, beta_from_conditional_moments
+from .explanation import beta_enumerate
 from .linear_exact import beta_linear_exact
 from .modes import (
     LIME_SPLIT,
@@ -245,9 +245,9 @@ def _self_check(route, reconstruction, mask_fn, d, rng):
 # ----------------------------------------------------------------------------- the tree route
 
 
-def _tree_moments(model, vectorizer, text, output, label, mode=None):
+def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
     try:
-        from .leaves import conditional_moments_trees
+        from .leaves import beta_trees
     except ImportError:
         raise _RouteUnavailable("the exact tree route is not available") from None
     if len(model.steps) != 2:
@@ -263,12 +263,10 @@ def _tree_moments(model, vectorizer, text, output, label, mode=None):
             columns = mode_document_columns(
                 text, vectorizer, mode, n_features=getattr(estimator, "n_features_in_", None)
             )
-        f_given_s, zf_given_s = conditional_moments_trees(
-            estimator, vectorizer, text, output=output, label=label, columns=columns
-        )
+        beta = beta_trees(estimator, vectorizer, text, nu=nu, output=output, label=label, columns=columns)
     except (ValueError, TypeError) as error:
         raise _RouteUnavailable(str(error)) from None
-    return sign * f_given_s, sign * zf_given_s
+    return sign * beta
 
 
 # ----------------------------------------------------------------------------- routing
@@ -317,8 +315,7 @@ def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, r
         _self_check("linear", linear, mask_fn, d, rng)
         return linear.beta(nu), linear
     if name == "trees":
-        f_given_s, zf_given_s = _tree_moments(model, vectorizer, text, output, label, mode)
-        return beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu), mask_fn
+        return _tree_beta(model, vectorizer, text, output, label, nu, mode), mask_fn
     if d > MAX_ENUMERATION_WORDS:
         unit = "distinct words" if mode is None else mode.unit
         raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")

@@ -288,3 +288,22 @@ def test_document_columns_groups_and_values():
     assert columns.left_subsets(vectorizer.vocabulary_["bad"], 0.5) == 1  # a column no word feeds is 0: left
     with pytest.raises(ValueError, match="n_features_in_ = 3"):
         document_columns(vectorizer, "good food", n_features=3)
+
+
+@pytest.mark.parametrize("family", ["forest-binary", "boosting-tfidf"])
+def test_beta_without_the_square_moments_equals_beta_from_them(family, fitted, yelp):
+    """A 400-word document: the β summed over s first (beta_tree_model) against the d x d moments' β.
+
+    Both sum the same products in another order: the difference is the rounding of sums of d terms, divided by
+    the bulk ratio (about 0.1 at these bandwidths), far below 1e-12 of the largest coefficient.
+    """
+    vectorizer, model, output = fitted[family]
+    texts, _ = yelp
+    text = " ".join(texts[:12])
+    d = len(lt.local_dictionary(text))
+    assert d >= 300
+    for nu in (0.25, np.inf):
+        direct = lt.beta_tree_model(model, vectorizer, text, nu=nu, output=output)
+        f_given_s, zf_given_s = lt.conditional_moments_trees(model, vectorizer, text, output=output)
+        square = lt.beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)
+        np.testing.assert_allclose(direct, square, rtol=0, atol=1e-12 * max(1.0, float(np.abs(square).max())))
