@@ -39,7 +39,7 @@ from math import comb
 import numpy as np
 
 from ._validation import as_float_array, check_d_invertible, check_int, check_nu
-from .law import SAFE_LOG, eigen_logs, kept_given_s, weighted_law
+from .law import SAFE_LOG, WeightedLaw, eigen_logs, kept_given_s, weighted_law
 from .units import bandwidth_keyword
 
 MAX_ENUMERATION_D = 22
@@ -129,8 +129,10 @@ def beta_from_weighted_moments(f_given_s, weighted_zf, law):
     >>> (beta_from_weighted_moments(np.array([0.5, 0.0]), law.m @ zf_given_s, law).round(12) + 0.0).tolist()
     [0.0, 1.0, 0.0]
     """
-    f_given_s = np.asarray(f_given_s, dtype=float)
-    weighted_zf = np.asarray(weighted_zf, dtype=float)
+    if not isinstance(law, WeightedLaw):
+        raise TypeError(f"law must be a limetheory.law.WeightedLaw (weighted_law(d, nu)), got {type(law).__name__}")
+    f_given_s = as_float_array(f_given_s, "f_given_s", ndim=1)
+    weighted_zf = as_float_array(weighted_zf, "weighted_zf", ndim=1)
     if f_given_s.shape != (law.d,) or weighted_zf.shape != (law.d,):
         raise ValueError(
             f"f_given_s and weighted_zf must both have shape ({law.d},) (the law's d), got {f_given_s.shape} "

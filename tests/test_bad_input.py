@@ -192,6 +192,24 @@ def _cases():
             "^zf_given_s must be finite",
         ),
         ("conditional-nu=0", lambda: lt.beta_from_conditional_moments([1, 2], np.eye(2), nu=0), ValueError, "^nu must"),
+        (
+            "weighted-moments-law=nu",
+            lambda: lt.explanation.beta_from_weighted_moments([1.0, 2.0], [0.0, 0.0], 0.25),
+            TypeError,
+            "^law must be a limetheory.law.WeightedLaw",
+        ),
+        (
+            "weighted-moments-shapes",
+            lambda: lt.explanation.beta_from_weighted_moments([1.0, 2.0], [0.0], lt.law.weighted_law(2, 0.25)),
+            ValueError,
+            "^f_given_s and weighted_zf must both have shape",
+        ),
+        (
+            "weighted-moments-nan",
+            lambda: lt.explanation.beta_from_weighted_moments([1.0, NAN], [0.0, 0.0], lt.law.weighted_law(2, 0.25)),
+            ValueError,
+            "^f_given_s",
+        ),
         ("enumerate-f=str", lambda: lt.beta_enumerate("z", 3, nu=0.25), TypeError, "^f must be a callable"),
         ("enumerate-d>22", lambda: lt.beta_enumerate(lambda z: z[:, 0], 23, nu=0.25), ValueError, "^d must be <= 22"),
         (

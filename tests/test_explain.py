@@ -170,7 +170,8 @@ def test_normalised_tfidf_tree_is_not_exact_beyond_enumeration(yelp):
 
 def test_enumeration_route_equals_beta_enumerate_of_the_pipeline():
     """The enumeration route is beta_enumerate over lime's perturbed strings through the pipeline."""
-    model = make_pipeline(TfidfVectorizer(), MLPClassifier((5,), solver="lbfgs", max_iter=2000, random_state=0)).fit(DOCS, LABELS)
+    network = MLPClassifier((5,), solver="lbfgs", max_iter=2000, random_state=0)
+    model = make_pipeline(TfidfVectorizer(), network).fit(DOCS, LABELS)
     text = TEXTS[0]
     result = lt.explain(model, text)
     assert result.method == "enumeration" and result.exact
