@@ -493,9 +493,10 @@ def _moment_parts(model, vectorizer, text, output, label, columns, square):
 def beta_trees(model, vectorizer, text, *, nu, output="predict_proba", label=1, columns=None):
     """:func:`beta_tree_model` for ``columns`` of another text mode, without the d x d moments.
 
-    LIME's β needs the words' moments only summed over s with its law (:func:`limetheory.explanation.
-    beta_from_weighted_moments`), and each part of them is a product of the sizes' probabilities with their
-    per-word sums: summed over s first, the cost is (number of sizes) x d, not d², and so is the memory.
+    LIME's β needs the words' moments only summed over s with its law
+    (:func:`limetheory.explanation.beta_from_weighted_moments`), and each part of them is a product of the sizes'
+    probabilities with their per-word sums: summed over s first, the cost is (number of sizes) x d, not d², and
+    so is the memory.
 
     Parameters
     ----------
