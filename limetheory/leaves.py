@@ -444,9 +444,10 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
 class _Parts:
     """The leaf atoms summed by size, in the form both the d x d moments and their weighted sum over s take.
 
-    ``probability``, ``with_one_more`` and ``without`` are P(atom | s), P(atom and one more free word kept | s)
-    and P(atom and one free word removed | s), one row per size (a, b), one column per s; ``kept`` and
-    ``removed`` the atoms' values summed per word they keep or remove; ``constant`` a boosting model's init.
+    ``f_given_s`` is E[f | s]; ``with_one_more`` and ``without`` are P(atom and one more free word kept | s) and
+    P(atom and one free word removed | s), one row per size (a, b), one column per s; ``total`` the atoms' values
+    summed per size, ``kept`` and ``removed`` summed per size and per word they keep or remove; ``constant`` a
+    boosting model's init.
     """
 
     d: int
