@@ -120,7 +120,8 @@ def beta_from_weighted_moments(f_given_s, weighted_zf, law):
     Returns
     -------
     ndarray, shape (d + 1,)
-        β, index 0 the intercept.
+        :math:`\beta = \Sigma^{-1} \Gamma^f` of the moments given: the intercept first, then one coefficient
+        per word, as :func:`beta_from_conditional_moments` returns it.
 
     Examples
     --------

@@ -509,17 +509,21 @@ def beta_trees(model, vectorizer, text, *, nu, output="predict_proba", label=1, 
     Returns
     -------
     ndarray, shape (d + 1,)
-        β, index 0 the intercept.
+        LIME's limit explanation of the model: the intercept, then the coefficient of each of lime's features
+        (the words of ``text``, or ``columns.words``).
 
     Examples
     --------
+    >>> from sklearn.ensemble import GradientBoostingRegressor
     >>> from sklearn.feature_extraction.text import CountVectorizer
-    >>> from sklearn.tree import DecisionTreeClassifier
-    >>> docs = ["good food", "bad food", "good staff", "bad staff"]
-    >>> vectorizer = CountVectorizer(binary=True).fit(docs)
-    >>> tree = DecisionTreeClassifier(random_state=0).fit(vectorizer.transform(docs), [1, 0, 1, 0])
-    >>> (beta_trees(tree, vectorizer, "bad food", nu=0.25).round(12) + 0.0).tolist()
-    [1.0, -1.0, 0.0]
+    >>> vectorizer = CountVectorizer().fit(["fresh bread", "stale bread"])
+    >>> model = GradientBoostingRegressor(n_estimators=5, random_state=0)
+    >>> model = model.fit(vectorizer.transform(["fresh bread", "stale bread"]), [1.0, 0.0])
+    >>> moments = conditional_moments_trees(model, vectorizer, "stale bread", output="predict")
+    >>> from limetheory import beta_from_conditional_moments
+    >>> bool(np.allclose(beta_trees(model, vectorizer, "stale bread", nu=0.25, output="predict"),
+    ...                  beta_from_conditional_moments(*moments, nu=0.25), rtol=0, atol=1e-12))
+    True
     """
     nu = check_nu(nu)
     parts = _moment_parts(model, vectorizer, text, output, label, columns, square=False)
