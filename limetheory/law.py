@@ -46,6 +46,21 @@ def gap_sq(d, first, nu, start=None):
         return np.where(diff != 0, scaled, 0.0)
 
 
+def kept_size_weights(d, first, nu):
+    """ψ(s/d) / ψ(first/d) for s = d - m removed words, indexed by the kept size m = 0..d.
+
+    The weights of the sizes of the kept set, continued below s = ``first`` by the same formula (the size mixture
+    of :mod:`limetheory.sizemixture` fits them there too); entries beyond the double range are inf or 0.
+
+    Examples
+    --------
+    >>> kept_size_weights(4, 1, np.inf).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    with np.errstate(over="ignore"):
+        return np.exp(-gap_sq(d, first, nu, start=0))[::-1]
+
+
 def log_psi_first(d, nu):
     """log ψ(1/d) = -(1 - √(1 - 1/d))² / (2ν²)."""
     if np.isinf(nu):

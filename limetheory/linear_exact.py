@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_linear_arrays, check_linear_model, check_memory, check_nu, check_work
-from .law import gap_sq, times_exp, weighted_law
+from .law import kept_size_weights, times_exp, weighted_law
 from .sizemixture import fit_size_weights, gauss_legendre_unit
 from .units import bandwidth_keyword
 
@@ -185,8 +185,8 @@ class _Model:
     f(K) = W(K) / R(K)^power with W(K) = sum_{j in K} w_j and R(all words) = 1.  ``singles`` are the words
     alone in their column (including the invisible ones, omega = 0), ``shared`` the index arrays of the
     columns with at least two visible words, ``t`` the weights scaled so that R(K) = sum over columns of
-    (sum of t over the column's kept words)^2 (L2) or sum of t (L1); ``rest[j]`` is R of all words but j,
-    for a single j (a sum over the other columns, without cancellation).
+    (sum of t over the column's kept words)^2 (L2) or sum of t (L1); ``rest[j]`` is R of all words but j
+    (the other columns, plus for a member of a shared column its column without j), without cancellation.
     """
 
     d: int
@@ -281,9 +281,11 @@ def _model(lam, tfidf, groups, norm):
     # R of all words but a single word j: the sum of the other columns' totals, from both sides
     prefix = np.concatenate([[0.0], np.cumsum(column_totals[:-1])])
     suffix = np.concatenate([np.cumsum(column_totals[::-1][:-1])[::-1], [0.0]])
+    scaled_t = t / np.sqrt(scale) if norm == "l2" else t / scale
     rest = np.zeros(d)
     rest[singles] = (prefix + suffix)[: singles.size]
-    scaled_t = t / np.sqrt(scale) if norm == "l2" else t / scale
+    for members, others in zip(shared, (prefix + suffix)[singles.size :], strict=True):  # the column without j
+        rest[members] = others + (scaled_t[members].sum() - scaled_t[members]) ** 2
     return _Model(d, power, scaled_t, omega, w, singles, shared, rest, float(omega[omega > 0].min()))
 
 
@@ -814,9 +816,8 @@ def _size_weights(law):
     fitted; the true sequences are 0 there.
     """
     d = law.d
-    with np.errstate(over="ignore"):
-        hat = np.exp(-gap_sq(d, 2, law.nu, start=0))[::-1]  # index m: psi((d - m)/d) / psi(2/d)
-        kept = np.exp(-gap_sq(d, 1, law.nu, start=0))[::-1] / law.total  # law.m, extended to s = 0
+    hat = kept_size_weights(d, 2, law.nu)  # index m: psi((d - m)/d) / psi(2/d)
+    kept = kept_size_weights(d, 1, law.nu) / law.total  # law.m, extended to s = 0
     removed = d - np.arange(d + 1)
     centred = -(removed - 1) / d - law.tau * float(np.dot(law.w_hat, law.u))  # _centred, extended to s = 0, 1
     extended = (hat * centred, hat, kept)
@@ -918,23 +919,6 @@ def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
     return f_sums, loo0, loo_slope, members
 
 
-def _rest_of_every_word(model):
-    """R of all words but j, for every word j (R of all words is 1), as sums of non-negative terms.
-
-    A word alone in its column: the other columns (``model.rest``).  A member of a shared column with total T:
-    the other columns plus (T - t_j)².
-    """
-    rest = model.rest.copy()
-    if model.shared:
-        totals = np.concatenate([model.omega[model.singles], [model.t[m].sum() ** 2 for m in model.shared]])
-        prefix = np.concatenate([[0.0], np.cumsum(totals[:-1])])
-        suffix = np.concatenate([np.cumsum(totals[::-1][:-1])[::-1], [0.0]])
-        others = (prefix + suffix)[model.singles.size :]
-        for members, other in zip(model.shared, others, strict=True):
-            rest[members] = other + (model.t[members].sum() - model.t[members]) ** 2
-    return rest
-
-
 def _mixture_beta(model, law):
     """β by the size mixture (module docstring, step 4), or None where it does not apply.
 
@@ -956,7 +940,7 @@ def _mixture_beta(model, law):
     distinct, first, class_of = np.unique(model.omega[singles], return_index=True, return_inverse=True)
     counts = np.bincount(class_of).astype(float)
     class_weight = np.bincount(class_of, weights=w[singles])
-    rest = _rest_of_every_word(model)
+    rest = model.rest
     w_total = float(w.sum())
     nodes, weights = _inverse_power_quadrature(model.r_min, model.power)
     tops = _negligible_sizes(model, nodes)
