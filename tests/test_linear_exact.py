@@ -18,6 +18,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from formula_checks import log_choose
 from lime.lime_text import IndexedString
 from scipy.special import gammaln
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -899,12 +900,6 @@ def test_truncated_hypergeometric_weights_are_the_exact_ones_below_the_width(n, 
     np.testing.assert_allclose(truncated, full[:rows, :columns], rtol=4 * (n + e) * np.finfo(float).eps, atol=0)
 
 
-def _log_choose(n):
-    """log C(n, k) for k = 0..n, summed in extended precision (exact to about 1e-16 relative after exp)."""
-    k = np.arange(n, dtype=np.longdouble)
-    return np.concatenate([[np.longdouble(0)], np.cumsum(np.log((n - k) / (k + 1)))])
-
-
 def _two_class_moments(counts, weights, lam):
     """E[f | s] and E[z_i f | s] for two classes of equal weight, from the law of the kept counts (k1, k2).
 
@@ -918,7 +913,7 @@ def _two_class_moments(counts, weights, lam):
     m = k1 + k2
     visible = (m > 0) & (m < d)
     k1, k2, m = k1[visible], k2[visible], m[visible]
-    pmf = np.exp(_log_choose(n1)[k1] + _log_choose(n2)[k2] - _log_choose(d)[m]).astype(float)
+    pmf = np.exp(log_choose(n1)[k1] + log_choose(n2)[k2] - log_choose(d)[m]).astype(float)
     scale = pmf / np.sqrt(k1 * t[0] ** 2 + k2 * t[1] ** 2)
     k = np.stack([k1, k2]).astype(float)
     n = np.array([n1, n2], float)

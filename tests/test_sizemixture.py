@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from formula_checks import log_choose
 
-from limetheory.law import gap_sq, weighted_law
+from limetheory.law import gap_sq, kept_size_weights, weighted_law
 from limetheory.sizemixture import fit_size_weights, gauss_legendre_unit, hahn_values
 
 
@@ -49,9 +50,8 @@ def _binomial_probabilities(d, p):
     scipy's binomial pmf loses up to 1e-10 of its relative accuracy at m = 0 and m = d for p near 0 and 1.
     """
     m = np.arange(d + 1, dtype=np.longdouble)
-    log_choose = np.concatenate([[0.0], np.cumsum(np.log((d - m[:-1]) / (m[:-1] + 1)))])
     p = np.asarray(p, dtype=np.longdouble)
-    logs = log_choose[:, None] + m[:, None] * np.log(p)[None, :] + (d - m)[:, None] * np.log1p(-p)[None, :]
+    logs = log_choose(d)[:, None] + m[:, None] * np.log(p)[None, :] + (d - m)[:, None] * np.log1p(-p)[None, :]
     return np.exp(logs).astype(float)
 
 
@@ -76,7 +76,7 @@ def test_lime_weights_are_a_mixture_above_the_small_sizes(nu):
     """LIME's weights over kept sizes: fitted within 3e-14 from size 64 on, the remainder left below."""
     d = 2000
     law = weighted_law(d, nu)
-    weights = np.exp(-gap_sq(d, 1, nu, start=0))[::-1] / law.total
+    weights = kept_size_weights(d, 1, nu) / law.total
     mixture = fit_size_weights(weights, start=64)
     assert mixture is not None and mixture.amplification < 1e3
     reproduced = _mixture_of_binomials(mixture, d)
