@@ -37,8 +37,11 @@ $(STAMP): requirements.txt pyproject.toml $(LOCK)
 
 venv: $(STAMP)
 
-# the blueprint's dependency graphs are drawn by Graphviz's dot (sphinx.ext.graphviz): Debian's graphviz if missing
-DOT := /usr/bin/dot
+# System programs, each a prerequisite of every target whose commands or tests run it (a bare machine has none;
+# tests/test_makefile_prerequisites.py checks the plan of each target with them missing):
+# Graphviz's dot draws the blueprint's dependency graphs (sphinx.ext.graphviz): `book`, and `pytest`, whose
+# tests/test_bookext_minibook.py builds a miniature book with graphs. Debian's graphviz if missing.
+DOT ?= /usr/bin/dot
 $(DOT):
 	$(SUDO) apt-get update
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y graphviz
@@ -51,11 +54,12 @@ lint: venv
 	$(VENV)/bin/ruff format --check $(LINTED)
 
 # two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order
-pytest: venv
+pytest: venv $(DOT)
 	$(PYTHON) -m pytest tests $(CHAPTERS:.md=.ipynb) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
 		-n 2 --dist loadfile
 
-$(CHROMEDRIVER):
+# `browser` runs Debian's chromium through chromium-driver: both come from one install if either is missing
+$(CHROMEDRIVER) $(CHROME_BINARY):
 	$(SUDO) apt-get update
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium chromium-driver
 
@@ -71,7 +75,7 @@ lab: venv $(LAB_SETTINGS)
 	cd notebooks && ../$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 $(if $(SUDO),,--allow-root)
 
 # needs the built book (make book); browser_tests/test_lab.py also runs one chapter in JupyterLab, as `make lab` serves it
-browser: venv $(CHROMEDRIVER) $(LAB_SETTINGS)
+browser: venv $(CHROMEDRIVER) $(CHROME_BINARY) $(LAB_SETTINGS)
 	$(PYTHON) -m pytest browser_tests -p no:cacheprovider
 
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
