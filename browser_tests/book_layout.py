@@ -7,7 +7,8 @@ Used by ``test_book_in_browser.py``, which opens every page once and measures it
   that cannot break, each with the reason), which must show the scroll cue of ``bookext.css``;
 - inline code wider than its column (a line box past the right edge of its block);
 - at the desktop width, anything else that scrolls or sticks out of the article: a code cell, an output, a table,
-  a figure, the page itself.
+  a figure, the page itself;
+- more than one search control (the theme's header and sidebar each have one).
 
 Each finding names the page and what overflows (a display by its TeX source), so a failure says what to fix.
 """
@@ -34,6 +35,9 @@ const main = document.querySelector('main') || document.body;
 const article = document.querySelector('article.bd-article') || main;
 const edge = article.getBoundingClientRect();
 const out = {displays: [], code: [], other: []};
+// search controls a reader can see (a box or the phone's magnifier icon), wherever they sit on the page
+out.search = Array.from(document.querySelectorAll('.search-button-field, .search-button'))
+  .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden').length;
 main.querySelectorAll('mjx-container[display="true"]').forEach(e => {
   if (!e.getClientRects().length) return;  // in a closed dropdown
   const style = getComputedStyle(e);
@@ -98,7 +102,7 @@ def findings(page: str, width: int, measured: dict) -> dict[str, list[str]]:
     """The faults in one page's measurements at one width, by category.
 
     Categories: ``"wide displays"`` (a display that scrolls and is not listed, or is listed and shows no cue),
-    ``"wide inline code"``, ``"desktop overflow"`` (only at the desktop width) and ``"listed displays"`` (the
+    ``"wide inline code"``, ``"desktop overflow"`` (only at the desktop width), ``"search boxes"`` and ``"listed displays"`` (the
     (page, start) of the listed displays that scroll here, for the staleness check).
     """
     found: dict[str, list] = {
@@ -121,6 +125,8 @@ def findings(page: str, width: int, measured: dict) -> dict[str, list[str]]:
                 )
     for text, past in measured["code"]:
         found["wide inline code"].append(f"{page} at {width} px: {past} px past its column: {text!r}")
+    if measured.get("search", 1) != 1:
+        found["search boxes"].append(f"{page} at {width} px: {measured['search']} search controls")
     if width == DESKTOP_WIDTH:
         for what, where in measured["other"]:
             found["desktop overflow"].append(f"{page}: {what}: {where}")

@@ -130,6 +130,7 @@ CATEGORIES = (
     "wide displays",
     "wide inline code",
     "desktop overflow",
+    "search boxes",
     "blurry images",
     "broken images",
     "MathJax errors",
@@ -334,6 +335,10 @@ def test_display_equations_fit_the_column_at_both_widths(book):
 
 def test_inline_code_wraps_in_its_column(book):
     assert not book["findings"]["wide inline code"], _report(book["findings"]["wide inline code"])
+
+
+def test_one_search_box(book):
+    assert not book["findings"]["search boxes"], _report(book["findings"]["search boxes"])
 
 
 def test_nothing_overflows_at_the_desktop_width(book):
