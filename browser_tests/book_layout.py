@@ -102,8 +102,8 @@ def findings(page: str, width: int, measured: dict) -> dict[str, list[str]]:
     """The faults in one page's measurements at one width, by category.
 
     Categories: ``"wide displays"`` (a display that scrolls and is not listed, or is listed and shows no cue),
-    ``"wide inline code"``, ``"desktop overflow"`` (only at the desktop width), ``"search boxes"`` and ``"listed displays"`` (the
-    (page, start) of the listed displays that scroll here, for the staleness check).
+    ``"wide inline code"``, ``"desktop overflow"`` (only at the desktop width), ``"search boxes"`` and
+    ``"listed displays"`` (the (page, start) of the listed displays that scroll here, for the staleness check).
     """
     found: dict[str, list] = {
         "wide displays": [],

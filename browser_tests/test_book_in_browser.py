@@ -494,3 +494,15 @@ def test_a_listed_display_must_show_its_cue_and_must_still_scroll(monkeypatch):
     assert book_layout.stale_listings(set()) == [r"p.html: '\\mathbf 1[w \\in x]'"]
     unlisted = book_layout.findings("q.html", PHONE_WIDTH, measured)
     assert len(unlisted["wide displays"]) == 1 and "500 px in a 300 px box" in unlisted["wide displays"][0]
+
+
+def test_no_quote_is_reversed():
+    # docutils' smart quotes read a straight quote between "(" and inline math as a closing one: (”$n$”)
+    reversed_quote = re.compile(r'[(\[]”|[(\[\s]”<span class="math')
+    problems = []
+    for page in _pages():
+        text = (HTML / page).read_text(encoding="utf-8")
+        problems += [
+            f"{page}: ...{text[max(0, m.start() - 60) : m.end() + 20]}..." for m in reversed_quote.finditer(text)
+        ]
+    assert not problems, _report(problems)
