@@ -2,8 +2,8 @@
 
 The miniature book has what the real one has, once: a ``_config.yml`` that loads the extension by its package name,
 a ``_toc.yml``, one chapter (rendered from its ``.ipynb``, as the book renders every chapter) with a numbered
-``{prf:proposition}``, a ``# check:`` cell, an erratum target and a named figure; one entry in each registry; and the
-pages that the extension generates (blueprint graph and table, errata table, concordance, figure index).  The
+``{prf:proposition}``, a cell tagged ``check-<id>``, an erratum target and a named figure; one entry in each
+registry; and the pages that the extension generates (blueprint graph and table, errata table, concordance, figure index).  The
 build runs with ``-W -n`` like ``make book``; the test reads the generated HTML.  A second build, with a registry
 that breaks its schema, must fail and say why.
 
@@ -74,7 +74,8 @@ One plus one is two.
 ```
 
 ```{code-cell} ipython3
-# check: mini-check
+:tags: [hide-input, check-mini-check]
+
 assert 1 + 1 == 2
 ```
 
@@ -165,6 +166,8 @@ def test_the_extension_renders_the_generated_pages_of_a_miniature_book(tmp_path)
     # the check cell carries the anchor the table links to
     chapter = (html / "notebooks" / "01-mini.html").read_text(encoding="utf-8")
     assert 'id="check-mini-check"' in chapter
+    # the marker is a tag, not text of the cell: readers do not see it
+    assert "check-mini-check" not in _text(book, "notebooks/01-mini.html")
     # the errata: the entry numbered E1 in the table and on the page, its proof linked to the chapter
     errata = _text(book, "book/errata.html")
     assert "E1" in errata and "One plus one" in errata and "typo (1)" in errata and "E1. One plus one" in errata
