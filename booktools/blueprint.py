@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from booktools import provenance
 from booktools.markers import OLD_MARKER_ANYWHERE, check_tags, markdown_cells
 from booktools.registry_schema import BLUEPRINT_SCHEMA, FIGURES_SCHEMA, VERIFICATIONS, validate
 
@@ -37,7 +38,7 @@ VERIFICATION_MEANING = {
 SEVERITIES = ("typo", "wrong constant", "wrong statement", "approximation presented as exact")
 NEW = "new in this book"
 
-_PRF_BLOCK = re.compile(r"^(`{3,}|:{3,})\{prf:([a-z]+)\}[^\n]*\n((?::[a-z]+:[^\n]*\n)*)", re.MULTILINE)
+_PRF_BLOCK = re.compile(r"^(`{3,}|:{3,})\{prf:([a-z]+)\}([^\n]*)\n((?::[a-z]+:[^\n]*\n)*)", re.MULTILINE)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
 _FIGURE_NAME = re.compile(r"^\s+name: (fig-[a-z0-9-]+)\s*$", re.MULTILINE)
 _ERRATUM_TARGET = re.compile(r"^\((erratum-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
@@ -90,6 +91,7 @@ class Chapter:
     figures: set[str] = field(default_factory=set)
     repeated_checks: set[str] = field(default_factory=set)
     old_markers: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
 
 
 def chapters(root) -> dict[str, Chapter]:
@@ -100,9 +102,10 @@ def chapters(root) -> dict[str, Chapter]:
         text = path.read_text(encoding="utf-8")
         chapter = Chapter(f"notebooks/{path.stem}")
         for match in _PRF_BLOCK.finditer(text):
-            label = _LABEL.search(match.group(3))
+            label = _LABEL.search(match.group(4))
             if label and match.group(2) != "proof":
                 chapter.results[label.group(1)] = match.group(2)
+                chapter.titles[label.group(1)] = match.group(3).strip()
         checks = Counter(check for tags, _ in markdown_cells(text) for check in check_tags(tags))
         chapter.checks = set(checks)
         chapter.repeated_checks = {check for check, count in checks.items() if count > 1}
@@ -270,6 +273,9 @@ def blueprint_problems(root, scope=None) -> list[str]:
             continue
         if not _in_scope(result.chapter, scope):
             continue
+        title = found[result.chapter].titles.get(result.label, "")
+        if problem := provenance.title_problem(title, result.paper, result.is_new):
+            problems.append(f"{result.label}: {problem} (its title: {title!r})")
         if result.kind not in KINDS:
             problems.append(f"{result.label}: a {{prf:{result.kind}}} block, but a result's kind is one of {KINDS}")
         for used in result.uses:

@@ -35,14 +35,14 @@ def test_every_erratum_has_an_allowed_severity():
 # The checks themselves must be able to fail: a miniature book with one fault of each kind.
 
 CHAPTER = """\
-```{prf:proposition} A statement
+```{prf:proposition} Proposition 1 of the paper: a statement
 :label: mini-prop
 :nonumber:
 
 Text.
 ```
 
-```{prf:lemma} Another
+```{prf:lemma} Another (new in this book)
 :label: mini-lemma
 :nonumber:
 ```
@@ -139,6 +139,12 @@ def test_each_blueprint_fault_is_reported(tmp_path, change, expected):
         ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# NBVAL_CHECK_OUTPUT\nprint(1)\n```\n"}, "markers"),
         ({"01-mini.md": CHAPTER, "02-more.md": CHAPTER[: CHAPTER.index("(erratum")]}, "defined by {prf} blocks in"),
         ({"01-mini.md": CHAPTER.replace("{prf:lemma}", "{prf:example}")}, "a {prf:example} block"),
+        # one provenance label: the blueprint says which results are new, the titles say it the same way
+        ({"01-mini.md": CHAPTER.replace("Another (new in this book)", "Another (this book)")}, "ends with"),
+        ({"01-mini.md": CHAPTER.replace("Another (new in this book)", "Another")}, "ends with"),
+        ({"01-mini.md": CHAPTER.replace("Another (new", "Another (for d > 1) (new")}, "no other parentheses"),
+        ({"01-mini.md": CHAPTER.replace("Proposition 1 of the paper: a", "A")}, "starts with 'Proposition 1 of"),
+        ({"01-mini.md": CHAPTER.replace("paper: a statement", "paper: a statement (new in this book)")}, "not say"),
     ],
 )
 def test_each_chapter_fault_is_reported(tmp_path, chapters, expected):
