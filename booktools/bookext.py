@@ -32,7 +32,7 @@ from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from booktools import bibstyle, blueprint, blueprint_graph, concordance, markers
+from booktools import bibstyle, blueprint, blueprint_graph, concordance, htmltables, markers
 
 logger = logging.getLogger(__name__)
 
@@ -325,6 +325,18 @@ def _anchor_check_cells(app, doctree):
             if check not in seen:
                 seen.add(check)
                 cell["ids"].append(CHECK_ANCHOR.format(check))
+
+
+def _merge_table_index_names(app, doctree):
+    """pandas tables in the chapters' outputs: the index's name in the header row, not on an empty band."""
+    if not app.env.docname.startswith("notebooks/"):
+        return
+    for raw in list(doctree.findall(nodes.raw)):
+        if raw.get("format") != "html" or "<thead" not in raw.astext():
+            continue
+        merged = htmltables.merge_index_names(raw.astext())
+        if merged != raw.astext():
+            raw.replace_self(nodes.raw(raw.rawsource, merged, format="html", classes=raw.get("classes", [])))
 
 
 # -- the concordance -------------------------------------------------------------------------------------------
@@ -683,6 +695,7 @@ def setup(app):
     app.connect("builder-inited", _check_registries)
     app.connect("doctree-read", _anchor_check_cells)
     app.connect("doctree-read", _number_errata)
+    app.connect("doctree-read", _merge_table_index_names)
     app.connect("doctree-resolved", _fill_blueprint_graph)
     app.connect("autodoc-process-docstring", _escape_absolute_values)
     app.connect("missing-reference", _resolve_package_names)
