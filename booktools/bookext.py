@@ -170,13 +170,21 @@ def _fill_blueprint_graph(app, doctree, docname):
 
     for node in graphs:
         chapters = set(node[GRAPH_DOC_ATTRIBUTE])
-        node["code"] = blueprint_graph.dot_source(
-            results,
-            number=lambda result: _statement_number(env, result.label),
-            url=url,
-            chapter_title=lambda chapter: f"Chapter {_chapter_number(chapter)}",
-            only={result.label for result in results if result.chapter in chapters},
-        )
+        # of the four layouts, the one Graphviz shrinks least (its labels stay legible in the 784 px column)
+        layouts = [
+            blueprint_graph.dot_source(
+                results,
+                number=lambda result: _statement_number(env, result.label),
+                url=url,
+                chapter_title=lambda chapter: f"Chapter {_chapter_number(chapter)}",
+                only={result.label for result in results if result.chapter in chapters},
+                rankdir=rankdir,
+                stack_chapters=stack,
+            )
+            for stack in (True, False)
+            for rankdir in ("TB", "LR")
+        ]
+        node["code"] = max(layouts, key=lambda code: blueprint_graph.drawn_scale(code, app.config.graphviz_dot))
 
 
 def _repository_file_url(app, path: str, line: int | None = None) -> str:

@@ -430,6 +430,23 @@ def test_the_book_graph_keeps_reachability_and_draws_every_result_once():
     assert "cluster_1" not in partial  # one chapter, one cluster
 
 
+def test_stacked_chapters_make_a_part_narrower_and_its_labels_larger():
+    from booktools import blueprint_graph
+
+    # Part VI (chapters 17-20) side by side is shrunk to about half its size; stacked, it is shrunk far less
+    results = blueprint.load_results(ROOT)
+    part = {r.label for r in results if r.chapter[10:12] in ("17", "18", "19", "20")}
+    side = blueprint_graph.dot_source(results, lambda r: "19.12", lambda r: "#", lambda c: c, only=part)
+    stacked = blueprint_graph.dot_source(
+        results, lambda r: "19.12", lambda r: "#", lambda c: c, only=part, stack_chapters=True
+    )
+    assert "style=invis" in stacked and "style=invis" not in side
+    assert blueprint_graph.drawn_scale(stacked) > blueprint_graph.drawn_scale(side) + 0.1
+    assert blueprint_graph.drawn_scale("digraph g { a -> b; }") == 1.0
+    with pytest.raises(ValueError, match="rankdir must be"):
+        blueprint_graph.dot_source(results, lambda r: "", lambda r: "#", lambda c: c, rankdir="BT")
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
