@@ -160,13 +160,13 @@ def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1):
     inverse = np.linalg.inv(expected)
     covariance = rows * inverse @ omega(sample, centre) @ inverse.T
     if order == 2:
-        bias, next_term = second_order_terms(sample, centre, inverse, rows)
+        bias, next_term = _second_order_terms(sample, centre, inverse, rows)
         centre, covariance = centre + bias, covariance + next_term
     std = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
     return LimeSpread(num_samples, centre, std, sample.exact, omega_count, beta_stderr, order)
 
 
-def second_order_terms(sample, centre, inverse, rows):
+def _second_order_terms(sample, centre, inverse, rows):
     r"""The O(1/n) bias of lime's mean and the O(1/n²) term of its covariance (module docstring).
 
     Parameters
