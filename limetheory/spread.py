@@ -9,8 +9,10 @@ rows from LIME's law.  Its normal equations are :math:`A \hat\beta = b` with
 
 .. math::
 
-   \hat\beta - c \approx \bar A^{-1} \sum_i \bigl(\pi_i x_i (y_i - x_i^\top c) - \mathbb{E}[\ldots]\bigr),
-   \qquad \operatorname{Cov}(\hat\beta) \approx m \bar A^{-1} \Omega_c \bar A^{-1},
+   \hat\beta - c &\approx \bar A^{-1} \sum_i \bigl(\pi_i x_i (y_i - x_i^\top c) \\
+   &\qquad - \mathbb{E}[\ldots]\bigr),
+
+   \operatorname{Cov}(\hat\beta) &\approx m \bar A^{-1} \Omega_c \bar A^{-1},
 
 with :math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's law.  As n grows,
 :math:`m \bar A^{-1} \Omega_c \bar A^{-1} \to \Sigma^{-1} \Omega \Sigma^{-1} / m`, the CLT covariance of the paper's
