@@ -13,6 +13,7 @@ import sympy as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 import limetheory as lt
+import limetheory.book as book
 from limetheory.book import (
     constant_classifier,
     fit_yelp_vectorizer,
@@ -616,7 +617,15 @@ def test_every_public_function_of_these_modules_has_a_case():
     import inspect
 
     source = inspect.getsource(_cases)
-    modules = [lt.sampling, lt.coefficients, lt.explanation, lt.empirical, lt.surrogate, lt.plotting, lt.models]
+    modules = [
+        lt.theory.sampling,
+        lt.theory.coefficients,
+        lt.theory.explanation,
+        lt.engine.empirical,
+        lt.engine.surrogate,
+        book.plotting,
+        book.models,
+    ]
     missing = []
     for module in modules:
         for name, value in vars(module).items():
