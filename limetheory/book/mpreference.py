@@ -112,8 +112,9 @@ def digits_for(d, *, nu):
 
 
 def psi(t, *, nu, dps=50):
-    """ψ(t) = exp(−(1 − √(1 − t))² / (2ν²)) at ``dps`` digits (the printed Eq. (15),
-    :func:`limetheory.theory.printed.psi`).
+    """ψ(t) = exp(−(1 − √(1 − t))² / (2ν²)) at ``dps`` digits (the printed Eq. (15)).
+
+    The printed formula is :func:`limetheory.theory.printed.psi`.
 
     Parameters
     ----------
