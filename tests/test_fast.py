@@ -212,7 +212,7 @@ def test_weights_survive_an_equivalent_rewrite_of_limes_kernel(monkeypatch):
             made.base.kernel_fn = lambda distances: kernel(distances, kernel_width)
             return made
 
-        monkeypatch.setattr(lt.empirical, "_explainer", explainer)
+        monkeypatch.setattr(lt.engine.empirical, "_explainer", explainer)
         return lt.capture_lime_samples(TOY_TEXT, lime_fn(vectorizer, toy_model), **arguments).weights
 
     assert_same_weights(ours, captured_weights(lambda distances, w: np.exp(-(distances**2) / (2 * w**2))))

@@ -801,7 +801,7 @@ def test_node_blocks_change_nothing(monkeypatch, block_entries):
     for nu in (0.05, 0.25, np.inf):
         whole = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         with monkeypatch.context() as patched:
-            patched.setattr(lt.linear_exact, "_BLOCK_ENTRIES", block_entries)
+            patched.setattr(lt.theory.linear_exact, "_BLOCK_ENTRIES", block_entries)
             blocked = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         np.testing.assert_allclose(blocked, whole, rtol=0, atol=64 * np.finfo(float).eps * np.abs(lam).max())
 
@@ -851,7 +851,7 @@ def long_document(d, seed, n_weights=60):
 def quadratic_route(monkeypatch, lam, tfidf, **keywords):
     """beta_linear_exact by the d² recursion alone (the size mixture switched off)."""
     with monkeypatch.context() as patch:
-        patch.setattr(lt.linear_exact, "MIXTURE_MIN_WORDS", 10**9)
+        patch.setattr(lt.theory.linear_exact, "MIXTURE_MIN_WORDS", 10**9)
         return beta_linear_exact(lam, tfidf, **keywords)
 
 
@@ -879,7 +879,7 @@ def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
     model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
     law = lt.theory.law.weighted_law(1600, 0.25)
     assert lt.theory.linear_exact._mixture_beta(model, law) is not None  # with its own rules the check passes
-    monkeypatch.setattr(lt.linear_exact, "_FORCED_RULE", 4)
+    monkeypatch.setattr(lt.theory.linear_exact, "_FORCED_RULE", 4)
     assert lt.theory.linear_exact._mixture_beta(model, law) is None
     got = beta_linear_exact(lam, tfidf, nu=0.25)
     np.testing.assert_array_equal(got, quadratic_route(monkeypatch, lam, tfidf, nu=0.25, norm="l2"))
@@ -896,7 +896,7 @@ def test_size_mixture_rules_in_p_agree_far_below_the_tolerance(monkeypatch):
         betas.append(assembly(*args))
         return betas[-1]
 
-    monkeypatch.setattr(lt.linear_exact, "_mixture_assembly", record)
+    monkeypatch.setattr(lt.theory.linear_exact, "_mixture_assembly", record)
     lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(1600, 0.25))
     assert len(betas) == 2
     gap = np.abs(betas[1] - betas[0]).max() / np.abs(model.w).max()
