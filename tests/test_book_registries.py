@@ -35,14 +35,14 @@ def test_every_erratum_has_an_allowed_severity():
 # The checks themselves must be able to fail: a miniature book with one fault of each kind.
 
 CHAPTER = """\
-```{prf:proposition} A statement
+```{prf:proposition} Proposition 1 of the paper: a statement
 :label: mini-prop
 :nonumber:
 
 Text.
 ```
 
-```{prf:lemma} Another
+```{prf:lemma} Another (new in this book)
 :label: mini-lemma
 :nonumber:
 ```
@@ -51,7 +51,8 @@ Text.
 ### Erratum: a slip
 
 ```{code-cell} ipython3
-# check: mini-check
+:tags: [hide-input, check-mini-check]
+
 assert True
 ```
 
@@ -64,6 +65,9 @@ mystnb:
 pass
 ```
 """
+
+
+TAGGED_CELL = "```{code-cell} ipython3\n:tags: [check-mini-check]\n\n```\n"
 
 
 def _mini_book(tmp_path, registry, errata="", figures="[]", chapters=None):
@@ -110,7 +114,7 @@ def test_an_entry_takes_its_chapter_and_kind_from_the_block_that_defines_its_lab
     [
         (lambda r: r.replace("- label: mini-lemma", "- label: mini-other"), "mini-lemma: a {prf} result"),
         (lambda r: r.replace("- label: mini-lemma", "- label: mini-other"), "mini-other: no {prf} block of any"),
-        (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [mini-nothing]\n- label"), "no cell starts"),
+        (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [mini-nothing]\n- label"), "no cell has"),
         (lambda r: r.replace("uses: [mini-lemma]", "uses: [mini-unknown]"), "uses mini-unknown"),
         (lambda r: r + "  uses: [mini-prop]\n", "dependency cycle"),
         (lambda r: r.replace("verified: [exact]\n  checks: [mini-check]\n", ""), "how it is verified"),
@@ -128,10 +132,19 @@ def test_each_blueprint_fault_is_reported(tmp_path, change, expected):
     ("chapters", "expected"),
     [
         # one check id starting two cells: the blueprint's link to "the" cell would be ambiguous
-        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# check: mini-check\n```\n"}, "more than one cell"),
-        ({"01-mini.md": CHAPTER, "02-more.md": "```{code-cell} ipython3\n# check: mini-check\n```\n"}, "cells in"),
+        ({"01-mini.md": CHAPTER + TAGGED_CELL}, "more than one cell"),
+        ({"01-mini.md": CHAPTER, "02-more.md": TAGGED_CELL}, "cells in"),
+        # the old markers, which readers see: the chapter must be converted to tags
+        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# check: mini-other\nassert True\n```\n"}, "markers"),
+        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# NBVAL_CHECK_OUTPUT\nprint(1)\n```\n"}, "markers"),
         ({"01-mini.md": CHAPTER, "02-more.md": CHAPTER[: CHAPTER.index("(erratum")]}, "defined by {prf} blocks in"),
         ({"01-mini.md": CHAPTER.replace("{prf:lemma}", "{prf:example}")}, "a {prf:example} block"),
+        # one provenance label: the blueprint says which results are new, the titles say it the same way
+        ({"01-mini.md": CHAPTER.replace("Another (new in this book)", "Another (this book)")}, "ends with"),
+        ({"01-mini.md": CHAPTER.replace("Another (new in this book)", "Another")}, "ends with"),
+        ({"01-mini.md": CHAPTER.replace("Another (new", "Another (for d > 1) (new")}, "no other parentheses"),
+        ({"01-mini.md": CHAPTER.replace("Proposition 1 of the paper: a", "A")}, "starts with 'Proposition 1 of"),
+        ({"01-mini.md": CHAPTER.replace("paper: a statement", "paper: a statement (new in this book)")}, "not say"),
     ],
 )
 def test_each_chapter_fault_is_reported(tmp_path, chapters, expected):
@@ -417,6 +430,23 @@ def test_the_book_graph_keeps_reachability_and_draws_every_result_once():
     assert "cluster_1" not in partial  # one chapter, one cluster
 
 
+def test_stacked_chapters_make_a_part_narrower_and_its_labels_larger():
+    from booktools import blueprint_graph
+
+    # Part VI (chapters 17-20) side by side is shrunk to about half its size; stacked, it is shrunk far less
+    results = blueprint.load_results(ROOT)
+    part = {r.label for r in results if r.chapter[10:12] in ("17", "18", "19", "20")}
+    side = blueprint_graph.dot_source(results, lambda r: "19.12", lambda r: "#", lambda c: c, only=part)
+    stacked = blueprint_graph.dot_source(
+        results, lambda r: "19.12", lambda r: "#", lambda c: c, only=part, stack_chapters=True
+    )
+    assert "style=invis" in stacked and "style=invis" not in side
+    assert blueprint_graph.drawn_scale(stacked) > blueprint_graph.drawn_scale(side) + 0.1
+    assert blueprint_graph.drawn_scale("digraph g { a -> b; }") == 1.0
+    with pytest.raises(ValueError, match="rankdir must be"):
+        blueprint_graph.dot_source(results, lambda r: "", lambda r: "#", lambda c: c, rankdir="BT")
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -494,7 +524,6 @@ def _notebook_with_figure(tmp_path, name, data):
 def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
     import base64
     import io
-    import re
 
     from PIL import Image
 
@@ -503,15 +532,13 @@ def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
     buffer = io.BytesIO()
     Image.new("RGB", (1000, 500), "white").save(buffer, format="PNG")
     _notebook_with_figure(tmp_path, "fig-a", {"image/png": base64.b64encode(buffer.getvalue()).decode()})
-    tag = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-a", width=300)
-    encoded = re.search(r'src="data:image/png;base64,([^"]+)"', tag).group(1)
-    image = Image.open(io.BytesIO(base64.b64decode(encoded)))
-    assert image.size == (600, 300) and 'width="300"' in tag  # two image pixels per CSS pixel
+    suffix, content, shown = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-a", width=300)
+    image = Image.open(io.BytesIO(content))
+    assert suffix == ".png" and image.size == (600, 300) and shown == 300  # two image pixels per CSS pixel
     svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='5'/>"
     _notebook_with_figure(tmp_path, "fig-b", {"image/svg+xml": [svg[:20], svg[20:]], "image/png": "unused"})
-    tag = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-b", width=300)
-    encoded = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', tag).group(1)
-    assert base64.b64decode(encoded).decode() == svg
+    suffix, content, shown = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-b", width=300)
+    assert (suffix, content.decode(), shown) == (".svg", svg, 300)
     with pytest.raises(ValueError, match="no executed figure named fig-c"):
         bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-c")
 
