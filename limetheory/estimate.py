@@ -13,7 +13,7 @@ unbiased whatever was fitted on earlier batches, with standard errors that the b
   it change with s and adding pairs is what makes the estimate more efficient than lime per model call;
 * **the caller's controls**: functions of the masks with an exact β (the model's own decision function, computed
   from the words' columns), their coefficients fitted on the pilot batch and then held;
-* **a nonlinear surrogate** (:mod:`limetheory.surrogates`): link⁻¹ of the polynomial, fitted on the pilot batch,
+* **a nonlinear surrogate** (:mod:`limetheory.link_surrogate`): link⁻¹ of the polynomial, fitted on the pilot batch,
   used when it halves the residual variance on held-out pilot masks; its Γ is averaged over cheap masks that the
   model never sees, and that average's variance enters the standard errors.
 
@@ -35,9 +35,10 @@ import numpy as np
 from ._validation import check_int, check_nu
 from .controls import Design, NormalEquations, top_pairs
 from .explanation import beta_from_gamma
-from .montecarlo import MaskSample, apply_sigma_inverse, sigma_inverse_pattern
+from .coefficients import sigma_eigenvalues
+from .montecarlo import MAX_CONDITION, MaskSample, apply_sigma_inverse, sigma_inverse_pattern
 from .strata import allocate, apply_pattern, draw_sizes, lime_normal_inverse, make_strata, masks_removing
-from .surrogates import Surrogate, choose_link, to_link
+from .link_surrogate import Surrogate, choose_link, to_link
 
 #: model calls of a black box by default: ten lime runs' worth
 DEFAULT_CALLS_PER_LIME_RUN = 10
@@ -54,7 +55,7 @@ SURROGATE_GAIN = 1.5
 #: the cheap average of the surrogate's Γ may contribute at most this share of the variance
 CHEAP_SHARE = 0.15
 #: cheap masks per model call at most
-MAX_CHEAP_PER_CALL = 200
+MAX_CHEAP_PER_CALL = 50
 #: masks kept for lime's spread (a stratified sample with its weights)
 RETAINED_MASKS = 20_000
 #: smallest spread given to a stratum in Neyman's allocation, relative to the largest
@@ -282,8 +283,13 @@ class _Estimator:
             terms = x * residual[:, None]
             unique, where = np.unique(sizes, return_inverse=True)
             terms += design.moments(coefficients[: design.size], unique)[where.ravel()]
-            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
             column.sum_terms += _bin_sums(bins, terms, self.strata.count)
+            if column.surrogate is not None and self.cheap_counts.sum() > 0:
+                # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
+                # mix batches whose terms have different means (the estimate adds it once, at the end)
+                average = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
+                terms = terms + coefficients[design.size] * average[bins]
+            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
             column.sum_mapped += _bin_sums(bins, mapped, self.strata.count)
             column.sum_squares += _bin_sums(bins, mapped**2, self.strata.count)
             if column.surrogate is not None:
@@ -480,6 +486,14 @@ def estimate_limit(
             raise TypeError("controls must be a sequence of (function of the masks, its exact beta) pairs")
         if np.shape(entry[1]) != (d + 1,):
             raise ValueError(f"each control's beta must have shape ({d + 1},), got {np.shape(entry[1])}")
+    with np.errstate(invalid="ignore"):  # logarithms of -inf below nu = 1e-150: a NaN condition, refused below
+        logs = sigma_eigenvalues(d, nu=nu, log=True)
+    if not max(logs) - min(logs) <= np.log(MAX_CONDITION):
+        raise ValueError(
+            f"the estimate route averages Γ and applies Σ⁻¹, whose condition number at d = {d}, nu = {nu:g} "
+            f"(kernel_width = {100 * nu:g}) exceeds {MAX_CONDITION:g}: rounding would swamp the estimate; the exact "
+            f"routes (enumeration for d <= 14) hold at every bandwidth"
+        )
     estimator = _Estimator(score_masks, d, nu, num_samples, float(tol), budget, rng, progress, controls,
                            surrogate if surrogate != "auto" else "auto")  # fmt: skip
     live = int(estimator.strata.live.sum())
@@ -530,6 +544,7 @@ def _run(estimator, pilot_size):
             allocation = allocate(estimator.strata, size, None if spread is None else np.maximum(spread, floor))
             if estimator.batches == 0 and any(c.surrogate is not None for c in estimator.columns):
                 estimator.cheap(allocate(estimator.strata, max(size, 4 * live)))  # fits the cheap control
+                estimator.cheap(allocate(estimator.strata, max(size, 4 * live)))  # a first average
             estimator.batch(allocation)
             bar.update(int(allocation.sum()))
         states = estimator.state()
@@ -586,7 +601,7 @@ def _refill_cheap(estimator):
     """Draw cheap masks (the model is not called) until the surrogate's average is a small share of the target."""
     if not any(c.surrogate is not None for c in estimator.columns):
         return
-    cap = MAX_CHEAP_PER_CALL * estimator.budget
+    cap = MAX_CHEAP_PER_CALL * estimator.calls
     for _ in range(8):
         need = 0.0
         for column, (_, _, cv, ls, _) in zip(estimator.columns, estimator.state(), strict=True):
