@@ -11,7 +11,8 @@ form
 
 (h_l a basis of polynomials in t = s/d, V a fixed linear map of the mask: the identity, one coefficient per word,
 or a few directions for long documents, and products of pairs of chosen words), the vector
-:math:`\mathbb{E}[x\, \varphi \cdot c \mid s]` (x = (1, z)) is exact: a sum of such probabilities (:meth:`Design.moments`).
+:math:`\mathbb{E}[x\, \varphi \cdot c \mid s]` (x = (1, z)) is exact: a sum of such
+probabilities (:meth:`Design.moments`).
 The estimate then averages only the residual :math:`x (f - \varphi \cdot c)` and adds the exact part back, which
 keeps it unbiased for any c fitted on earlier batches.  The polynomial in t lets the affine control change with the
 number of removed words (a saturating model is steeper when few words are left); the pairs catch the interactions
@@ -68,6 +69,7 @@ class Design:
 
     @property
     def n_pairs(self):
+        """The number of pair products."""
         return 0 if self.pairs is None else len(self.pairs[0])
 
     @property
@@ -80,12 +82,12 @@ class Design:
         z = np.asarray(z)
         h = s_basis(sizes, self.d, self.degree)
         linear = z.astype(float) if self.directions is None else z.astype(float) @ self.directions
-        columns = [h[:, l : l + 1] * np.column_stack([np.ones(len(z)), linear]) for l in range(self.degree)]
+        columns = [h[:, k : k + 1] * np.column_stack([np.ones(len(z)), linear]) for k in range(self.degree)]
         if self.n_pairs:
             i, j = self.pairs
             products = (z[:, i] & z[:, j]).astype(float) if z.dtype == bool else z[:, i] * z[:, j] * 1.0
             hp = s_basis(sizes, self.d, self.pair_degree)
-            columns += [hp[:, l : l + 1] * products for l in range(self.pair_degree)]
+            columns += [hp[:, k : k + 1] * products for k in range(self.pair_degree)]
         return np.concatenate(columns, axis=1)
 
     def moments(self, coefficients, sizes):
@@ -131,6 +133,7 @@ class NormalEquations:
         self.rows = 0
 
     def add(self, features, responses, weights):
+        """Add rows (features, responses) with their weights."""
         weighted = features * weights[:, None]
         self.matrix += weighted.T @ features
         self.rhs += weighted.T @ np.asarray(responses, dtype=float).reshape(len(features), -1)

@@ -100,8 +100,10 @@ class HashedCounts:
 
 
 def document_rows(text, vectorizer):
-    """The mirror of ``vectorizer`` on ``text`` (:class:`DocumentCounts` or :class:`HashedCounts`), or the reason
-    it cannot be built, as (mirror, None) or (None, reason)."""
+    """(mirror, None) or (None, reason): ``vectorizer`` on ``text`` from counts, or why it cannot be.
+
+    The mirror is a :class:`limetheory.tokens.DocumentCounts` (Count, Tfidf) or a :class:`HashedCounts`.
+    """
     text = check_text(text)
     try:
         if isinstance(vectorizer, HashingVectorizer):

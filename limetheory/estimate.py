@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_int, check_nu
+from .coefficients import sigma_eigenvalues
 from .controls import Design, NormalEquations, top_pairs
 from .explanation import beta_from_gamma
-from .coefficients import sigma_eigenvalues
+from .link_surrogate import Surrogate, choose_link, to_link
 from .montecarlo import MAX_CONDITION, MaskSample, apply_sigma_inverse, sigma_inverse_pattern
 from .strata import allocate, apply_pattern, draw_sizes, lime_normal_inverse, make_strata, masks_removing
-from .link_surrogate import Surrogate, choose_link, to_link
 
 #: model calls of a black box by default: ten lime runs' worth
 DEFAULT_CALLS_PER_LIME_RUN = 10
@@ -58,6 +58,9 @@ CHEAP_SHARE = 0.15
 MAX_CHEAP_PER_CALL = 50
 #: masks kept for lime's spread (a stratified sample with its weights)
 RETAINED_MASKS = 20_000
+#: the target never asks for standard errors below this, relative to the largest coefficient (rounding's level:
+#: a model exactly affine in the mask leaves lime no residual, and lime's spread is then rounding itself)
+ABSOLUTE_FLOOR = 1e-9
 #: smallest spread given to a stratum in Neyman's allocation, relative to the largest
 NEYMAN_FLOOR = 0.05
 
@@ -293,9 +296,9 @@ class _Estimator:
             column.sum_mapped += _bin_sums(bins, mapped, self.strata.count)
             column.sum_squares += _bin_sums(bins, mapped**2, self.strata.count)
             if column.surrogate is not None:
-                column.sum_surrogate_coefficient += np.bincount(
-                    bins, minlength=self.strata.count
-                ) * coefficients[design.size]
+                column.sum_surrogate_coefficient += (
+                    np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
+                )
             column.fit.add(features, target, weights)
             self._lime_terms(column, bins, sizes, z, f[:, c])
         self.counts += np.bincount(bins, minlength=self.strata.count)
@@ -470,15 +473,17 @@ def estimate_limit(
     num_samples = check_int(num_samples, "num_samples", minimum=2)
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not 0 < tol < np.inf:
         raise ValueError(f"tol must be a positive number, got {tol!r}")
-    budget = DEFAULT_CALLS_PER_LIME_RUN * num_samples if max_calls is None else check_int(
-        max_calls, "max_calls", minimum=2
+    budget = (
+        DEFAULT_CALLS_PER_LIME_RUN * num_samples if max_calls is None else check_int(max_calls, "max_calls", minimum=2)
     )
     if surrogate not in ("auto", True, False):
         raise ValueError(f"surrogate must be 'auto', True or False, got {surrogate!r}")
     if not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"progress must be True or False, got {type(progress).__name__}")
-    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(
-        check_int(random_state, "random_state", minimum=0)
+    rng = (
+        random_state
+        if isinstance(random_state, np.random.Generator)
+        else np.random.default_rng(check_int(random_state, "random_state", minimum=0))
     )
     controls = tuple(controls)
     for entry in controls:
@@ -531,8 +536,8 @@ def _run(estimator, pilot_size):
                     break
                 # the model's share of the variance must fall to (1 - CHEAP_SHARE) of the target's
                 share = max(
-                    float(np.max(v / np.maximum((1.0 - CHEAP_SHARE) * (estimator.tol * ls) ** 2, 1e-300)))
-                    for _, v, _, ls, _ in states
+                    float(np.max(v / ((1.0 - CHEAP_SHARE) * _target(estimator, b, ls) ** 2)))
+                    for b, v, _, ls, _ in states
                 )
                 done = estimator.counts.sum()
                 size = int(min(max(done * (share - 1.0) * 1.1, 2 * live), max(done, 4 * live) * 4))
@@ -592,9 +597,14 @@ def _run(estimator, pilot_size):
     )
 
 
+def _target(estimator, beta, lime_std):
+    """tol x lime's standard deviation, floored at rounding's level."""
+    return np.maximum(estimator.tol * lime_std, ABSOLUTE_FLOOR * max(1.0, float(np.abs(beta).max())))
+
+
 def _ratio(estimator, states):
-    """The largest standard error over tol x lime's standard deviation."""
-    return max(float(np.max(np.sqrt(v + cv) / np.maximum(estimator.tol * ls, 1e-300))) for _, v, cv, ls, _ in states)
+    """The largest standard error over its target."""
+    return max(float(np.max(np.sqrt(v + cv) / _target(estimator, b, ls))) for b, v, cv, ls, _ in states)
 
 
 def _refill_cheap(estimator):
@@ -604,11 +614,13 @@ def _refill_cheap(estimator):
     cap = MAX_CHEAP_PER_CALL * estimator.calls
     for _ in range(8):
         need = 0.0
-        for column, (_, _, cv, ls, _) in zip(estimator.columns, estimator.state(), strict=True):
+        for column, (b, _, cv, ls, _) in zip(estimator.columns, estimator.state(), strict=True):
             if column.surrogate is not None:
-                need = max(need, float(np.max(cv / np.maximum(CHEAP_SHARE * (estimator.tol * ls) ** 2, 1e-300))))
+                need = max(need, float(np.max(cv / (CHEAP_SHARE * _target(estimator, b, ls) ** 2))))
         have = estimator.cheap_counts.sum()
         if (need <= 1.0 and have > 0) or have >= cap:
             return
-        size = int(min(max(have * (need - 1.0) * 1.2, 4 * estimator.strata.live.sum()), cap - have, estimator.max_batch))
+        size = int(
+            min(max(have * (need - 1.0) * 1.2, 4 * estimator.strata.live.sum()), cap - have, estimator.max_batch)
+        )
         estimator.cheap(allocate(estimator.strata, size))

@@ -39,8 +39,8 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     (lime's default word mode only: ``mode`` None).
     """
     lime_n = LIME_NUM_SAMPLES if num_samples is None else num_samples
-    score, reason = (None, "another text mode") if mode is not None else count_score_masks(
-        model, text, output, _columns(output)
+    score, reason = (
+        (None, "another text mode") if mode is not None else count_score_masks(model, text, output, _columns(output))
     )
     if score is not None:
         per_run, rows = COUNT_CALLS_PER_LIME_RUN, "rows from the document's counts (no string built)"

@@ -51,5 +51,6 @@ class Surrogate:
         self.link = link
 
     def values_from_features(self, features):
+        """g on masks given by their features (the surrogate's design, or one with pairs after its columns)."""
         # the first columns of a design with pairs are those of the same design without them
         return from_link(features[:, : len(self.coefficients)] @ self.coefficients, self.link)

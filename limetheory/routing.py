@@ -33,6 +33,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_positive_finite, check_text
+from .estimate_route import estimate_explanation
 from .explanation import beta_enumerate
 from .linear_exact import beta_linear_exact
 from .modes import (
@@ -45,7 +46,6 @@ from .modes import (
     mode_documents,
     mode_features,
 )
-from .estimate_route import estimate_explanation
 from .montecarlo import enumerated_sample, masks_removing
 from .result import Explanation
 from .tokens import local_dictionary, perturbed_documents, word_columns

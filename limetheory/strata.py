@@ -130,7 +130,7 @@ def kept_probabilities(d):
 
 
 def patterned_inverse(corner, edge, diagonal, off, d):
-    """The four entries of the inverse of the patterned matrix [[corner, edge 1ᵀ], [edge 1, (diagonal - off) I + off 11ᵀ]].
+    """The four entries of the inverse of [[corner, edge 1ᵀ], [edge 1, (diagonal - off) I + off 11ᵀ]].
 
     Block elimination: the lower-right block is (p - q) I + q 11ᵀ, whose action on 1 is p - q + d q, so the
     inverse keeps the pattern and its entries solve four scalar equations.
