@@ -1,4 +1,4 @@
-"""The estimate route (limetheory.estimate): honest standard errors, count rows bit for bit, VADER, bounds."""
+"""The estimate route (limetheory.pipelines.estimate): honest standard errors, count rows bit for bit, VADER, bounds."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
-from limetheory.count_rows import count_score_masks, document_rows, rows_match
-from limetheory.estimate import RETAINED_MASKS, estimate_limit
+from limetheory.pipelines.count_rows import count_score_masks, document_rows, rows_match
+from limetheory.pipelines.estimate import RETAINED_MASKS, estimate_limit
 
 DOCS = ["good food", "bad food", "good service", "slow service", "great staff", "rude staff", "tasty meal", "cold meal"]
 LABELS = [1, 0, 1, 0, 1, 0, 1, 0]
