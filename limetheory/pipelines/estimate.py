@@ -7,15 +7,15 @@ unbiased whatever was fitted on earlier batches, with standard errors that the b
   documents), s drawn inside a bin in proportion to lime's weights ψ (importance sampling), masks allocated to
   the bins by Neyman's rule from the spread seen so far;
 * **exact control variates** (:mod:`limetheory.pipelines.controls`): a polynomial in t = s/d times (1, z), plus
-  the products of the most important pairs of words, refitted on all earlier batches before each batch (weighted least squares
-  on the estimator's own weights); their conditional moments given s are exact, so only the residual is
+  the products of the most important pairs of words, refitted on all earlier batches before each batch
+  (weighted least squares on the estimator's own weights); their conditional moments given s are exact, so only the residual is
   averaged.  Lime's own regression adjusts for the words in the same way, with one affine fit for all s: letting
   it change with s and adding pairs is what makes the estimate more efficient than lime per model call;
 * **the caller's controls**: functions of the masks with an exact β (the model's own decision function, computed
   from the words' columns), their coefficients fitted on the pilot batch and then held;
 * **a nonlinear surrogate** (:mod:`limetheory.pipelines.link_surrogate`): link⁻¹ of the polynomial, fitted on the
-  pilot batch, used when it halves the residual variance on held-out pilot masks; its Γ is averaged over cheap masks that the
-  model never sees, and that average's variance enters the standard errors.
+  pilot batch, used when it cuts the residual variance on held-out pilot masks by a third or more; its Γ is
+  averaged over cheap masks that the model never sees, and that average's variance enters the standard errors.
 
 The first (pilot) batch only fits: it chooses the pairs, the surrogate and the caller's control coefficients, and
 no term of the estimate comes from it, so every term's control was fitted on other masks.  Then batches are drawn
