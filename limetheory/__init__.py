@@ -12,6 +12,7 @@ from .coefficients import (
     sigma_inverse_opnorm,
     sigma_matrix,
 )
+from .corpus import explain_many
 from .data import load_yelp_reviews
 from .display import Equations, show_equations, significant
 from .empirical import LimeSamples, capture_lime_samples, lime_explanations
@@ -27,6 +28,7 @@ from .leaves import beta_tree_model, conditional_moments_trees
 from .linear_approx import beta_linear_approx
 from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
+from .pick import global_importance, submodular_pick
 from .plotting import theory_vs_practice
 from .prose import scientific
 from .result import Explanation
@@ -42,6 +44,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "explain",
+    "explain_many",
+    "submodular_pick",
+    "global_importance",
     "Explanation",
     "LimeSpread",
     "beta_boolean",

@@ -125,7 +125,10 @@ def explanations_frame(explanations, documents=None):
             "word": [word for e in explanations for word in (INTERCEPT, *e.words)],
             "coefficient": np.concatenate([np.asarray(e.beta, dtype=float) for e in explanations]),
             "stderr": np.concatenate(
-                [np.full(len(e.beta), np.nan) if e.stderr is None else np.asarray(e.stderr, float) for e in explanations]
+                [
+                    np.full(len(e.beta), np.nan) if e.stderr is None else np.asarray(e.stderr, float)
+                    for e in explanations
+                ]
             ),
             "exact": np.repeat(np.array([bool(e.exact) for e in explanations]), sizes),
             "method": np.repeat(np.array([e.method for e in explanations], dtype=object), sizes),
@@ -282,8 +285,6 @@ def explain_many(
     >>> bool((frame[frame.document == 1].coefficient.to_numpy() == one.beta).all())
     True
     """
-    import joblib
-
     texts = _check_texts(texts)
     n_jobs, backend = _check_n_jobs(n_jobs), _check_backend(backend)
     progress, collect = check_bool(progress, "progress"), check_bool(collect, "collect")
@@ -296,9 +297,7 @@ def explain_many(
         check_int(chunk_size, "chunk_size", minimum=1)
     folder, done, record = None, set(), None
     if path is not None:
-        from . import __version__
-
-        record = store.fingerprint(model, texts, options, __version__)
+        record = store.fingerprint(model, texts, options, _package_version())
         folder = store.check_store(path, record)
         if folder.exists():
             store.remove_leftovers(folder)
@@ -321,6 +320,15 @@ def explain_many(
 
         return ds.dataset([str(file) for file in store.chunk_files(folder)], format="parquet")
     return read_explanations(folder)
+
+
+def _package_version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("limetheory")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, folder, record, collect):
