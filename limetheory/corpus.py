@@ -23,7 +23,7 @@ import numpy as np
 
 from . import store
 from ._validation import check_bool, check_int
-from .routing import explain
+from .routing import explain, explain_linear_many
 
 #: the columns of explain_many's frame, in order
 COLUMNS = ("document", "label", "position", "word", "coefficient", "stderr", "exact", "method")
@@ -150,16 +150,50 @@ def _empty_frame():
 _DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str")
 
 
+def _linear_batch_options(options):
+    """explain_linear_many's options when explain's first route for these options is the linear one, else None.
+
+    That is when every option but the four it takes (and ``num_samples``, which the exact routes ignore) has its
+    default and ``method`` is "auto" or "linear".
+    """
+    defaults = inspect.signature(explain).parameters
+    for name, value in options.items():
+        if name in _LINEAR_BATCH_OPTIONS or name in ("num_samples", "progress"):
+            continue
+        if name == "method" and value in ("auto", "linear"):
+            continue
+        default = defaults[name].default
+        if value is default or (isinstance(value, (str, bool, int, float, type(None))) and value == default):
+            continue
+        return None
+    return {name: options[name] for name in _LINEAR_BATCH_OPTIONS if name in options}
+
+
+#: the options of explain that explain_linear_many takes
+_LINEAR_BATCH_OPTIONS = ("kernel_width", "label", "output", "random_state")
+
+
+def _explain_one(model, position, text, options):
+    try:
+        return explain(model, text, **options)
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"document {position}: {error}") from error
+
+
 def _explain_chunk(model, documents, texts, options):
-    """Explain one chunk (in a worker): its documents' positions and their frame."""
+    """Explain one chunk (in a worker): its documents' positions and their frame.
+
+    The first document goes through explain (it checks every option); when the options make the linear route
+    explain's first, the others go through explain_linear_many (one call of the pipeline for all their
+    self-checks, the same β bit for bit), and explain takes the documents that route leaves.
+    """
     if isinstance(model, _ModelFile):
         model = model.load()
-    explanations = []
-    for position, text in zip(documents, texts, strict=True):
-        try:
-            explanations.append(explain(model, text, **options))
-        except (ValueError, TypeError) as error:
-            raise type(error)(f"document {position}: {error}") from error
+    explanations = [_explain_one(model, documents[0], texts[0], options)] if documents else []
+    batch = _linear_batch_options(options)
+    rest = explain_linear_many(model, texts[1:], **batch) if batch is not None else [None] * (len(texts) - 1)
+    for position, text, explanation in zip(documents[1:], texts[1:], rest, strict=True):
+        explanations.append(explanation if explanation is not None else _explain_one(model, position, text, options))
     return documents, explanations_frame(explanations, documents)
 
 

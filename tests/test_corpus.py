@@ -195,3 +195,24 @@ def test_explanations_frame_of_estimates():
     frame = explanations_frame([e, e], [4, 2])
     assert frame["document"].tolist() == [2, 2, 2, 4, 4, 4]
     assert frame["stderr"].tolist() == [0.01, 0.02, 0.03] * 2
+
+
+def test_linear_batch_is_explain_or_none(reviews, logistic, corpus):
+    from limetheory.routing import explain_linear_many
+
+    texts = [*corpus[:5], "good", "Good good GOOD"]  # the last two have fewer than 2 distinct words / one column
+    many = explain_linear_many(logistic, texts, output="decision_function", kernel_width=40, label=0)
+    for text, batch in zip(texts, many, strict=True):
+        try:
+            one = lt.explain(logistic, text, output="decision_function", kernel_width=40, label=0)
+        except ValueError:
+            assert batch is None
+            continue
+        assert batch is not None and one.method == "linear"
+        np.testing.assert_array_equal(batch.beta, one.beta)
+        assert batch.words == one.words and batch.label == one.label and batch.notes == one.notes == ()
+    # predict_proba of a logistic regression is not linear: every document is left to explain
+    assert explain_linear_many(logistic, corpus[:3]) == [None] * 3
+    forest = make_pipeline(CountVectorizer(binary=True), RandomForestClassifier(n_estimators=2, random_state=0))
+    forest.fit(*reviews)
+    assert explain_linear_many(forest, corpus[:2], output="predict_proba") == [None] * 2
