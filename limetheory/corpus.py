@@ -26,7 +26,7 @@ from ._validation import check_bool, check_int
 from .routing import explain, explain_linear_many
 
 #: the columns of explain_many's frame, in order
-COLUMNS = ("document", "label", "position", "word", "coefficient", "stderr", "exact", "method")
+COLUMNS = ("document", "label", "position", "word", "coefficient", "stderr", "exact", "method", "kernel_width")
 #: the ``word`` of each document's intercept row (lime's words are runs of word characters: never this)
 INTERCEPT = "(intercept)"
 #: largest default chunk (documents per task); smaller corpora get about four chunks per worker
@@ -95,8 +95,8 @@ def explanations_frame(explanations, documents=None):
     -------
     pandas.DataFrame
         Columns ``document``, ``label``, ``position`` (the index in ``beta``: 0 for the intercept, 1 + j for word
-        j), ``word``, ``coefficient``, ``stderr`` (NaN when exact), ``exact``, ``method``; sorted by document and
-        position, so a document's ``coefficient`` column is its ``beta``.
+        j), ``word``, ``coefficient``, ``stderr`` (NaN when exact), ``exact``, ``method``, ``kernel_width``; sorted
+        by document and position, so a document's ``coefficient`` column is its ``beta``.
 
     Examples
     --------
@@ -132,6 +132,7 @@ def explanations_frame(explanations, documents=None):
             ),
             "exact": np.repeat(np.array([bool(e.exact) for e in explanations]), sizes),
             "method": np.repeat(np.array([e.method for e in explanations], dtype=object), sizes),
+            "kernel_width": np.repeat(np.array([e.kernel_width for e in explanations], dtype=float), sizes),
         },
         columns=list(COLUMNS),
     )
@@ -147,7 +148,7 @@ def _empty_frame():
     return frame
 
 
-_DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str")
+_DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str", "float64")
 
 
 def _linear_batch_options(options):
@@ -290,7 +291,7 @@ def explain_many(
         One row per (document, coefficient), sorted by document and position, with the columns of
         :func:`explanations_frame`: ``document``, ``label``, ``position`` (0 the intercept, 1 + j word j),
         ``word`` (the intercept's is ``"(intercept)"``), ``coefficient``, ``stderr`` (NaN when exact), ``exact``,
-        ``method``.  ``frame.pivot(index="document", columns="word", values="coefficient")`` gives the
+        ``method``, ``kernel_width``.  ``frame.pivot(index="document", columns="word", values="coefficient")`` gives the
         documents x words matrix (with ``bow=False`` a word may repeat: pivot on ``position`` instead).
 
     Raises
@@ -311,8 +312,9 @@ def explain_many(
     >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0, 1, 0])
     >>> texts = ["Good food, bad service", "slow staff but good food"]
     >>> frame = explain_many(model, texts, output="decision_function", progress=False)
-    >>> frame.columns.tolist()
-    ['document', 'label', 'position', 'word', 'coefficient', 'stderr', 'exact', 'method']
+    >>> frame.columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['document', 'label', 'position', 'word', 'coefficient', 'stderr', 'exact', 'method',
+     'kernel_width']
     >>> frame.groupby("document").size().tolist(), frame["method"].unique().tolist()
     ([5, 6], ['linear'])
     >>> one = lt.explain(model, texts[1], output="decision_function")
@@ -426,7 +428,7 @@ def read_explanations(path):
     --------
     >>> import tempfile
     >>> read_explanations(tempfile.mkdtemp()).shape
-    (0, 8)
+    (0, 9)
     """
     import pandas as pd
     import pyarrow.parquet as pq
