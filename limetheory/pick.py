@@ -114,7 +114,8 @@ def explanation_matrix(frame_or_explanations, num_features=LIME_NUM_FEATURES, *,
     W : ndarray, shape (documents, words)
         Summed over the labels of a document, as lime does.
     words : list of str
-        The columns, in lime's order: first appearance, documents in order, each by decreasing |coefficient|.
+        The columns, in lime's order: first appearance, documents in order, each in the order of its
+        ``as_list`` (decreasing |value| in W).
     documents : ndarray of int
         The rows' document positions, increasing.
 
@@ -154,7 +155,8 @@ def explanation_matrix(frame_or_explanations, num_features=LIME_NUM_FEATURES, *,
         else:
             kept = values[is_word][order]
         document = key[0] if isinstance(key, tuple) else key
-        for word, value in zip(words[order], kept, strict=True):
+        shown = np.argsort(-np.abs(kept), kind="stable")  # lime's as_list order: by |value|, after the refit
+        for word, value in zip(words[order][shown], kept[shown], strict=True):
             if word not in column_of:
                 column_of[word] = len(column_of)
             entries.append((row_of[int(document)], column_of[word], value))
