@@ -376,7 +376,7 @@ def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, fol
         config["scatter"] = [model]  # broadcast once to every worker
         n_jobs = -1 if n_jobs is None else n_jobs
     with joblib.parallel_config(**config):
-        workers = joblib.effective_n_jobs(n_jobs) if backend != "dask" else max(1, n_jobs)
+        workers = joblib.effective_n_jobs(n_jobs)  # on dask, -1 counts the cluster's worker threads
         size = _chunk_size(chunk_size, len(todo), workers)
         chunks = [todo[start : start + size] for start in range(0, len(todo), size)]
         scratch, shipped = None, model
