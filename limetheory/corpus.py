@@ -12,6 +12,7 @@ go to a Parquet folder (``path=``, :mod:`limetheory.store`) rather than to memor
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import os
@@ -369,7 +370,6 @@ def _package_version():
 
 def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, folder, record, collect):
     import joblib
-    from tqdm.auto import tqdm
 
     config = {"backend": backend}
     if backend == "dask":
@@ -391,17 +391,27 @@ def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, fol
             )
             parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             frames = []
-            with tqdm(total=len(todo), unit="doc", desc="explain_many", disable=not progress) as bar:
+            with _bar(len(todo), progress) as bar:
                 for documents, frame in parallel(tasks):
                     if folder is not None:
                         _store_chunk(folder, record, frame, documents)
                     elif collect:
                         frames.append(frame)
-                    bar.update(len(documents))
+                    if bar is not None:
+                        bar.update(len(documents))
             return frames
         finally:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _bar(total, progress):
+    """A tqdm bar counting documents (tqdm.auto, imported only when shown), or a context holding None."""
+    if not progress:
+        return contextlib.nullcontext()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="doc", desc="explain_many")
 
 
 def _store_chunk(folder, record, frame, documents):
