@@ -28,7 +28,7 @@ from .leaves import beta_tree_model, conditional_moments_trees
 from .linear_approx import beta_linear_approx
 from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
-from .pick import global_importance, submodular_pick
+from .pick import explanation_matrix, global_importance, refit_limit, submodular_pick
 from .plotting import theory_vs_practice
 from .prose import scientific
 from .result import Explanation
@@ -47,6 +47,8 @@ __all__ = [
     "explain_many",
     "submodular_pick",
     "global_importance",
+    "explanation_matrix",
+    "refit_limit",
     "Explanation",
     "LimeSpread",
     "beta_boolean",

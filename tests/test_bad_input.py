@@ -633,6 +633,12 @@ def _corpus_cases():
             "^refit=True needs the frame's kernel_width",
         ),
         ("global_importance-refit=str", lambda: lt.global_importance(frame(), refit="yes"), TypeError, "^refit must"),
+        (
+            "explanation_matrix-num_features",
+            lambda: lt.explanation_matrix(frame(), num_features=1.5),
+            TypeError,
+            "^num_features must be an integer",
+        ),
         ("refit_limit-selected", lambda: refit_limit([0, 1, 2], [2], kernel_width=25), ValueError, "^selected must"),
         ("refit_limit-width", lambda: refit_limit([0, 1, 2], [0], kernel_width=0), ValueError, "^kernel_width must"),
         ("refit_limit-beta", lambda: refit_limit([0.5], [], kernel_width=25), ValueError, "^beta must be a 1-D"),
