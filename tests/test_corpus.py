@@ -14,8 +14,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import limetheory as lt
-from limetheory import store
-from limetheory.corpus import COLUMNS, INTERCEPT, explanations_frame, read_explanations
+from limetheory.pipelines import store
+from limetheory.pipelines.corpus import COLUMNS, INTERCEPT, explanations_frame, read_explanations
 
 #: the document on which Flaky's decision_function raises KeyboardInterrupt (None: never)
 TRIGGER = None
@@ -198,7 +198,7 @@ def test_explanations_frame_of_estimates():
 
 
 def test_linear_batch_is_explain_or_none(reviews, logistic, corpus):
-    from limetheory.routing import explain_linear_many
+    from limetheory.pipelines.routing import explain_linear_many
 
     texts = [*corpus[:5], "good", "Good good GOOD"]  # the last two have fewer than 2 distinct words / one column
     many = explain_linear_many(logistic, texts, output="decision_function", kernel_width=40, label=0)
