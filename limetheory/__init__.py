@@ -32,6 +32,8 @@ from .prose import scientific
 from .result import Explanation
 from .routing import explain
 from .sampling import kernel_weights, prob_kept, psi, sample_masks
+from .shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
+from .shapley_values import ShapleyValues, shapley
 from .spread import LimeSpread
 from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
@@ -43,6 +45,10 @@ __version__ = "0.1.0"
 __all__ = [
     "explain",
     "Explanation",
+    "shapley",
+    "ShapleyValues",
+    "shapley_enumerate",
+    "shapley_from_conditional_moments",
     "LimeSpread",
     "beta_boolean",
     "indicator_polynomial",
