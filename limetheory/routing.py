@@ -75,6 +75,7 @@ class RouteUnavailable(Exception):
 
 
 def check_pipeline(model):
+    """The pipeline's vectorizer, after checking that ``model`` is a fitted Pipeline that starts with one."""
     if not isinstance(model, Pipeline):
         raise TypeError(
             "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
@@ -99,6 +100,7 @@ def check_pipeline(model):
 
 
 def output_function(model, output):
+    """Documents -> the model's ``output`` as an (n, columns) array (a binary decision_function as (-score, score))."""
     if not isinstance(output, str) or output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
     if not hasattr(model, output):
@@ -157,9 +159,7 @@ class LinearColumns:
             raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
         wanted = "predict" if not is_classifier(estimator) else "decision_function"
         if output != wanted:
-            raise RouteUnavailable(
-                f"output={output!r} is not linear in the features (the linear output is {wanted!r})"
-            )
+            raise RouteUnavailable(f"output={output!r} is not linear in the features (the linear output is {wanted!r})")
         coef = estimator.coef_
         coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
         intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
@@ -214,6 +214,7 @@ class LinearColumns:
         return raw + self.sign * self.intercept + self.mask_weight * (z.shape[1] - z.sum(axis=1))
 
     def beta(self, nu):
+        """LIME's exact limit β of this linear model at bandwidth ν (intercept first)."""
         d = len(self.values)
         beta = np.zeros(d + 1)
         if (self.values > 0).any():  # else no word the model sees: a constant
@@ -294,6 +295,7 @@ def check_label(model, output, columns, text, label):
 
 
 def check_words(text):
+    """(text, lime's words of it), refusing a document of fewer than 2 distinct words."""
     text = check_text(text)
     words = local_dictionary(text)
     if len(words) < 2:
