@@ -35,6 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 EXACT_SIZES = (10, 12, 14, 16)
 APPROXIMATE_SIZES = (29, 100, 300)
@@ -135,7 +136,7 @@ def main(argv=None):
     print("approximations against the exact values (tfidf-logistic decision function; CPU seconds)")
     print(f"{'explainer':>22} {'d':>4} {'CPU':>9} {'ratio':>9} {'max |err|':>10} {'rel. err':>9} {'rank corr':>9}")
     for d in APPROXIMATE_SIZES:
-        text = texts[lt.EXAMPLE_REVIEW_INDEX] if d == 29 else long_document(texts, d)
+        text = texts[EXAMPLE_REVIEW_INDEX] if d == 29 else long_document(texts, d)
         assert len(lt.local_dictionary(text)) == d
         ours_cpu, exact = cpu_seconds(lambda t=text: lt.shapley(linear, t, output="decision_function"), REPEATS)
         scale = np.abs(exact.values).max()
