@@ -19,8 +19,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
-from limetheory.theory.shapley_sizes import shapley_from_weighted_moments, shapley_size_weights
 from limetheory.pipelines.shapley_values import permutation_estimate
+from limetheory.theory.shapley_sizes import shapley_from_weighted_moments, shapley_size_weights
 
 DOCS = [
     "good food and good service",
