@@ -37,6 +37,7 @@ from .._validation import check_int, check_positive_finite, check_text
 from ..engine.tokens import local_dictionary, perturbed_documents, word_columns
 from ..theory.explanation import beta_enumerate
 from ..theory.linear_exact import beta_linear_exact
+from .estimate_route import estimate_explanation
 from .modes import (
     LIME_SPLIT,
     check_mode,
@@ -47,7 +48,7 @@ from .modes import (
     mode_documents,
     mode_features,
 )
-from .montecarlo import enumerated_sample, estimate_beta, masks_removing
+from .montecarlo import enumerated_sample, masks_removing
 from .result import Explanation
 
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -357,6 +358,9 @@ def explain(
     split_expression=LIME_SPLIT,
     mask_string=None,
     char_level=False,
+    tol=0.1,
+    max_calls=None,
+    progress=True,
     **unexpected,
 ):
     r"""The explanation lime converges to for ``model`` on ``text``: exact where a closed route exists.
@@ -368,18 +372,13 @@ def explain(
     ``decision_function`` or a regressor's ``predict``), ``"trees"`` (trees and ensembles whose splits are
     functions of which words are present), ``"enumeration"`` (any model, d <= 14), then ``"monte_carlo"``.
 
-    The Monte Carlo route is an unbiased estimate with standard errors: Σ⁻¹ is known exactly, Γ is averaged over
-    masks stratified on the number of removed words (whose law is known), and a control variate fitted on a
-    pilot fifth of the masks (an affine function of the mask, plus the exact linear decision function of a
-    model that has one, e.g. for a logistic regression's ``predict_proba``) removes most of the variance
-    (``limetheory.pipelines.montecarlo``).  Measured on the paper's 29-word Yelp review, logistic regression on the
-    default TfidfVectorizer, ``predict_proba``, 20000 masks (``benchmarks/explain_coverage.py``): the plain estimate
-    Σ⁻¹Γ̂ from i.i.d. masks has a mean variance of 2.0e-4 per coefficient; stratification with the affine control
-    brings it to 7.6e-8 (2600 times smaller, about lime's own efficiency per sample), and the decision function as
-    a second control to 1.6e-8 (12500 times smaller).  With the default 20000 masks the standard errors are then
-    at most 0.29 of lime's own standard deviation at n = 5000 (as precise as the mean of about 12 lime runs);
-    without a decision function (e.g. an MLP) expect about 0.55.  Pass a larger ``num_samples`` for more precision
-    (the standard errors shrink as its square root).
+    The estimate route (``"monte_carlo"``) is unbiased, with standard errors that the sample gives: Σ⁻¹ is exact
+    and Γ is averaged over masks stratified on the number of removed words, with exact control variates refitted
+    batch after batch, the model's own decision function when it has a linear one, and a linked surrogate
+    (``limetheory.pipelines.estimate``).  It draws until every standard error is at most ``tol`` times lime's standard
+    deviation at ``num_samples``, or until ``max_calls`` is spent, and ``notes`` say what it reached.  A pipeline
+    whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts, without
+    building strings (``limetheory.pipelines.count_rows``); a ``benchmarks/any_classifier_speed.py`` run times it.
 
     Parameters
     ----------
@@ -398,8 +397,17 @@ def explain(
     output : {"predict_proba", "decision_function", "predict"}
         Which output of the model is explained (``"predict"`` for regressors only).
     num_samples : int or None
-        Masks of the Monte Carlo route (default 20000).  The exact routes need none and ignore it (the result's
-        ``num_samples`` is then None).
+        lime's n against which the estimate route sets its precision (default 5000, lime's default).  The exact
+        routes need none and ignore it (the result's ``num_samples`` is then None; on the estimate route it is
+        the number of model calls made).
+    tol : float
+        The estimate route draws until every standard error is at most ``tol`` times lime's standard deviation at
+        ``num_samples`` (default 0.1), or until ``max_calls`` is spent (``limetheory.estimate``).
+    max_calls : int or None
+        The estimate route's budget of model calls; None: 200 lime runs' worth when the rows come from the
+        vectorizer's counts (cheap calls), 10 otherwise.
+    progress : bool
+        A progress bar on estimate work that lasts more than about 2 s.
     random_state : int
         Seed (>= 0) of the Monte Carlo route and of the masks behind an estimated lime spread.
     method : {"auto", "linear", "trees", "enumeration", "monte_carlo"}
@@ -516,19 +524,23 @@ def explain(
         )
     if method not in ("auto", "monte_carlo"):
         raise ValueError(f"method={method!r} does not apply to this model and document: {'; '.join(reasons)}")
-    size = DEFAULT_MONTE_CARLO_SAMPLES if num_samples is None else num_samples
+    # ---- the estimate route (limetheory.estimate_route, issue 27 item 3): adaptive, to tol x lime's spread
     controls = explain_controls(model, text, output, label, nu, mode)
-    estimate = estimate_beta(mask_fn, d, nu, size, rng, controls=controls)
+    estimate, scores, rows = estimate_explanation(
+        model, text, output, label, nu, mask_fn, d, mode=mode, num_samples=num_samples, tol=tol,
+        max_calls=max_calls, random_state=rng, progress=progress, controls=controls,
+    )  # fmt: skip
     return Explanation(
         beta=estimate.beta,
         exact=False,
         method="monte_carlo",
         stderr=estimate.stderr,
-        num_samples=estimate.num_samples,
+        num_samples=estimate.calls,
         sample=estimate.sample,
-        notes=tuple(reasons),
-        **common,
+        notes=(*reasons, rows, estimate.note),
+        **{**common, "mask_fn": scores},
     )
+    # ---- end of the estimate route
 
 
 def _lookup(sample):
