@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
-import time
 import warnings
 
 import numpy as np
@@ -33,6 +31,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
+from timing import median_cpu_and_wall
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
@@ -45,13 +44,9 @@ REPEATS = 5
 
 
 def cpu_seconds(action, repeats=1):
-    """Median CPU time of ``action`` over ``repeats`` calls, and its last result."""
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        result = action()
-        times.append(time.process_time() - start)
-    return statistics.median(times), result
+    """(median CPU seconds over ``repeats`` calls of ``action``, its last result)."""
+    cpu, _, result = median_cpu_and_wall(action, repeats)
+    return cpu, result
 
 
 def long_document(texts, d_target):
