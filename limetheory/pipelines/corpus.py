@@ -155,12 +155,12 @@ _DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str"
 def _linear_batch_options(options):
     """explain_linear_many's options when explain's first route for these options is the linear one, else None.
 
-    That is when every option but the four it takes (and ``num_samples``, which the exact routes ignore) has its
-    default and ``method`` is "auto" or "linear".
+    That is when every option but the four it takes (and those only the estimate route reads) has its default and
+    ``method`` is "auto" or "linear".
     """
     defaults = inspect.signature(explain).parameters
     for name, value in options.items():
-        if name in _LINEAR_BATCH_OPTIONS or name in ("num_samples", "progress"):
+        if name in _LINEAR_BATCH_OPTIONS or name in _IGNORED_BY_EXACT_ROUTES:
             continue
         if name == "method" and value in ("auto", "linear"):
             continue
@@ -173,6 +173,8 @@ def _linear_batch_options(options):
 
 #: the options of explain that explain_linear_many takes
 _LINEAR_BATCH_OPTIONS = ("kernel_width", "label", "output", "random_state")
+#: options of explain that only its estimate route reads (and the display of its bar)
+_IGNORED_BY_EXACT_ROUTES = ("num_samples", "tol", "max_calls", "progress")
 
 
 def _explain_one(model, position, text, options):

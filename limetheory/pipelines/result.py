@@ -61,7 +61,7 @@ class Explanation:
     >>> import limetheory as lt
     >>> docs = ["good food", "bad food", "good staff", "bad staff"]
     >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
-    >>> e = lt.explain(model, "good food, bad staff", method="monte_carlo", num_samples=2000)
+    >>> e = lt.explain(model, "good food, bad staff", method="monte_carlo", max_calls=2000)
     >>> e.exact, e.method, e.num_samples <= 2000, e.stderr.shape
     (False, 'monte_carlo', True, (5,))
     >>> e.to_frame().index.tolist()

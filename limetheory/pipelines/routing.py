@@ -37,6 +37,7 @@ from .._validation import check_int, check_positive_finite, check_text
 from ..engine.tokens import local_dictionary, perturbed_documents, word_columns
 from ..theory.explanation import beta_enumerate
 from ..theory.linear_exact import beta_linear_exact
+from .estimate_route import estimate_explanation
 from .modes import (
     LIME_SPLIT,
     check_mode,
@@ -47,7 +48,7 @@ from .modes import (
     mode_documents,
     mode_features,
 )
-from .montecarlo import enumerated_sample, estimate_beta, masks_removing
+from .montecarlo import enumerated_sample, masks_removing
 from .result import Explanation
 
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -68,14 +69,15 @@ _SELF_CHECK_RTOL = 1e-9
 _SELF_CHECK_MASKS = 8
 
 
-class _RouteUnavailable(Exception):
+class RouteUnavailable(Exception):
     """A route does not apply to this model and document (the reason is the message)."""
 
 
 # ----------------------------------------------------------------------------- reading the pipeline
 
 
-def _check_pipeline(model):
+def check_pipeline(model):
+    """The pipeline's vectorizer, after checking that ``model`` is a fitted Pipeline that starts with one."""
     if not isinstance(model, Pipeline):
         raise TypeError(
             "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
@@ -99,7 +101,8 @@ def _check_pipeline(model):
     return vectorizer
 
 
-def _output_function(model, output):
+def output_function(model, output):
+    """Documents -> the model's ``output`` as an (n, columns) array (a binary decision_function as (-score, score))."""
     if not isinstance(output, str) or output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
     if not hasattr(model, output):
@@ -122,7 +125,7 @@ def _output_function(model, output):
     return columns
 
 
-def _mask_function(text, columns, label, documents_of=None):
+def pipeline_mask_function(text, columns, label, documents_of=None):
     """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
 
     ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``).
@@ -147,20 +150,18 @@ def _mask_function(text, columns, label, documents_of=None):
 # ----------------------------------------------------------------------------- the linear route
 
 
-class _LinearModel:
+class LinearColumns:
     """The model as a linear function of the words' TF-IDF columns, read from the vectorizer and ``coef_``."""
 
     def __init__(self, model, vectorizer, text, output, label, mode=None):
         if len(model.steps) != 2:
-            raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+            raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
         estimator = model.steps[1][1]
         if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
-            raise _RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
+            raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
         wanted = "predict" if not is_classifier(estimator) else "decision_function"
         if output != wanted:
-            raise _RouteUnavailable(
-                f"output={output!r} is not linear in the features (the linear output is {wanted!r})"
-            )
+            raise RouteUnavailable(f"output={output!r} is not linear in the features (the linear output is {wanted!r})")
         coef = estimator.coef_
         coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
         intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
@@ -177,19 +178,19 @@ class _LinearModel:
                 features = linear_features(text, vectorizer, mode)
                 columns, counts = features.columns, features.counts
         except ValueError as error:
-            raise _RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+            raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
         # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
         self.mask_weight = 0.0
         if features is not None:
             refusal = mask_token_refusal(vectorizer, features)
             if refusal is not None:
-                raise _RouteUnavailable(refusal)
+                raise RouteUnavailable(refusal)
             self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
         values = counts.astype(float)
         shared = _shared(columns)
         if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
             if shared.any():
-                raise _RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
+                raise RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
             values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
         if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
             values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
@@ -215,13 +216,14 @@ class _LinearModel:
         return raw + self.sign * self.intercept + self.mask_weight * (z.shape[1] - z.sum(axis=1))
 
     def beta(self, nu):
+        """LIME's exact limit β of this linear model at bandwidth ν (intercept first)."""
         d = len(self.values)
         beta = np.zeros(d + 1)
         if (self.values > 0).any():  # else no word the model sees: a constant
             try:
                 beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
             except ValueError as error:  # e.g. more words in one column than the grouped recursion takes
-                raise _RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
+                raise RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
         beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
         beta[1:] -= self.mask_weight
         return beta
@@ -244,11 +246,11 @@ def _reproduces(ours, truth):
     return bool(np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale))
 
 
-def _self_check(route, reconstruction, mask_fn, d, rng):
+def self_check(route, reconstruction, mask_fn, d, rng):
     """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
     z = _self_check_masks(d, rng)
     if not _reproduces(reconstruction(z), mask_fn(z)):
-        raise _RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
+        raise RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
 
 
 # ----------------------------------------------------------------------------- the tree route
@@ -258,9 +260,9 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
     try:
         from .leaves import beta_trees
     except ImportError:
-        raise _RouteUnavailable("the exact tree route is not available") from None
+        raise RouteUnavailable("the exact tree route is not available") from None
     if len(model.steps) != 2:
-        raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+        raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
     estimator = model.steps[1][1]
     sign = 1.0
     if output == "decision_function" and len(getattr(estimator, "classes_", ())) == 2:
@@ -274,7 +276,7 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
             )
         beta = beta_trees(estimator, vectorizer, text, nu=nu, output=output, label=label, columns=columns)
     except (ValueError, TypeError) as error:
-        raise _RouteUnavailable(str(error)) from None
+        raise RouteUnavailable(str(error)) from None
     return sign * beta
 
 
@@ -289,7 +291,7 @@ def _known_columns(model, output):
     return None
 
 
-def _check_label(model, output, columns, text, label):
+def check_label(model, output, columns, text, label):
     """``label`` as an int in range; the model is called on the document only when its outputs are not declared."""
     label = check_int(label, "label", minimum=0)
     n_columns = _known_columns(model, output)
@@ -302,7 +304,8 @@ def _check_label(model, output, columns, text, label):
     return label
 
 
-def _check_words(text):
+def check_words(text):
+    """(text, lime's words of it), refusing a document of fewer than 2 distinct words."""
     text = check_text(text)
     words = local_dictionary(text)
     if len(words) < 2:
@@ -320,14 +323,14 @@ def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, r
     pipeline): it evaluates masks without building strings, for lime's spread.
     """
     if name == "linear":
-        linear = _LinearModel(model, vectorizer, text, output, label, mode)
-        _self_check("linear", linear, mask_fn, d, rng)
+        linear = LinearColumns(model, vectorizer, text, output, label, mode)
+        self_check("linear", linear, mask_fn, d, rng)
         return linear.beta(nu), linear
     if name == "trees":
         return _tree_beta(model, vectorizer, text, output, label, nu, mode), mask_fn
     if d > MAX_ENUMERATION_WORDS:
         unit = "distinct words" if mode is None else mode.unit
-        raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
+        raise RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
     return None, mask_fn
 
 
@@ -343,9 +346,9 @@ def explain_controls(model, text, output, label, nu, mode=None):
         return ()
     try:
         n_classes = len(getattr(model.steps[-1][1], "classes_", ()))
-        linear = _LinearModel(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1, mode)
+        linear = LinearColumns(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1, mode)
         return ((linear, linear.beta(nu)),)
-    except (_RouteUnavailable, ValueError, TypeError, IndexError):
+    except (RouteUnavailable, ValueError, TypeError, IndexError):
         return ()
 
 
@@ -363,6 +366,9 @@ def explain(
     split_expression=LIME_SPLIT,
     mask_string=None,
     char_level=False,
+    tol=0.1,
+    max_calls=None,
+    progress=True,
     **unexpected,
 ):
     r"""The explanation lime converges to for ``model`` on ``text``: exact where a closed route exists.
@@ -374,18 +380,13 @@ def explain(
     ``decision_function`` or a regressor's ``predict``), ``"trees"`` (trees and ensembles whose splits are
     functions of which words are present), ``"enumeration"`` (any model, d <= 14), then ``"monte_carlo"``.
 
-    The Monte Carlo route is an unbiased estimate with standard errors: Σ⁻¹ is known exactly, Γ is averaged over
-    masks stratified on the number of removed words (whose law is known), and a control variate fitted on a
-    pilot fifth of the masks (an affine function of the mask, plus the exact linear decision function of a
-    model that has one, e.g. for a logistic regression's ``predict_proba``) removes most of the variance
-    (``limetheory.pipelines.montecarlo``).  Measured on the paper's 29-word Yelp review, logistic regression on the
-    default TfidfVectorizer, ``predict_proba``, 20000 masks (``benchmarks/explain_coverage.py``): the plain estimate
-    Σ⁻¹Γ̂ from i.i.d. masks has a mean variance of 2.0e-4 per coefficient; stratification with the affine control
-    brings it to 7.6e-8 (2600 times smaller, about lime's own efficiency per sample), and the decision function as
-    a second control to 1.6e-8 (12500 times smaller).  With the default 20000 masks the standard errors are then
-    at most 0.29 of lime's own standard deviation at n = 5000 (as precise as the mean of about 12 lime runs);
-    without a decision function (e.g. an MLP) expect about 0.55.  Pass a larger ``num_samples`` for more precision
-    (the standard errors shrink as its square root).
+    The estimate route (``"monte_carlo"``) is unbiased, with standard errors that the sample gives: Σ⁻¹ is exact
+    and Γ is averaged over masks stratified on the number of removed words, with exact control variates refitted
+    batch after batch, the model's own decision function when it has a linear one, and a linked surrogate
+    (``limetheory.pipelines.estimate``).  It draws until every standard error is at most ``tol`` times lime's standard
+    deviation at ``num_samples``, or until ``max_calls`` is spent, and ``notes`` say what it reached.  A pipeline
+    whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts, without
+    building strings (``limetheory.pipelines.count_rows``); a ``benchmarks/any_classifier_speed.py`` run times it.
 
     Parameters
     ----------
@@ -404,8 +405,17 @@ def explain(
     output : {"predict_proba", "decision_function", "predict"}
         Which output of the model is explained (``"predict"`` for regressors only).
     num_samples : int or None
-        Masks of the Monte Carlo route (default 20000).  The exact routes need none and ignore it (the result's
-        ``num_samples`` is then None).
+        lime's n against which the estimate route sets its precision (default 5000, lime's default).  The exact
+        routes need none and ignore it (the result's ``num_samples`` is then None; on the estimate route it is
+        the number of model calls made).
+    tol : float
+        The estimate route draws until every standard error is at most ``tol`` times lime's standard deviation at
+        ``num_samples`` (default 0.1), or until ``max_calls`` is spent (``limetheory.estimate``).
+    max_calls : int or None
+        The estimate route's budget of model calls; None: 200 lime runs' worth when the rows come from the
+        vectorizer's counts (cheap calls), 10 otherwise.
+    progress : bool
+        A progress bar on estimate work that lasts more than about 2 s.
     random_state : int
         Seed (>= 0) of the Monte Carlo route and of the masks behind an estimated lime spread.
     method : {"auto", "linear", "trees", "enumeration", "monte_carlo"}
@@ -468,11 +478,11 @@ def explain(
                 else f"explain takes lime's unit, kernel_width = 100 ν, not nu= (got nu={unexpected['nu']!r})"
             )
         raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
-    vectorizer = _check_pipeline(model)
+    vectorizer = check_pipeline(model)
     mode = check_mode(bow, split_expression, mask_string, char_level)
     mode = None if mode.is_default else mode
     if mode is None:
-        text, words = _check_words(text)
+        text, words = check_words(text)
     else:
         words = mode_features(text, mode)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
@@ -481,10 +491,10 @@ def explain(
     if num_samples is not None:
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_MONTE_CARLO_SAMPLES)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
-    columns = _output_function(model, output)
-    label = _check_label(model, output, columns, text, label)
+    columns = output_function(model, output)
+    label = check_label(model, output, columns, text, label)
     d, nu = len(words), kernel_width / 100.0
-    mask_fn = _mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
+    mask_fn = pipeline_mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
     rng = np.random.default_rng(random_state)
     common = dict(
         words=words,
@@ -500,7 +510,7 @@ def explain(
             break
         try:
             beta, model_of_masks = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng, mode)
-        except _RouteUnavailable as why:
+        except RouteUnavailable as why:
             reasons.append(f"{name}: {why}")
             continue
         if beta is not None and not np.isfinite(beta).all():
@@ -522,19 +532,23 @@ def explain(
         )
     if method not in ("auto", "monte_carlo"):
         raise ValueError(f"method={method!r} does not apply to this model and document: {'; '.join(reasons)}")
-    size = DEFAULT_MONTE_CARLO_SAMPLES if num_samples is None else num_samples
+    # ---- the estimate route (limetheory.estimate_route, issue 27 item 3): adaptive, to tol x lime's spread
     controls = explain_controls(model, text, output, label, nu, mode)
-    estimate = estimate_beta(mask_fn, d, nu, size, rng, controls=controls)
+    estimate, scores, rows = estimate_explanation(
+        model, text, output, label, nu, mask_fn, d, mode=mode, num_samples=num_samples, tol=tol,
+        max_calls=max_calls, random_state=rng, progress=progress, controls=controls,
+    )  # fmt: skip
     return Explanation(
         beta=estimate.beta,
         exact=False,
         method="monte_carlo",
         stderr=estimate.stderr,
-        num_samples=estimate.num_samples,
+        num_samples=estimate.calls,
         sample=estimate.sample,
-        notes=tuple(reasons),
-        **common,
+        notes=(*reasons, rows, estimate.note),
+        **{**common, "mask_fn": scores},
     )
+    # ---- end of the estimate route
 
 
 def _lookup(sample):
@@ -579,18 +593,18 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     >>> bool((many[0].beta == one.beta).all()), many[1]
     (True, None)
     """
-    vectorizer = _check_pipeline(model)
+    vectorizer = check_pipeline(model)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
-    columns = _output_function(model, output)
+    columns = output_function(model, output)
     nu = kernel_width / 100.0
     pending = []  # (position, text, words, label, linear model, masks, their unique rows, inverse)
     for position, text in enumerate(texts):
         try:
-            text, words = _check_words(text)
-            text_label = _check_label(model, output, columns, text, label)
-            linear = _LinearModel(model, vectorizer, text, output, text_label)
-        except (_RouteUnavailable, ValueError, TypeError):
+            text, words = check_words(text)
+            text_label = check_label(model, output, columns, text, label)
+            linear = LinearColumns(model, vectorizer, text, output, text_label)
+        except (RouteUnavailable, ValueError, TypeError):
             continue
         z = _self_check_masks(len(words), np.random.default_rng(random_state))
         unique, inverse = np.unique(z.astype(np.int8), axis=0, return_inverse=True)
@@ -608,7 +622,7 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             continue
         try:
             beta = linear.beta(nu)
-        except _RouteUnavailable:
+        except RouteUnavailable:
             continue
         if not np.isfinite(beta).all():
             continue
