@@ -40,7 +40,7 @@ with, for independent rows 1 and 2, :math:`H = \mathbb{E}[D W \xi \xi^\top]`,
 :math:`Q = \mathbb{E}[D W D] W \Omega_c + \mathbb{E}[D_1 W D_2 W \xi_1 \xi_2^\top] + \mathbb{E}[D_1 W D_2 W \xi_2
 \xi_1^\top]` (the square of the mean's correction cancels the remaining pattern).  Every expectation is over one
 row or a product of one-row moments (the tensor :math:`T_{acf} = \mathbb{E}[D_{ac} \xi_f]`), computed from the same
-masks as Ω: ``order=2`` of :func:`lime_spread`.
+masks as Ω: ``order=2`` of :meth:`limetheory.pipelines.result.Explanation.lime_spread`.
 """
 
 from __future__ import annotations
