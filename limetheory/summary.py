@@ -90,7 +90,7 @@ def reader_text(value, digits: int = 6, math_as=None) -> str:
     >>> import sympy as sp
     >>> d = sp.Symbol("d")
     >>> reader_text(6 * (d**2 - 2 * d + 3) / ((d - 1) * (d + 1)))
-    '6·(d² − 2·d + 3)/((d − 1)·(d + 1))'
+    '(6·d² − 12·d + 18)/((d − 1)·(d + 1))'
     """
     _check_digits(digits)
     if isinstance(value, (bool, np.bool_)):
