@@ -24,12 +24,60 @@ import sympy as sp
 
 from .prose import scientific
 
-__all__ = ["Summary", "reader_text", "summary"]
+__all__ = ["Summary", "reader_label", "reader_text", "summary"]
 
 _MINUS = "\N{MINUS SIGN}"
 _GROUP = "\N{NARROW NO-BREAK SPACE}"
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _POWER = re.compile(r"\*\*(\d+)")
+
+
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "Gamma": "Γ", "epsilon": "ε", "eps": "ε", "eta": "η", "iota": "ι",
+    "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "Pi": "Π", "rho": "ρ", "sigma": "σ",
+    "Sigma": "Σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω", "chi": "χ", "inf": "∞", "ell": "ℓ",
+}  # fmt: skip
+_GREEK_WORD = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![A-Za-z])")
+_SUBSCRIPT = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+_SUPERSCRIPT_RUN = re.compile(r"\^(\(-?\d+\)|-?\d+(?![.\d]))")
+_SYMBOLS = (("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("+-", "±"), ("->", "→"), ("sqrt(", "√("), (" * ", " · "))
+
+
+def reader_label(text: str) -> str:
+    """An ASCII label of a table (``||Sigma^-1||_op <= ||Sigma^-1||_F``) in a reader's notation (``‖Σ⁻¹‖ₒₚ ≤ ‖Σ⁻¹‖_F``).
+
+    Greek names standing alone become letters (``nu`` → ν, ``Sigma_hat`` → Σ̂, ``inf`` → ∞), ``||x||`` becomes ‖x‖,
+    integer powers and one-letter or digit subscripts are raised or lowered where Unicode has the character, and
+    ``<=``, ``>=``, ``+-``, ``->``, ``sqrt(`` become ≤, ≥, ±, →, √(. A table shows the label through
+    ``Styler.format_index(reader_label, axis=1)`` or ``DataFrame.rename(columns=reader_label)``, so that the code
+    keeps naming its columns in ASCII.
+
+    Examples
+    --------
+    >>> reader_label("||Sigma^-1||_op <= ||Sigma^-1||_F")
+    '‖Σ⁻¹‖ₒₚ ≤ ‖Σ⁻¹‖_F'
+    >>> reader_label("paper 70 d^1.5 e^(5/2nu^2)")
+    'paper 70 d^1.5 e^(5/2ν²)'
+    >>> reader_label("max |Sigma_hat - Sigma|, alpha_0, sqrt(n) * max dev, nu = inf")
+    'max |Σ̂ − Σ|, α₀, √(n) · max dev, ν = ∞'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    text = re.sub(r"\|\|([^|]+)\|\|", r"‖\1‖", text)
+    text = text.replace("chi2", "χ²")
+    text = _GREEK_WORD.sub(lambda match: _GREEK[match.group(1)], text)
+    text = text.replace("_hat", "\N{COMBINING CIRCUMFLEX ACCENT}")
+    for ascii_, symbol in _SYMBOLS:
+        text = text.replace(ascii_, symbol)
+    text = _SUPERSCRIPT_RUN.sub(lambda match: match.group(1).strip("()").translate(_SUPERSCRIPT), text)
+    text = re.sub(r"_(op|\d+|[a-z])(?![A-Za-z0-9])", _lower, text)
+    return text.replace(" - ", f" {_MINUS} ")
+
+
+def _lower(match) -> str:
+    """A subscript lowered where Unicode has every character of it; left as ``_x`` otherwise."""
+    chars = match.group(1)
+    return "".join(_SUBSCRIPT[c] for c in chars) if all(c in _SUBSCRIPT for c in chars) else match.group(0)
 
 
 def _check_digits(digits):
@@ -129,8 +177,9 @@ class Summary:
     Parameters
     ----------
     rows : sequence of tuple
-        ``(label, value)``: ``label`` a str (plain text or MyST markdown, e.g. with ``$...$`` math), ``value``
-        anything :func:`reader_text` writes. Checked here, so that showing the object cannot fail later.
+        ``(label, value)``: ``label`` a str (plain text or MyST markdown, e.g. with ``$...$`` math; shown through
+        :func:`reader_label`, so ``E_j`` reads Eⱼ), ``value`` anything :func:`reader_text` writes. Checked here,
+        so that showing the object cannot fail later.
     digits : int, default 6
         Significant digits of real values.
 
@@ -170,11 +219,11 @@ class Summary:
         lines = ["| Quantity | Value |", "|:--|:--|"]
         for label, value in self.rows:
             text = reader_text(value, self.digits, math_as=lambda expr: f"${sp.latex(expr)}$")
-            lines.append(f"| {_cell(label)} | {_cell(text)} |")
+            lines.append(f"| {_cell(reader_label(label))} | {_cell(text)} |")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return "\n".join(f"{label}: {reader_text(value, self.digits)}" for label, value in self.rows)
+        return "\n".join(f"{reader_label(label)}: {reader_text(value, self.digits)}" for label, value in self.rows)
 
 
 def summary(*rows, digits: int = 6) -> Summary:
