@@ -35,8 +35,9 @@ PRIORITY = (
     "text/plain",
 )
 HIDDEN = {"remove-output", "remove-cell"}
-# sympy's str(): powers and products written without spaces, square roots by name
-SYMPY_TEXT = re.compile(r"[\w)]\*\*?[\w(]|\bsqrt\(")
+# sympy's str(): powers and products written without spaces, square roots by name (numpy's np.sqrt in printed
+# source code is code, not a result)
+SYMPY_TEXT = re.compile(r"[\w)]\*\*?[\w(]|(?<![.\w])sqrt\(")
 # Python's look in a summary: tuples, lists, dicts, quoted strings, e-notation, True/False
 PYTHON_LOOK = re.compile(r"^\(.*\)$|[\[{]'|'[\]}]|\d[eE][+-]?\d|\bTrue\b|\bFalse\b|\bNone\b")
 
@@ -67,8 +68,8 @@ def _cells(path: Path):
             yield index, tags, cell
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_no_output_prints_sympy_as_python_text(path):
+def sympy_text(path: Path) -> list[str]:
+    """The lines of a chapter's shown outputs that print a sympy object as Python text."""
     found = []
     for index, _, cell in _cells(path):
         for output in cell.get("outputs", []):
@@ -77,23 +78,67 @@ def test_no_output_prints_sympy_as_python_text(path):
                 continue
             lines = [line.strip() for line in shown[1].splitlines() if SYMPY_TEXT.search(line)]
             found += [f"cell {index} ({shown[0]}): {line[:120]}" for line in lines]
+    return found
+
+
+def summary_problems(path: Path) -> list[str]:
+    """What keeps a chapter's summary cell from being a table of labelled values in a reader's notation."""
+    cells = [(index, cell) for index, tags, cell in _cells(path) if SUMMARY_TAG in tags]
+    if len(cells) != 1:
+        return [f"{len(cells)} cells tagged {SUMMARY_TAG}"]
+    index, cell = cells[0]
+    shown = [item for item in map(_shown, cell["outputs"]) if item]
+    if [kind for kind, _ in shown] != ["text/markdown"]:
+        return [f"cell {index}: the summary shows {shown}; end the cell with limetheory.summary.summary(...)"]
+    table = shown[0][1].splitlines()
+    problems = [] if table[:2] == ["| Quantity | Value |", "|:--|:--|"] else [f"cell {index}: not a summary table"]
+    for row in table[2:]:
+        label, value = (part.strip() for part in re.split(r"(?<!\\)\|", row)[1:3])
+        # a value is written for a reader: a symbolic one as $LaTeX$, a number without Python's look
+        if PYTHON_LOOK.search(label) or not (value.startswith("$") or not PYTHON_LOOK.search(value)):
+            problems.append(f"cell {index}: {label}: {value}")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_no_output_prints_sympy_as_python_text(path):
+    found = sympy_text(path)
     assert not found, "sympy printed as Python text (show it with show_equations or summary):\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_the_summary_is_a_table_of_labelled_values(path):
-    cells = [(index, cell) for index, tags, cell in _cells(path) if SUMMARY_TAG in tags]
-    assert len(cells) == 1, f"{len(cells)} cells tagged {SUMMARY_TAG}"
-    index, cell = cells[0]
-    shown = [_shown(output) for output in cell["outputs"]]
-    assert [kind for kind, _ in filter(None, shown)] == ["text/markdown"], (
-        f"cell {index}: the summary shows {shown}; end the cell with limetheory.summary.summary(...)"
-    )
-    table = shown[0][1].splitlines()
-    assert table[:2] == ["| Quantity | Value |", "|:--|:--|"]
-    for row in table[2:]:
-        label, value = (part.strip() for part in re.split(r"(?<!\\)\|", row)[1:3])
-        # a value is written for a reader: a symbolic one as $LaTeX$, a number without Python's look
-        if not (value.startswith("$") and value.endswith("$")):
-            assert not PYTHON_LOOK.search(value), f"cell {index}: {label}: {value}"
-        assert label and not PYTHON_LOOK.search(label), f"cell {index}: {label}"
+    assert summary_problems(path) == []
+
+
+def _notebook(tmp_path, *cells):
+    path = tmp_path / "01-x.ipynb"
+    path.write_text(json.dumps({"cells": list(cells)}), encoding="utf-8")
+    return path
+
+
+def _code(outputs, tags=()):
+    return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": "", "outputs": outputs}
+
+
+def test_the_scan_finds_what_the_review_found(tmp_path):
+    """The forms the issue quotes are caught; the same values through LaTeX or summary() are not."""
+    stream = {"output_type": "stream", "name": "stdout", "text": "c = '6*(d**2 - 2*d + 3)/((d - 1)*(d + 1))'\n"}
+    bare = {"output_type": "stream", "name": "stdout", "text": "review, d: (51, 37)\n(True, 19)\n"}
+    latex = {
+        "output_type": "execute_result",
+        "data": {"text/latex": "$$6 d^2$$", "text/plain": "6*d**2"},
+        "metadata": {},
+        "execution_count": 1,
+    }
+    table = {
+        "output_type": "execute_result",
+        "data": {"text/markdown": "| Quantity | Value |\n|:--|:--|\n| share | 4.996004e-15 |", "text/plain": "x"},
+        "metadata": {},
+        "execution_count": 2,
+    }
+    path = _notebook(tmp_path, _code([stream]), _code([latex]), _code([bare], tags=[SUMMARY_TAG]))
+    assert sympy_text(path) == ["cell 0 (stream): c = '6*(d**2 - 2*d + 3)/((d - 1)*(d + 1))'"]
+    assert "end the cell with limetheory.summary.summary" in summary_problems(path)[0]
+    path = _notebook(tmp_path, _code([table], tags=[SUMMARY_TAG]))
+    assert summary_problems(path) == ["cell 0: share: 4.996004e-15"]
