@@ -9,7 +9,8 @@ lines in the same notation. Both forms are deterministic, so nbval still checks 
 Values are written as follows: ``True``/``False`` as yes/no; an integer as is (groups of three digits from 10⁴ on);
 a real number with ``digits`` significant digits, in scientific notation (``5.05×10⁻⁵``) outside [10⁻³, 10⁵);
 a sympy object as mathematics; a string as is; a sequence as its items joined by commas; a mapping as
-``key: value`` pairs joined by semicolons. Negative numbers take a Unicode minus sign.
+``key: value`` pairs joined by semicolons. Negative numbers take a Unicode minus sign; infinities
+are written ∞ and a NaN –.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _check_digits(digits):
 
 def _real(number: float, digits: int) -> str:
     if not math.isfinite(number):
-        return {math.inf: "∞", -math.inf: f"{_MINUS}∞"}.get(number, "undefined")
+        return {math.inf: "∞", -math.inf: f"{_MINUS}∞"}.get(number, "–")  # NaN: no value, as a table writes it
     if number == 0:
         return "0"
     rounded = float(f"{number:.{digits - 1}e}")

@@ -36,6 +36,8 @@ PYTHON_MATH = re.compile(r"\*\*|[\w)]\*[\w(]|sqrt\(")
         (99999.99, "1×10⁵"),
         (np.float64(0.5), "0.5"),
         (float("inf"), "∞"),
+        (-np.inf, "\N{MINUS SIGN}∞"),
+        (float("nan"), "–"),
         ((True, 19), "yes, 19"),
         ([0.83, 0.95], "0.83, 0.95"),
         ({"pair": 2.75, "tree": 2.48}, "pair: 2.75; tree: 2.48"),
