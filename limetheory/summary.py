@@ -39,7 +39,7 @@ _GREEK = {
     "Sigma": "Σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω", "chi": "χ", "inf": "∞", "ell": "ℓ",
 }  # fmt: skip
 _GREEK_WORD = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![A-Za-z])")
-_SUBSCRIPT = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+_SUBSCRIPT = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True))
 _SUPERSCRIPT_RUN = re.compile(r"\^(\(-?\d+\)|-?\d+(?![.\d]))")
 _SYMBOLS = (("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("+-", "±"), ("->", "→"), ("sqrt(", "√("), (" * ", " · "))
 
@@ -71,7 +71,7 @@ def reader_label(text: str) -> str:
     for ascii_, symbol in _SYMBOLS:
         text = text.replace(ascii_, symbol)
     text = _SUPERSCRIPT_RUN.sub(lambda match: match.group(1).strip("()").translate(_SUPERSCRIPT), text)
-    text = re.sub(r"_(op|\d+|[a-z])(?![A-Za-z0-9])", _lower, text)
+    text = re.sub(r"_(\d+|[a-z]{1,2})(?![A-Za-z0-9])", _lower, text)
     return text.replace(" - ", f" {_MINUS} ")
 
 

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 from markdown_it import MarkdownIt
 
-from limetheory.summary import Summary, reader_text, summary
+from limetheory.summary import Summary, reader_label, reader_text, summary
 
 d = sp.Symbol("d", positive=True)
 # what sympy's Python text looks like: powers, products without spaces, square roots
@@ -109,3 +109,27 @@ def test_digits():
 def test_bad_input(call, error, pattern):
     with pytest.raises(error, match=pattern):
         call()
+
+
+@pytest.mark.parametrize(
+    ("label", "shown"),
+    [
+        ("||Sigma^-1||_op <= ||Sigma^-1||_F", "‖Σ⁻¹‖ₒₚ ≤ ‖Σ⁻¹‖_F"),
+        ("paper 70 d^1.5 e^(5/2nu^2)", "paper 70 d^1.5 e^(5/2ν²)"),
+        ("sqrt(n) * max dev", "√(n) · max dev"),
+        ("max |Sigma_hat - Sigma|", "max |Σ̂ − Σ|"),
+        ("alpha_0, kappa_1(nu), ell / nu^4", "α₀, κ₁(ν), ℓ / ν⁴"),
+        ("chi2 p-value, nu = inf", "χ² p-value, ν = ∞"),
+        ("E_j, E_jk, c_d, lambda_b", "Eⱼ, Eⱼₖ, c_d, λ_b"),
+        # words that merely contain a Greek name stay as they are
+        ("number of minutes, beta_boolean, alphabet", "number of minutes, β_boolean, alphabet"),
+        ("kernel width", "kernel width"),
+    ],
+)
+def test_reader_label(label, shown):
+    assert reader_label(label) == shown
+
+
+def test_reader_label_refuses_what_is_not_text():
+    with pytest.raises(TypeError, match="^text must be a str"):
+        reader_label(25)
