@@ -53,6 +53,15 @@ def reader_label(text: str) -> str:
     ``Styler.format_index(reader_label, axis=1)`` or ``DataFrame.rename(columns=reader_label)``, so that the code
     keeps naming its columns in ASCII.
 
+    Parameters
+    ----------
+    text : str
+        The label as the code writes it.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> reader_label("||Sigma^-1||_op <= ||Sigma^-1||_F")
