@@ -48,10 +48,10 @@ def reader_label(text: str) -> str:
     """An ASCII label of a table (``||Sigma^-1||_op <= ||Sigma^-1||_F``) in a reader's notation (``‖Σ⁻¹‖ₒₚ ≤ ‖Σ⁻¹‖_F``).
 
     Greek names standing alone become letters (``nu`` → ν, ``Sigma_hat`` → Σ̂, ``inf`` → ∞), ``||x||`` becomes ‖x‖,
-    integer powers and one-letter or digit subscripts are raised or lowered where Unicode has the character, and
-    ``<=``, ``>=``, ``+-``, ``->``, ``sqrt(`` become ≤, ≥, ±, →, √(. A table shows the label through
-    ``Styler.format_index(reader_label, axis=1)`` or ``DataFrame.rename(columns=reader_label)``, so that the code
-    keeps naming its columns in ASCII.
+    integer powers and one- or two-letter or digit subscripts are raised or lowered where Unicode has the
+    characters, ``<=``, ``>=``, ``+-``, ``->``, ``sqrt(`` become ≤, ≥, ±, →, √(, and a starred name ``M*(n)`` is
+    M⋆(n). A table shows the label through ``Styler.format_index(reader_label, axis=1)`` or
+    ``DataFrame.rename(columns=reader_label)``, so that the code keeps naming its columns in ASCII.
 
     Parameters
     ----------
@@ -79,6 +79,7 @@ def reader_label(text: str) -> str:
     text = text.replace("_hat", "\N{COMBINING CIRCUMFLEX ACCENT}")
     for ascii_, symbol in _SYMBOLS:
         text = text.replace(ascii_, symbol)
+    text = re.sub(r"(?<=[^\W\d_])\*(?=[(\s,]|$)", "⋆", text)  # a starred name, M*(n): not a product
     text = _SUPERSCRIPT_RUN.sub(lambda match: match.group(1).strip("()").translate(_SUPERSCRIPT), text)
     text = re.sub(r"_(\d+|[a-z]{1,2})(?![A-Za-z0-9])", _lower, text)
     return text.replace(" - ", f" {_MINUS} ")
