@@ -79,7 +79,7 @@ def reader_label(text: str) -> str:
     text = text.replace("_hat", "\N{COMBINING CIRCUMFLEX ACCENT}")
     for ascii_, symbol in _SYMBOLS:
         text = text.replace(ascii_, symbol)
-    text = re.sub(r"(?<=[^\W\d_])\*(?=[(\s,]|$)", "⋆", text)  # a starred name, M*(n): not a product
+    text = re.sub(r"(?<=[^\W\d_])\*(?=\()", "⋆", text)  # a starred name, M*(n): not a product
     text = _SUPERSCRIPT_RUN.sub(lambda match: match.group(1).strip("()").translate(_SUPERSCRIPT), text)
     text = re.sub(r"_(\d+|[a-z]{1,2})(?![A-Za-z0-9])", _lower, text)
     return text.replace(" - ", f" {_MINUS} ")
