@@ -40,6 +40,8 @@ HIDDEN = {"remove-output", "remove-cell"}
 SYMPY_TEXT = re.compile(r"[\w)]\*\*?[\w(]|(?<![.\w])sqrt\(")
 # Python's look in a summary: tuples, lists, dicts, quoted strings, e-notation, True/False
 PYTHON_LOOK = re.compile(r"^\(.*\)$|[\[{]'|'[\]}]|\d[eE][+-]?\d|\bTrue\b|\bFalse\b|\bNone\b")
+# a label may name lime's parameters (bow=False); its numbers and containers are still a reader's
+LABEL_LOOK = re.compile(r"^\(.*\)$|[\[{]'|'[\]}]|\d[eE][+-]?\d")
 
 
 def _shown(output: dict) -> tuple[str, str] | None:
@@ -95,7 +97,7 @@ def summary_problems(path: Path) -> list[str]:
     for row in table[2:]:
         label, value = (part.strip() for part in re.split(r"(?<!\\)\|", row)[1:3])
         # a value is written for a reader: a symbolic one as $LaTeX$, a number without Python's look
-        if PYTHON_LOOK.search(label) or not (value.startswith("$") or not PYTHON_LOOK.search(value)):
+        if LABEL_LOOK.search(label) or not (value.startswith("$") or not PYTHON_LOOK.search(value)):
             problems.append(f"cell {index}: {label}: {value}")
     return problems
 
