@@ -26,7 +26,7 @@ import pytest
 import sympy as sp
 
 from booktools import chapters
-from limetheory.summary import summary
+from limetheory.book import summary
 
 pytestmark = pytest.mark.minibook
 D = sp.Symbol("D", positive=True)

@@ -16,6 +16,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 DOCS = [
     "good food and good service",
@@ -146,7 +147,7 @@ TREE_PIPELINES = [
 
 @pytest.mark.parametrize("vectorizer, estimator, output", TREE_PIPELINES, ids=lambda v: type(v).__name__)
 def test_tree_route_equals_enumeration(yelp, vectorizer, estimator, output):
-    pytest.importorskip("limetheory.leaves")
+    pytest.importorskip("limetheory.pipelines.leaves")
     texts, labels, small = yelp
     model = make_pipeline(vectorizer, estimator).fit(texts, labels)
     for text in small[:3]:
@@ -161,7 +162,7 @@ def test_normalised_tfidf_tree_is_not_exact_beyond_enumeration(yelp):
     """A forest on normalised TF-IDF has splits that are not presence functions: Monte Carlo, with the reason."""
     texts, labels, _ = yelp
     model = make_pipeline(TfidfVectorizer(), RandomForestClassifier(n_estimators=10, random_state=0)).fit(texts, labels)
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     result = lt.explain(model, text, num_samples=3000)
     assert result.method == "monte_carlo" and not result.exact
     assert result.stderr is not None and result.stderr.shape == result.beta.shape
@@ -199,7 +200,7 @@ def test_monte_carlo_standard_errors_are_honest():
     exact = lt.explain(model, text, method="enumeration")
     z = []
     for seed in range(30):
-        estimate = lt.explain(model, text, method="monte_carlo", num_samples=1500, random_state=seed)
+        estimate = lt.explain(model, text, method="monte_carlo", max_calls=1500, tol=1e-9, random_state=seed)
         assert not estimate.exact and estimate.num_samples <= 1500
         z.append((estimate.beta - exact.beta) / estimate.stderr)
     z = np.concatenate(z)
@@ -207,13 +208,16 @@ def test_monte_carlo_standard_errors_are_honest():
     assert 0.88 <= np.mean(np.abs(z) < 1.96) <= 0.995
 
 
-def test_monte_carlo_is_reproducible_and_defaults_to_20000_masks():
+def test_monte_carlo_is_reproducible_and_reaches_its_target_by_default():
+    """From counts, the default budget reaches tol = 0.1 of lime's spread at n = 5000, and the notes say so."""
     model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
     text = "The food was good but the staff rude"
     first = lt.explain(model, text, method="monte_carlo", random_state=3)
     second = lt.explain(model, text, method="monte_carlo", random_state=3)
     np.testing.assert_array_equal(first.beta, second.beta)
-    assert 19_000 <= first.num_samples <= 20_000
+    assert any("at most 0.1 x lime's standard deviation at n = 5000" in note for note in first.notes)
+    assert any("counts" in note for note in first.notes)
+    assert (first.stderr <= 0.1 * first.lime_spread(5000).std * 1.2).all()  # Ω re-estimated: 20% slack
 
 
 def test_monte_carlo_refuses_an_ill_conditioned_sigma():
@@ -315,7 +319,7 @@ def test_lime_spread_estimated_for_long_documents(yelp):
     vectorizer = TfidfVectorizer().fit(texts)
     classifier = LogisticRegression(max_iter=1000).fit(vectorizer.transform(texts), labels)
     model = Pipeline([("tfidf", vectorizer), ("logistic", classifier)])
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     result = lt.explain(model, text, output="decision_function")
     spread = result.lime_spread(5000)
     assert not spread.exact and spread.omega_samples > 10_000
@@ -429,7 +433,7 @@ def test_refuses_nu_and_other_bad_arguments(fitted):
         lt.explain(fitted, TEXTS[0], kernel_width=0)
     with pytest.raises(ValueError, match="method must be one of"):
         lt.explain(fitted, TEXTS[0], method="exact")
-    with pytest.raises(ValueError, match="num_samples must be >= "):
-        lt.explain(fitted, TEXTS[0], method="monte_carlo", num_samples=5)
+    with pytest.raises(ValueError, match="max_calls must be >= "):
+        lt.explain(fitted, TEXTS[0], method="monte_carlo", max_calls=5)
     with pytest.raises(ValueError, match="method='trees' does not apply"):
         lt.explain(fitted, TEXTS[0], method="trees")

@@ -4,8 +4,8 @@ The book renders each chapter's ``.ipynb``; for each output it shows the first o
 images, markdown, LaTeX, then plain text), and streams as printed. This test reads those, as the book shows them:
 
 - no sympy object printed as Python text (``d**2``, ``2*d``, ``sqrt(3)``): symbolic results go through LaTeX
-  (``show_equations``, or a :func:`limetheory.summary.summary` row);
-- the summary cell that nbval compares (tagged ``nbval-check-output``) shows one :func:`~limetheory.summary.summary`
+  (``show_equations``, or a :func:`limetheory.book.summary` row);
+- the summary cell that nbval compares (tagged ``nbval-check-output``) shows one :func:`~limetheory.book.summary`
   table, with no bare tuple, list, dict or e-notation float in it.
 """
 
@@ -91,7 +91,7 @@ def summary_problems(path: Path) -> list[str]:
     index, cell = cells[0]
     shown = [item for item in map(_shown, cell["outputs"]) if item]
     if [kind for kind, _ in shown] != ["text/markdown"]:
-        return [f"cell {index}: the summary shows {shown}; end the cell with limetheory.summary.summary(...)"]
+        return [f"cell {index}: the summary shows {shown}; end the cell with limetheory.book.summary(...)"]
     table = shown[0][1].splitlines()
     problems = [] if table[:2] == ["| Quantity | Value |", "|:--|:--|"] else [f"cell {index}: not a summary table"]
     for row in table[2:]:
@@ -141,6 +141,6 @@ def test_the_scan_finds_what_the_review_found(tmp_path):
     }
     path = _notebook(tmp_path, _code([stream]), _code([latex]), _code([bare], tags=[SUMMARY_TAG]))
     assert sympy_text(path) == ["cell 0 (stream): c = '6*(d**2 - 2*d + 3)/((d - 1)*(d + 1))'"]
-    assert "end the cell with limetheory.summary.summary" in summary_problems(path)[0]
+    assert "end the cell with limetheory.book.summary" in summary_problems(path)[0]
     path = _notebook(tmp_path, _code([table], tags=[SUMMARY_TAG]))
     assert summary_problems(path) == ["cell 0: share: 4.996004e-15"]

@@ -1,4 +1,4 @@
-"""limetheory.summary: a chapter's closing summary as a labelled table, every value in a reader's notation."""
+"""limetheory.book.summary: a chapter's closing summary as a labelled table, every value in a reader's notation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 from markdown_it import MarkdownIt
 
-from limetheory.summary import Summary, reader_label, reader_text, summary
+from limetheory.book import Summary, reader_label, reader_text, summary
 
 d = sp.Symbol("d", positive=True)
 # what sympy's Python text looks like: powers, products without spaces, square roots
@@ -35,6 +35,7 @@ PYTHON_MATH = re.compile(r"\*\*|[\w)]\*[\w(]|sqrt\(")
         (1e5, "1×10⁵"),
         (99999.99, "1×10⁵"),
         (np.float64(0.5), "0.5"),
+        (np.array([[1.5, 2]]), "1.5, 2"),
         (float("inf"), "∞"),
         (-np.inf, "\N{MINUS SIGN}∞"),
         (float("nan"), "–"),
@@ -104,6 +105,8 @@ def test_digits():
         (lambda: summary(("x", 1), digits=2.0), TypeError, "^digits must be an integer from 1 to 17"),
         (lambda: reader_text(None), TypeError, "^value must be a bool"),
         (lambda: reader_text(1.0, digits=True), TypeError, "^digits must be an integer"),
+        (lambda: reader_text(list(range(1001))), ValueError, "^value holds more than 1000 items"),
+        (lambda: reader_text(np.zeros((40, 40))), ValueError, "^value holds more than 1000 items"),
     ],
 )
 def test_bad_input(call, error, pattern):
