@@ -1,4 +1,4 @@
-"""limetheory.book.summary: a chapter's closing summary as a labelled table, every value in a reader's notation."""
+"""limetheory.book.reader: a chapter's closing summary as a labelled table, every value in a reader's notation."""
 
 from __future__ import annotations
 

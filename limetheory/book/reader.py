@@ -23,8 +23,6 @@ from collections.abc import Mapping
 import numpy as np
 import sympy as sp
 
-from .prose import scientific
-
 __all__ = ["Summary", "reader_label", "reader_text", "summary"]
 
 _MINUS = "\N{MINUS SIGN}"
@@ -100,6 +98,9 @@ def _check_digits(digits):
 
 
 def _real(number: float, digits: int) -> str:
+    # imported here: a module-level import of a sibling would run limetheory.book's __init__, which imports this
+    from .prose import scientific
+
     if not math.isfinite(number):
         return {math.inf: "∞", -math.inf: f"{_MINUS}∞"}.get(number, "–")  # NaN: no value, as a table writes it
     if number == 0:
