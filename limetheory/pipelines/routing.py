@@ -69,14 +69,15 @@ _SELF_CHECK_RTOL = 1e-9
 _SELF_CHECK_MASKS = 8
 
 
-class _RouteUnavailable(Exception):
+class RouteUnavailable(Exception):
     """A route does not apply to this model and document (the reason is the message)."""
 
 
 # ----------------------------------------------------------------------------- reading the pipeline
 
 
-def _check_pipeline(model):
+def check_pipeline(model):
+    """The pipeline's vectorizer, after checking that ``model`` is a fitted Pipeline that starts with one."""
     if not isinstance(model, Pipeline):
         raise TypeError(
             "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
@@ -100,7 +101,8 @@ def _check_pipeline(model):
     return vectorizer
 
 
-def _output_function(model, output):
+def output_function(model, output):
+    """Documents -> the model's ``output`` as an (n, columns) array (a binary decision_function as (-score, score))."""
     if not isinstance(output, str) or output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
     if not hasattr(model, output):
@@ -123,7 +125,7 @@ def _output_function(model, output):
     return columns
 
 
-def _mask_function(text, columns, label, documents_of=None):
+def pipeline_mask_function(text, columns, label, documents_of=None):
     """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
 
     ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``).
@@ -148,20 +150,18 @@ def _mask_function(text, columns, label, documents_of=None):
 # ----------------------------------------------------------------------------- the linear route
 
 
-class _LinearModel:
+class LinearColumns:
     """The model as a linear function of the words' TF-IDF columns, read from the vectorizer and ``coef_``."""
 
     def __init__(self, model, vectorizer, text, output, label, mode=None):
         if len(model.steps) != 2:
-            raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+            raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
         estimator = model.steps[1][1]
         if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
-            raise _RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
+            raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
         wanted = "predict" if not is_classifier(estimator) else "decision_function"
         if output != wanted:
-            raise _RouteUnavailable(
-                f"output={output!r} is not linear in the features (the linear output is {wanted!r})"
-            )
+            raise RouteUnavailable(f"output={output!r} is not linear in the features (the linear output is {wanted!r})")
         coef = estimator.coef_
         coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
         intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
@@ -178,19 +178,19 @@ class _LinearModel:
                 features = linear_features(text, vectorizer, mode)
                 columns, counts = features.columns, features.counts
         except ValueError as error:
-            raise _RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+            raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
         # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
         self.mask_weight = 0.0
         if features is not None:
             refusal = mask_token_refusal(vectorizer, features)
             if refusal is not None:
-                raise _RouteUnavailable(refusal)
+                raise RouteUnavailable(refusal)
             self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
         values = counts.astype(float)
         shared = _shared(columns)
         if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
             if shared.any():
-                raise _RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
+                raise RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
             values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
         if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
             values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
@@ -216,13 +216,14 @@ class _LinearModel:
         return raw + self.sign * self.intercept + self.mask_weight * (z.shape[1] - z.sum(axis=1))
 
     def beta(self, nu):
+        """LIME's exact limit β of this linear model at bandwidth ν (intercept first)."""
         d = len(self.values)
         beta = np.zeros(d + 1)
         if (self.values > 0).any():  # else no word the model sees: a constant
             try:
                 beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
             except ValueError as error:  # e.g. more words in one column than the grouped recursion takes
-                raise _RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
+                raise RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
         beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
         beta[1:] -= self.mask_weight
         return beta
@@ -234,14 +235,22 @@ def _shared(columns):
     return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)
 
 
-def _self_check(route, reconstruction, mask_fn, d, rng):
-    """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
+def _self_check_masks(d, rng):
+    """The masks of the self-check: nothing, one, all but one and all words removed, and random sizes."""
     sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
-    z = masks_removing(sizes, d, rng)
-    ours, truth = reconstruction(z), mask_fn(z)
+    return masks_removing(sizes, d, rng)
+
+
+def _reproduces(ours, truth):
     scale = max(1.0, float(np.abs(truth).max()))
-    if not np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale):
-        raise _RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
+    return bool(np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale))
+
+
+def self_check(route, reconstruction, mask_fn, d, rng):
+    """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
+    z = _self_check_masks(d, rng)
+    if not _reproduces(reconstruction(z), mask_fn(z)):
+        raise RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
 
 
 # ----------------------------------------------------------------------------- the tree route
@@ -251,9 +260,9 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
     try:
         from .leaves import beta_trees
     except ImportError:
-        raise _RouteUnavailable("the exact tree route is not available") from None
+        raise RouteUnavailable("the exact tree route is not available") from None
     if len(model.steps) != 2:
-        raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+        raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
     estimator = model.steps[1][1]
     sign = 1.0
     if output == "decision_function" and len(getattr(estimator, "classes_", ())) == 2:
@@ -267,7 +276,7 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
             )
         beta = beta_trees(estimator, vectorizer, text, nu=nu, output=output, label=label, columns=columns)
     except (ValueError, TypeError) as error:
-        raise _RouteUnavailable(str(error)) from None
+        raise RouteUnavailable(str(error)) from None
     return sign * beta
 
 
@@ -282,7 +291,7 @@ def _known_columns(model, output):
     return None
 
 
-def _check_label(model, output, columns, text, label):
+def check_label(model, output, columns, text, label):
     """``label`` as an int in range; the model is called on the document only when its outputs are not declared."""
     label = check_int(label, "label", minimum=0)
     n_columns = _known_columns(model, output)
@@ -295,7 +304,8 @@ def _check_label(model, output, columns, text, label):
     return label
 
 
-def _check_words(text):
+def check_words(text):
+    """(text, lime's words of it), refusing a document of fewer than 2 distinct words."""
     text = check_text(text)
     words = local_dictionary(text)
     if len(words) < 2:
@@ -313,14 +323,14 @@ def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, r
     pipeline): it evaluates masks without building strings, for lime's spread.
     """
     if name == "linear":
-        linear = _LinearModel(model, vectorizer, text, output, label, mode)
-        _self_check("linear", linear, mask_fn, d, rng)
+        linear = LinearColumns(model, vectorizer, text, output, label, mode)
+        self_check("linear", linear, mask_fn, d, rng)
         return linear.beta(nu), linear
     if name == "trees":
         return _tree_beta(model, vectorizer, text, output, label, nu, mode), mask_fn
     if d > MAX_ENUMERATION_WORDS:
         unit = "distinct words" if mode is None else mode.unit
-        raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
+        raise RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
     return None, mask_fn
 
 
@@ -336,9 +346,9 @@ def explain_controls(model, text, output, label, nu, mode=None):
         return ()
     try:
         n_classes = len(getattr(model.steps[-1][1], "classes_", ()))
-        linear = _LinearModel(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1, mode)
+        linear = LinearColumns(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1, mode)
         return ((linear, linear.beta(nu)),)
-    except (_RouteUnavailable, ValueError, TypeError, IndexError):
+    except (RouteUnavailable, ValueError, TypeError, IndexError):
         return ()
 
 
@@ -468,11 +478,11 @@ def explain(
                 else f"explain takes lime's unit, kernel_width = 100 ν, not nu= (got nu={unexpected['nu']!r})"
             )
         raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
-    vectorizer = _check_pipeline(model)
+    vectorizer = check_pipeline(model)
     mode = check_mode(bow, split_expression, mask_string, char_level)
     mode = None if mode.is_default else mode
     if mode is None:
-        text, words = _check_words(text)
+        text, words = check_words(text)
     else:
         words = mode_features(text, mode)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
@@ -481,10 +491,10 @@ def explain(
     if num_samples is not None:
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_MONTE_CARLO_SAMPLES)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
-    columns = _output_function(model, output)
-    label = _check_label(model, output, columns, text, label)
+    columns = output_function(model, output)
+    label = check_label(model, output, columns, text, label)
     d, nu = len(words), kernel_width / 100.0
-    mask_fn = _mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
+    mask_fn = pipeline_mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
     rng = np.random.default_rng(random_state)
     common = dict(
         words=words,
@@ -500,7 +510,7 @@ def explain(
             break
         try:
             beta, model_of_masks = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng, mode)
-        except _RouteUnavailable as why:
+        except RouteUnavailable as why:
             reasons.append(f"{name}: {why}")
             continue
         if beta is not None and not np.isfinite(beta).all():
@@ -545,3 +555,89 @@ def _lookup(sample):
     """The mask function of an enumerated sample: rows of ``all_masks`` are in binary order, so a mask is its code."""
     weights = 1 << np.arange(sample.z.shape[1], dtype=np.int64)
     return lambda z: sample.f[np.asarray(z, dtype=np.int64) @ weights]
+
+
+def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predict_proba", random_state=0):
+    """:func:`explain`'s linear route for many documents: the pipeline read once, one call for all the self-checks.
+
+    For each text, the :class:`Explanation` that ``explain(model, text, kernel_width=kernel_width, label=label,
+    output=output, random_state=random_state)`` returns when its first route, the linear one, applies (the same
+    β, computed by the same code, so equal bit for bit), or None where explain would not take it or would raise
+    (fewer than 2 words, a model that is not linear in the columns, a self-check that fails, a non-finite value):
+    call :func:`explain` on those to learn why.  Per document, explain calls the pipeline once for its
+    self-check; here one call serves every document (``limetheory.pipelines.corpus`` explains a chunk with it).
+
+    Parameters
+    ----------
+    model : sklearn.pipeline.Pipeline
+        As for :func:`explain`.
+    texts : sequence of str
+        The documents.
+    kernel_width, label, output, random_state
+        As for :func:`explain` (the self-check's masks come from ``random_state``, as there).
+
+    Returns
+    -------
+    list of Explanation or None
+        One entry per text.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> docs = ["good food", "bad food", "good service", "slow service"]
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> many = explain_linear_many(model, ["good food, bad service", "good"], output="decision_function")
+    >>> one = explain(model, "good food, bad service", output="decision_function")
+    >>> bool((many[0].beta == one.beta).all()), many[1]
+    (True, None)
+    """
+    vectorizer = check_pipeline(model)
+    kernel_width = check_positive_finite(kernel_width, "kernel_width")
+    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    columns = output_function(model, output)
+    nu = kernel_width / 100.0
+    pending = []  # (position, text, words, label, linear model, masks, their unique rows, inverse)
+    for position, text in enumerate(texts):
+        try:
+            text, words = check_words(text)
+            text_label = check_label(model, output, columns, text, label)
+            linear = LinearColumns(model, vectorizer, text, output, text_label)
+        except (RouteUnavailable, ValueError, TypeError):
+            continue
+        z = _self_check_masks(len(words), np.random.default_rng(random_state))
+        unique, inverse = np.unique(z.astype(np.int8), axis=0, return_inverse=True)
+        pending.append((position, text, words, text_label, linear, z, unique, inverse.ravel()))
+    results = [None] * len(texts)
+    if not pending:
+        return results
+    documents = [document for item in pending for document in perturbed_documents(item[1], item[6])]
+    values = np.concatenate([columns(documents[start : start + _BATCH]) for start in range(0, len(documents), _BATCH)])
+    start = 0
+    for position, _, words, text_label, linear, z, unique, inverse in pending:
+        truth = values[start : start + len(unique), text_label][inverse]
+        start += len(unique)
+        if not np.isfinite(truth).all() or not _reproduces(linear(z), truth):
+            continue
+        try:
+            beta = linear.beta(nu)
+        except RouteUnavailable:
+            continue
+        if not np.isfinite(beta).all():
+            continue
+        results[position] = Explanation(
+            words=words,
+            beta=beta,
+            exact=True,
+            method="linear",
+            stderr=None,
+            kernel_width=kernel_width,
+            output=output,
+            label=text_label,
+            num_samples=None,
+            notes=(),
+            mask_fn=linear,
+            random_state=random_state,
+        )
+    return results

@@ -209,7 +209,9 @@ def sigma_coefficients(d, *, nu):
 
        \sigma_0 &= (d-1) \alpha_2 + \alpha_1, \qquad \sigma_1 = -\alpha_1,
 
-       (\alpha_1 - \alpha_2)\, \sigma_2 &= (d-2) \alpha_0 \alpha_2 - (d-1) \alpha_1^2 + \alpha_0 \alpha_1,
+       (\alpha_1 - \alpha_2)\, \sigma_2 &= (d-2) \alpha_0 \alpha_2
+
+       &\quad - (d-1) \alpha_1^2 + \alpha_0 \alpha_1,
 
        \sigma_3 &= \frac{\alpha_1^2 - \alpha_0 \alpha_2}{\alpha_1 - \alpha_2};
 
