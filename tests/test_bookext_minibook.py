@@ -23,10 +23,13 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
+import sympy as sp
 
 from booktools import chapters
+from limetheory.book import summary
 
 pytestmark = pytest.mark.minibook
+D = sp.Symbol("D", positive=True)
 
 CONFIG = """\
 title: Mini
@@ -35,6 +38,8 @@ only_build_toc_files: true
 exclude_patterns: [_build, "notebooks/*.md"]
 execute:
   execute_notebooks: "off"
+parse:
+  myst_enable_extensions: [dollarmath]
 sphinx:
   extra_extensions:
     - sphinx_proof
@@ -45,6 +50,7 @@ sphinx:
     graphviz_output_format: svg
     numfig_format: {figure: "Book figure %s"}
     proof_title_format: " — %t"
+    nb_render_markdown_format: myst
 """
 
 TOC = """\
@@ -139,6 +145,17 @@ def _write_book(folder: Path, changes: dict[str, str] | None = None) -> Path:
     figure_cell = notebook.cells[-1]
     figure_cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "square"})]
     figure_cell.execution_count = 2
+    # the check cell shows a summary, as a chapter's last cell does: a markdown table with LaTeX
+    check_cell = next(cell for cell in notebook.cells if "check-mini-check" in cell.metadata.get("tags", []))
+    table = summary(("limit", (D - 1) / (12 * D)), ("within 1e-12", True))
+    check_cell.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            data={"text/markdown": table._repr_markdown_(), "text/plain": repr(table)},
+            execution_count=1,
+        )
+    ]
+    check_cell.execution_count = 1
     nbformat.write(notebook, folder / "notebooks" / "01-mini.ipynb")
     (folder / "book" / "square.png").write_bytes(base64.b64decode(_png()))
     return folder
@@ -172,6 +189,8 @@ def test_the_extension_renders_the_generated_pages_of_a_miniature_book(tmp_path)
     assert 'id="check-mini-check"' in chapter
     # the statement's title after a dash, without parentheses around it
     assert "Proposition 1.1 — Proposition 1 of the paper: the mini result" in _text(book, "notebooks/01-mini.html")
+    # the summary renders as a table, its symbolic value as mathematics
+    assert re.search(r"<table.*?Quantity.*?limit.*?\\\(\\frac\{D - 1\}\{12 D\}\\\).*?yes.*?</table>", chapter, re.S)
     # the marker is a tag, not text of the cell: readers do not see it
     assert "check-mini-check" not in _text(book, "notebooks/01-mini.html")
     # the errata: the entry numbered E1 in the table and on the page, its proof linked to the chapter

@@ -46,13 +46,17 @@ import limetheory.book as book
 from limetheory.book import (
     EXAMPLE_REVIEW_INDEX,
     Equations,
+    Summary,
     constant_classifier,
     fit_yelp_vectorizer,
     linear_tfidf_classifier,
     linear_tfidf_model,
+    reader_label,
+    reader_text,
     scientific,
     show_equations,
     significant,
+    summary,
     theory_vs_practice,
     train_random_forest,
     vocabulary_coefficients,
@@ -856,6 +860,10 @@ REGISTRY = {
     "Equations": Spec(Equations, check=check_equations),
     "show_equations": Spec(show_equations, check=check_equations),
     "significant": Spec(significant, st.tuples(reals()), _kw(digits=ints(1, 17)), check=is_float),
+    "Summary": Spec(Summary, check=is_instance(Summary)),
+    "summary": Spec(summary, check=is_instance(Summary)),
+    "reader_text": Spec(reader_text, _kw(digits=ints(1, 17)), check=is_instance(str)),
+    "reader_label": Spec(reader_label, st.tuples(either(st.text(max_size=30))), check=is_instance(str)),
     "scientific": Spec(
         scientific,
         st.tuples(reals()),
@@ -945,6 +953,20 @@ _VALID_SIDES = st.sampled_from([r"\alpha", sp.Symbol("d") / 2, sp.Rational(1, 3)
 _VALID_ROWS = st.lists(st.tuples(_VALID_SIDES, _VALID_SIDES), min_size=1, max_size=3)
 REGISTRY["Equations"].args = st.tuples(st.one_of(_VALID_ROWS, _ROWS, anything()))
 REGISTRY["show_equations"].args = st.one_of(_VALID_ROWS, _ROWS).map(tuple)
+# a summary's values: numbers, sympy, text and containers of them, and what it cannot write
+_VALUES = st.one_of(
+    st.sampled_from([True, 19, -3, 0.5, 5e-15, NAN, INF, np.float32(1.5), np.int64(3), "linear", sp.Symbol("d") ** 2]),
+    st.sampled_from([(True, 19), [0.83, 0.95], {"pair": 2.75}, np.arange(3.0), list(range(2000))]),
+    anything(),
+)
+_SUMMARY_ROWS = st.lists(
+    st.one_of(st.tuples(either(st.sampled_from(["d", "max |z|", "nu = 0.25"])), _VALUES), anything()), max_size=3
+)
+REGISTRY["Summary"].args = st.tuples(_SUMMARY_ROWS)
+REGISTRY["Summary"].kwargs = _kw(digits=ints(1, 17))
+REGISTRY["summary"].args = _SUMMARY_ROWS.map(tuple)
+REGISTRY["summary"].kwargs = _kw(digits=ints(1, 17))
+REGISTRY["reader_text"].args = st.tuples(_VALUES)
 
 # the symbolic module: sympy counterparts (numbers, sympy numbers and symbols are all valid there)
 SYMBOLIC_VALUES = st.one_of(

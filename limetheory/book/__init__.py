@@ -1,6 +1,7 @@
 """What only the chapters need: formatting, the mpmath references, plotting in the paper's style, shared models.
 
-What it holds: display and prose formatting of numbers and equations (``display``, ``prose``), the mpmath
+What it holds: display and prose formatting of numbers and equations (``display``, ``prose``), the chapters'
+closing summaries and tables in a reader's notation (``reader``), the mpmath
 references the chapters check the closed forms against (``mpreference``), the paper's figure style (``plotting``),
 the chapters' shared models and classifiers (``models``, ``classifiers``).  A chapter writes
 ``from limetheory.book import significant, show_equations`` and ``import limetheory as lt`` for the rest.
@@ -15,17 +16,22 @@ from .display import Equations, show_equations, significant
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .plotting import theory_vs_practice
 from .prose import scientific
+from .reader import Summary, reader_label, reader_text, summary
 
 __all__ = [
     "EXAMPLE_REVIEW_INDEX",
     "Equations",
+    "Summary",
     "constant_classifier",
     "fit_yelp_vectorizer",
     "linear_tfidf_classifier",
     "linear_tfidf_model",
+    "reader_label",
+    "reader_text",
     "scientific",
     "show_equations",
     "significant",
+    "summary",
     "theory_vs_practice",
     "train_random_forest",
     "vocabulary_coefficients",
