@@ -31,6 +31,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 from limetheory.pipelines.estimate import estimate_limit
 
 NUM_SAMPLES = 5000
@@ -129,13 +130,13 @@ def main():
             "MLP predict_proba", lambda docs: mlp.predict_proba(docs)[:, 1], texts[i]
         )
     ratios["long document (target >= 1x)"] = long_document(logistic, texts)
-    exact, ours = seconds(lambda: lt.explain(logistic, texts[lt.EXAMPLE_REVIEW_INDEX], output="decision_function"))
+    exact, ours = seconds(lambda: lt.explain(logistic, texts[EXAMPLE_REVIEW_INDEX], output="decision_function"))
 
     def decision(documents):
         score = logistic.decision_function(documents)
         return np.column_stack([-score, score])
 
-    _, lime = seconds(lambda: one_lime(decision, texts[lt.EXAMPLE_REVIEW_INDEX]))
+    _, lime = seconds(lambda: one_lime(decision, texts[EXAMPLE_REVIEW_INDEX]))
     ratios[f"exact linear route ({exact.method}), 29-word review"] = lime / ours
     print("summary:")
     for what, ratio in ratios.items():

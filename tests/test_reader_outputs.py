@@ -38,7 +38,7 @@ HIDDEN = {"remove-output", "remove-cell"}
 # chapters whose summary is still printed: 23's new summary cell waits for a re-execution (about 20 minutes of the
 # shared machine), branch mathtext; 26 and 27 arrived with print summaries; remove an entry when its summary cell
 # ends with limetheory.book.summary(...) and its .ipynb is regenerated
-SUMMARY_PENDING = {"23-bow-false", "26-corpora", "27-lime-and-shap"}
+SUMMARY_PENDING: set[str] = set()
 # sympy's str(): powers and products written without spaces, square roots by name (numpy's np.sqrt in printed
 # source code is code, not a result)
 SYMPY_TEXT = re.compile(r"[\w)]\*\*?[\w(]|(?<![.\w])sqrt\(")
