@@ -1,245 +1,81 @@
-r"""``explain``: the explanation lime converges to, for a fitted scikit-learn text pipeline.
+r"""``explain``: the explanation lime converges to, for a fitted scikit-learn pipeline or lime's ``classifier_fn``.
 
-The entry point reads the pipeline (its vectorizer, its final estimator, the output asked for), then takes the
-first route that applies:
+The entry point reads the model as lime calls it (:mod:`limetheory.blackbox`: a Pipeline and the output asked
+for, a bound method of one, or any function from a list of str to an (n, k) array), resolves lime's labels
+(``labels``, ``top_labels``), then takes for each label the first route that applies:
 
 ``"linear"``
-    a model linear in the vectorizer's columns (``coef_`` and ``intercept_``: LogisticRegression, LinearSVC,
-    SGDClassifier, RidgeClassifier, linear regressors) read through ``decision_function`` (``predict`` for a
-    regressor): exact, :func:`limetheory.linear_exact.beta_linear_exact` on the words' TF-IDF weights (words
-    that share a column as groups), or in closed form when the columns are not normalised (the model is then
-    affine in the mask);
+    a pipeline linear in the vectorizer's columns (a Count/TfidfVectorizer, linear steps such as scalers without
+    centring, an estimator with ``coef_`` and ``intercept_``) read through ``decision_function`` (``predict`` for a
+    regressor): exact (:mod:`limetheory.linear_route`);
 ``"trees"``
     decision trees and tree ensembles whose splits are functions of which words are present: exact, the law of
     s over the leaves (``limetheory.leaves``);
 ``"enumeration"``
-    any model on a document of at most 14 distinct words: exact, all 2ᵈ - 1 masks through the real pipeline;
+    any model on a document of at most 14 distinct words: exact, all 2ᵈ - 1 masks through the model (one call
+    for every label);
 ``"monte_carlo"``
-    anything else: an unbiased estimate with standard errors (``limetheory.montecarlo``).
+    anything else, at any length: an unbiased estimate with standard errors (``limetheory.montecarlo``).
 
-The routes stay tied to the real pipeline: the linear route must reproduce its output on the document and on a
-few perturbed documents before its β is trusted; the tree route reads only splits that ``limetheory.leaves`` has
-checked to be functions of which words are present (its tests compare it with enumeration); the enumeration and
-Monte Carlo routes call the pipeline on lime's own perturbed strings (:func:`limetheory.tokens.perturbed_documents`).
+The routes stay tied to the real model: the linear route must reproduce it on the document and on a few perturbed
+documents, to the rounding of the pipeline's dtype, before its β is trusted; the tree route reads only splits that
+``limetheory.leaves`` has checked to be functions of which words are present; enumeration and the estimate call the
+model on lime's own perturbed strings.  An exact route whose cost is above the work limit is not refused: it
+gives way to the estimate with a note that states its time and the ``max_work`` that runs it.  Last, the limit is
+compared with where lime's coefficients concentrate at the user's ``num_samples`` (:mod:`limetheory.agreement`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
+import warnings
+
 import numpy as np
-from sklearn.base import is_classifier
-from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
-from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_positive_finite, check_text
-from .explanation import beta_enumerate
-from .linear_exact import beta_linear_exact
-from .modes import (
-    LIME_SPLIT,
-    check_mode,
-    linear_features,
-    mask_token_refusal,
-    mask_token_weight,
-    mode_document_columns,
-    mode_documents,
-    mode_features,
-)
-from .montecarlo import enumerated_sample, estimate_beta, masks_removing
-from .result import Explanation
-from .tokens import local_dictionary, perturbed_documents, word_columns
+from ._validation import check_int, check_positive_finite, check_text, seconds_text, work_limit
+from .agreement import agreement_notes
+from .blackbox import mask_scores, read_model
+from .explanation import all_masks, beta_enumerate
+from .linear_route import LinearReading, RouteUnavailable
+from .modes import LIME_SPLIT, check_mode, mode_document_columns, mode_documents, mode_features
+from .montecarlo import MaskSample, estimate_beta, masks_removing
+from .result import LIME_NUM_SAMPLES, Explanation
+from .sampling import kernel_weights
+from .tokens import local_dictionary
 
-OUTPUTS = ("predict_proba", "decision_function", "predict")
-METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo")
+METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo", "estimate")
 #: largest number of distinct words for which every mask is enumerated (16383 model calls)
 MAX_ENUMERATION_WORDS = 14
-#: masks of the Monte Carlo route by default: its standard errors are then a few percent of lime's own spread
-#: at lime's default n = 5000 (see the docstring of ``explain``)
+#: masks of the estimate by default: its standard errors are then a few percent of lime's own spread at lime's
+#: default n = 5000 (see the docstring of ``explain``)
 DEFAULT_MONTE_CARLO_SAMPLES = 20_000
-#: most masks the Monte Carlo route draws (their perturbed documents and the model's outputs are held in memory)
-MAX_MONTE_CARLO_SAMPLES = 10**6
-#: documents per call of the pipeline
-_BATCH = 4096
-#: relative agreement required between an exact route's reconstruction and the real pipeline (rounding of sums
-#: over a few hundred words, far below any change a different model would make)
-_SELF_CHECK_RTOL = 1e-9
 #: perturbed documents on which an exact route is checked against the pipeline, besides the document itself
 _SELF_CHECK_MASKS = 8
-
-
-class _RouteUnavailable(Exception):
-    """A route does not apply to this model and document (the reason is the message)."""
 
 
 # ----------------------------------------------------------------------------- reading the pipeline
 
 
-def _check_pipeline(model):
-    if not isinstance(model, Pipeline):
-        raise TypeError(
-            "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
-            f"got {type(model).__name__}"
-        )
-    vectorizer = model.steps[0][1]
+def _closed_vectorizer(reader):
+    """The pipeline's Count/TfidfVectorizer, the first step the closed routes read (RouteUnavailable otherwise)."""
+    if reader.pipeline is None:
+        raise RouteUnavailable("a classifier_fn is read through its outputs only")
+    vectorizer = reader.pipeline.steps[0][1]
     if not isinstance(vectorizer, CountVectorizer):
-        raise TypeError(
-            "model's first step must be a scikit-learn CountVectorizer or TfidfVectorizer (the words lime removes "
-            f"must be the words the model reads), got {type(vectorizer).__name__}"
+        raise RouteUnavailable(
+            f"the first step is a {type(vectorizer).__name__}: the closed routes read a CountVectorizer or "
+            "TfidfVectorizer"
         )
     try:
         check_is_fitted(vectorizer, "vocabulary_")
         if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
             check_is_fitted(vectorizer, "idf_")
-        final = model.steps[-1][1]
-        if final is not None and final != "passthrough":
-            check_is_fitted(final)
-    except NotFittedError:
-        raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
+    except Exception:
+        raise RouteUnavailable("the vectorizer is not fitted") from None
     return vectorizer
-
-
-def _output_function(model, output):
-    if not isinstance(output, str) or output not in OUTPUTS:
-        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
-    if not hasattr(model, output):
-        available = [name for name in OUTPUTS if hasattr(model, name)]
-        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
-    if output == "predict" and is_classifier(model):
-        raise ValueError(
-            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
-            "'decision_function'"
-        )
-    method = getattr(model, output)
-
-    def columns(documents):
-        values = np.asarray(method(documents), dtype=float)
-        if values.ndim == 1:
-            # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
-            values = np.column_stack([-values, values]) if output == "decision_function" else values[:, None]
-        return values
-
-    return columns
-
-
-def _mask_function(text, columns, label, documents_of=None):
-    """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
-
-    ``documents_of`` builds lime's strings for another text mode (``limetheory.modes.mode_documents``).
-    """
-
-    def f(z):
-        z = np.asarray(z, dtype=np.int8)
-        unique, inverse = np.unique(z, axis=0, return_inverse=True)
-        values = np.empty(len(unique))
-        for start in range(0, len(unique), _BATCH):
-            batch = unique[start : start + _BATCH]
-            documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
-            out = columns(documents)[:, label]
-            if not np.isfinite(out).all():
-                raise ValueError("the model returned a non-finite value (NaN or inf) on a perturbed document")
-            values[start : start + _BATCH] = out
-        return values[inverse.ravel()]
-
-    return f
-
-
-# ----------------------------------------------------------------------------- the linear route
-
-
-class _LinearModel:
-    """The model as a linear function of the words' TF-IDF columns, read from the vectorizer and ``coef_``."""
-
-    def __init__(self, model, vectorizer, text, output, label, mode=None):
-        if len(model.steps) != 2:
-            raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
-        estimator = model.steps[1][1]
-        if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
-            raise _RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
-        wanted = "predict" if not is_classifier(estimator) else "decision_function"
-        if output != wanted:
-            raise _RouteUnavailable(
-                f"output={output!r} is not linear in the features (the linear output is {wanted!r})"
-            )
-        coef = estimator.coef_
-        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
-        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
-        self.sign = 1.0
-        row = label
-        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
-            row, self.sign = 0, (1.0 if label == 1 else -1.0)
-        self.coef, self.intercept = coef[row], float(intercept[row] if intercept.size > 1 else intercept[0])
-        features = None
-        try:
-            if mode is None:
-                columns, counts = word_columns(text, vectorizer)
-            else:  # lime's features of another text mode (limetheory.modes): occurrences, other splits
-                features = linear_features(text, vectorizer, mode)
-                columns, counts = features.columns, features.counts
-        except ValueError as error:
-            raise _RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
-        # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
-        self.mask_weight = 0.0
-        if features is not None:
-            refusal = mask_token_refusal(vectorizer, features)
-            if refusal is not None:
-                raise _RouteUnavailable(refusal)
-            self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
-        values = counts.astype(float)
-        shared = _shared(columns)
-        if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
-            if shared.any():
-                raise _RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
-            values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
-        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
-            values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
-        self.norm = vectorizer.norm if isinstance(vectorizer, TfidfVectorizer) else None
-        self.columns = columns
-        self.values = np.where(columns >= 0, values, 0.0)
-        self.lam = self.sign * np.where(columns >= 0, self.coef[np.maximum(columns, 0)], 0.0)
-        # a label per column, and a label of its own for each invisible word
-        self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
-
-    def __call__(self, z):
-        """The model's output on the masks z, from the words' columns (no string is built)."""
-        z = np.asarray(z, dtype=float)
-        labels, group_of_word = np.unique(self.groups, return_inverse=True)
-        per_group = np.zeros((len(z), len(labels)))
-        np.add.at(per_group.T, group_of_word, (z * self.values).T)
-        lam_of_group = np.zeros(len(labels))
-        lam_of_group[group_of_word] = self.lam
-        raw = per_group @ lam_of_group
-        if self.norm is not None:
-            norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
-            raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
-        return raw + self.sign * self.intercept + self.mask_weight * (z.shape[1] - z.sum(axis=1))
-
-    def beta(self, nu):
-        d = len(self.values)
-        beta = np.zeros(d + 1)
-        if (self.values > 0).any():  # else no word the model sees: a constant
-            try:
-                beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
-            except ValueError as error:  # e.g. more words in one column than the grouped recursion takes
-                raise _RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
-        beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
-        beta[1:] -= self.mask_weight
-        return beta
-
-
-def _shared(columns):
-    visible = columns[columns >= 0]
-    counts = np.bincount(visible) if visible.size else np.zeros(0, dtype=np.int64)
-    return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)
-
-
-def _self_check(route, reconstruction, mask_fn, d, rng):
-    """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
-    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
-    z = masks_removing(sizes, d, rng)
-    ours, truth = reconstruction(z), mask_fn(z)
-    scale = max(1.0, float(np.abs(truth).max()))
-    if not np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale):
-        raise _RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
 
 
 # ----------------------------------------------------------------------------- the tree route
@@ -249,9 +85,9 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
     try:
         from .leaves import beta_trees
     except ImportError:
-        raise _RouteUnavailable("the exact tree route is not available") from None
+        raise RouteUnavailable("the exact tree route is not available") from None
     if len(model.steps) != 2:
-        raise _RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+        raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
     estimator = model.steps[1][1]
     sign = 1.0
     if output == "decision_function" and len(getattr(estimator, "classes_", ())) == 2:
@@ -265,32 +101,11 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
             )
         beta = beta_trees(estimator, vectorizer, text, nu=nu, output=output, label=label, columns=columns)
     except (ValueError, TypeError) as error:
-        raise _RouteUnavailable(str(error)) from None
+        raise RouteUnavailable(str(error)) from None
     return sign * beta
 
 
-# ----------------------------------------------------------------------------- routing
-
-
-def _known_columns(model, output):
-    """The number of columns of the output, read from the fitted model when it says (None: ask the model)."""
-    classes = getattr(model.steps[-1][1], "classes_", None)
-    if output in ("predict_proba", "decision_function") and classes is not None and np.ndim(classes) == 1:
-        return len(classes)  # a binary decision_function is given two columns, (-score, score)
-    return None
-
-
-def _check_label(model, output, columns, text, label):
-    """``label`` as an int in range; the model is called on the document only when its outputs are not declared."""
-    label = check_int(label, "label", minimum=0)
-    n_columns = _known_columns(model, output)
-    if n_columns is None:
-        n_columns = columns([text]).shape[1]
-    if label >= n_columns:
-        raise ValueError(
-            f"label must be in 0..{n_columns - 1} (the model's output has {n_columns} columns), got {label}"
-        )
-    return label
+# ----------------------------------------------------------------------------- lime's arguments
 
 
 def _check_words(text):
@@ -304,40 +119,140 @@ def _check_words(text):
     return text, words
 
 
-def _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng, mode=None):
-    """(β, the model as a function of the masks): β None for enumeration, which the caller does with its sample.
+def _label_in_range(value, name, columns):
+    value = check_int(value, name, minimum=0)
+    if value >= columns:
+        raise ValueError(f"{name} must be in 0..{columns - 1} (the model's output has {columns} columns), got {value}")
+    return value
 
-    The linear route returns its reconstruction of the model from the words' columns (checked against the
-    pipeline): it evaluates masks without building strings, for lime's spread.
+
+def resolve_labels(label, labels, top_labels, outputs):
+    """lime's labels to explain, in lime's order, and the ``top_labels`` chosen (None when labels were given).
+
+    As ``LimeTextExplainer.explain_instance``: ``top_labels`` (when truthy) takes the K columns with the largest
+    outputs on the document, largest first, and ignores ``labels``; else ``labels`` (default lime's ``(1,)``,
+    ``(0,)`` when the model gives one column); ``label=`` is one label, the keyword of earlier versions.
+
+    Examples
+    --------
+    >>> resolve_labels(None, None, 2, np.array([0.2, 0.5, 0.3]))
+    ((1, 2), (1, 2))
+    >>> resolve_labels(None, (0, 2), None, np.array([0.2, 0.5, 0.3]))
+    ((0, 2), None)
     """
+    columns = len(outputs)
+    if top_labels is not None:
+        top_labels = check_int(top_labels, "top_labels", minimum=0)
+    if top_labels:  # lime: `if top_labels:` (0 means not set)
+        if label is not None or labels is not None:
+            raise TypeError("top_labels chooses the labels: pass it without label= or labels=")
+        chosen = tuple(int(c) for c in np.argsort(outputs)[-top_labels:][::-1])  # lime's own expression
+        return chosen, chosen
+    if labels is not None:
+        if label is not None:
+            raise TypeError("pass label= (one label) or labels= (lime's iterable), not both")
+        if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+            raise TypeError(f"labels must be an iterable of integers, as lime's (1,), got {type(labels).__name__}")
+        chosen = tuple(dict.fromkeys(_label_in_range(v, "labels", columns) for v in labels))
+        if not chosen:
+            raise ValueError("labels must hold at least one label")
+        return chosen, None
+    if label is None:
+        return ((1,) if columns >= 2 else (0,)), None
+    return (_label_in_range(label, "label", columns),), None
+
+
+def resolve_random_state(random_state):
+    """An int seed from lime's ``random_state``: an int >= 0, a numpy Generator/RandomState, or None (fresh entropy).
+
+    None draws a seed from the operating system, so that each call differs, as lime's ``random_state=None`` does;
+    the seed is recorded in ``Explanation.random_state`` so the call can be repeated.
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    return check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+
+
+# ----------------------------------------------------------------------------- the routes
+
+
+def _work_note(error, name):
+    """A refusal for work, with the estimate and the ``max_work`` that runs the route anyway."""
+    message = str(error)
+    found = re.search(r"costs about ([0-9.]+e[+-]?[0-9]+|[0-9.]+) floating-point", message)
+    if found is None:
+        return message
+    flops = float(found.group(1))
+    return (
+        f"{message}; explain(..., method={name!r}, max_work={flops:.2g}) computes it exactly "
+        f"(about {seconds_text(flops)})"
+    )
+
+
+def _exact_beta(name, reader, text, label, nu, rng, score_masks, d, mode, truth):
+    """(β, the model as a function of the masks) of a closed route, or RouteUnavailable with the reason."""
+    vectorizer = _closed_vectorizer(reader)
     if name == "linear":
-        linear = _LinearModel(model, vectorizer, text, output, label, mode)
-        _self_check("linear", linear, mask_fn, d, rng)
-        return linear.beta(nu), linear
-    if name == "trees":
-        return _tree_beta(model, vectorizer, text, output, label, nu, mode), mask_fn
-    if d > MAX_ENUMERATION_WORDS:
-        unit = "distinct words" if mode is None else mode.unit
-        raise _RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
-    return None, mask_fn
+        reading = LinearReading(reader.pipeline, vectorizer, text, reader.output, label, mode)
+        reading.check(truth[0], truth[1][:, label])
+        return reading.beta(nu), reading
+    beta = _tree_beta(reader.pipeline, vectorizer, text, reader.output, label, nu, mode)
+    return beta, _column(score_masks, label)
+
+
+def _column(score_masks, label):
+    return lambda z: score_masks(z)[:, label]
+
+
+def _self_check_masks(d, rng):
+    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
+    return masks_removing(sizes, d, rng)
 
 
 def explain_controls(model, text, output, label, nu, mode=None):
-    """Control variates with an exact β for the Monte Carlo route: ((g, β_g),) or ().
+    """Control variates with an exact β for the estimate: ((g, β_g),) or ().
 
-    For ``predict_proba`` of a model whose decision function is linear in the columns (e.g. a logistic regression),
-    g is that decision function, computed from the words' columns (no string is built) and β_g its exact linear β:
-    the probability is a smooth function of it, so it carries most of the variance.  Other models get none (the
-    affine control of ``limetheory.montecarlo.estimate_beta`` remains).
+    For ``predict_proba`` of a pipeline whose decision function is linear in the columns (e.g. a logistic
+    regression), g is that decision function, computed from the words' columns (no string is built) and β_g its
+    exact linear β: the probability is a smooth function of it, so it carries most of the variance.  Other models get
+    none (the affine control of ``limetheory.montecarlo.estimate_beta`` remains).
     """
-    if output != "predict_proba":
+    if output != "predict_proba" or model is None:
         return ()
     try:
         n_classes = len(getattr(model.steps[-1][1], "classes_", ()))
-        linear = _LinearModel(model, model.steps[0][1], text, "decision_function", label if n_classes > 2 else 1, mode)
+        vectorizer = model.steps[0][1]
+        linear = LinearReading(model, vectorizer, text, "decision_function", label if n_classes > 2 else 1, mode)
         return ((linear, linear.beta(nu)),)
-    except (_RouteUnavailable, ValueError, TypeError, IndexError):
+    except (RouteUnavailable, ValueError, TypeError, IndexError, AttributeError):
         return ()
+
+
+def _estimates(score_masks, d, nu, labels, *, masks, seed, controls_of):
+    """The estimate route for each label (montecarlo.estimate_beta): {label: MonteCarloEstimate}.
+
+    The estimate takes the work its masks need: it is the route that answers every document lime can explain
+    (the masks are capped by ``max_calls``; the closed routes' limits do not apply).
+    """
+    cache = {}
+
+    def remembered(z):  # the labels' pilots draw the same masks from the same seed: one model call for all
+        key = (z.shape, z.tobytes())
+        if key not in cache:
+            cache.clear()
+            cache[key] = score_masks(z)
+        return cache[key]
+
+    results = {}
+    for label in labels:
+        rng = np.random.default_rng(seed)
+        with work_limit(np.inf):
+            results[label] = estimate_beta(_column(remembered, label), d, nu, masks, rng, controls=controls_of(label))
+    return results
 
 
 def explain(
@@ -345,11 +260,16 @@ def explain(
     text,
     *,
     kernel_width=25,
-    label=1,
-    output="predict_proba",
+    label=None,
+    labels=None,
+    top_labels=None,
+    num_features=None,
+    output=None,
     num_samples=None,
     random_state=0,
     method="auto",
+    max_calls=None,
+    max_work=None,
     bow=True,
     split_expression=LIME_SPLIT,
     mask_string=None,
@@ -360,57 +280,76 @@ def explain(
 
     lime's coefficients for one document, with every word kept, concentrate as its number of samples grows
     around :math:`\beta^f = \Sigma^{-1} \Gamma^f` (the paper's Proposition 2).  This function computes that limit
-    for a fitted scikit-learn ``Pipeline`` whose first step is a ``CountVectorizer`` or ``TfidfVectorizer``, by
-    the first route that applies (module docstring): ``"linear"`` (a model linear in the columns, read through
-    ``decision_function`` or a regressor's ``predict``), ``"trees"`` (trees and ensembles whose splits are
-    functions of which words are present), ``"enumeration"`` (any model, d <= 14), then ``"monte_carlo"``.
+    for what lime's ``explain_instance`` takes: a ``classifier_fn`` (a function from a list of str to an (n, k)
+    array, e.g. ``pipeline.predict_proba``), or a fitted scikit-learn ``Pipeline`` of any shape with the name of its
+    output.  For each label it takes the first route that applies (module docstring): ``"linear"`` (a pipeline
+    linear in its vectorizer's columns, read through ``decision_function`` or a regressor's ``predict``; a bound
+    method such as ``pipeline.decision_function`` is recognised as its pipeline), ``"trees"`` (trees and
+    ensembles whose splits are functions of which words are present), ``"enumeration"`` (any model, d <= 14,
+    through the model's outputs), then ``"monte_carlo"``, the estimate (any model, any d).
 
-    The Monte Carlo route is an unbiased estimate with standard errors: Σ⁻¹ is known exactly, Γ is averaged over
-    masks stratified on the number of removed words (whose law is known), and a control variate fitted on a
-    pilot fifth of the masks (an affine function of the mask, plus the exact linear decision function of a
-    model that has one, e.g. for a logistic regression's ``predict_proba``) removes most of the variance
-    (``limetheory.montecarlo``).  Measured on the paper's 29-word Yelp review, logistic regression on the default
-    TfidfVectorizer, ``predict_proba``, 20000 masks (``benchmarks/explain_coverage.py``): the plain estimate
-    Σ⁻¹Γ̂ from i.i.d. masks has a mean variance of 2.0e-4 per coefficient; stratification with the affine control
-    brings it to 7.6e-8 (2600 times smaller, about lime's own efficiency per sample), and the decision function as
-    a second control to 1.6e-8 (12500 times smaller).  With the default 20000 masks the standard errors are then
-    at most 0.29 of lime's own standard deviation at n = 5000 (as precise as the mean of about 12 lime runs);
-    without a decision function (e.g. an MLP) expect about 0.55.  Pass a larger ``num_samples`` for more precision
-    (the standard errors shrink as its square root).
+    The estimate is unbiased with standard errors: Σ⁻¹ is known exactly, Γ is averaged over masks stratified on
+    the number of removed words, and a control variate fitted on a pilot fifth of the masks (an affine function of
+    the mask, plus the exact linear decision function of a pipeline that has one, e.g. for a logistic regression's
+    ``predict_proba``) removes most of the variance (``limetheory.montecarlo``).  Measured on the paper's 29-word
+    Yelp review, logistic regression on the default TfidfVectorizer, ``predict_proba``, 20000 masks
+    (``benchmarks/explain_coverage.py``): the standard errors are at most 0.29 of lime's own standard deviation at
+    n = 5000; without a decision function (e.g. an MLP) expect about 0.55.
+
+    Last, the limit is compared with the centre lime's coefficients concentrate around at ``num_samples``: where
+    they are more than 2 of lime's standard deviations apart (small kernel widths, few samples), ``notes`` says so
+    and a ``UserWarning`` gives what lime at that n returns (``lime_spread(num_samples).centre``).
 
     Parameters
     ----------
-    model : sklearn.pipeline.Pipeline
-        Fitted; its first step a ``CountVectorizer`` or ``TfidfVectorizer`` (the words lime removes are the
-        words the model reads).
+    model : callable or sklearn.pipeline.Pipeline
+        lime's ``classifier_fn`` (list of n str -> an (n, k) array, ``label`` picking the column; or (n,), one
+        score), a bound method of a fitted Pipeline (``pipe.predict_proba``, ``pipe.decision_function``), or a
+        fitted Pipeline (its output named by ``output``).  A Pipeline whose first step is not a
+        Count/TfidfVectorizer (``HashingVectorizer``, ``FeatureUnion``, a ``ColumnTransformer`` reading one
+        column, ...) is read through its outputs: enumeration or the estimate.
     text : str
         The document, with at least 2 distinct words (lime's tokens).
     kernel_width : float
         lime's kernel width (> 0; default 25, lime's default); the paper's ν is kernel_width / 100.  This entry
-        point takes lime's unit only: ``nu=`` is refused.
-    label : int
-        The column of the output explained, as lime's ``labels``: a class index for ``predict_proba`` and for a
-        multi-class ``decision_function``; for a binary ``decision_function`` 1 is the score of ``classes_[1]``
-        and 0 its opposite; 0 for a single-output regressor's ``predict``.
-    output : {"predict_proba", "decision_function", "predict"}
-        Which output of the model is explained (``"predict"`` for regressors only).
+        point takes lime's unit only: ``nu=`` is refused, and a width below 1 warns (ν's unit by mistake?).
+    label : int or None
+        One column of the output, the keyword of earlier versions (``labels=(label,)``).  For a binary
+        ``decision_function`` 1 is the score of ``classes_[1]`` and 0 its opposite; a model with one output has
+        label 0.
+    labels : iterable of int or None
+        lime's ``labels``: every column explained (default lime's ``(1,)``, or ``(0,)`` for one output); each is
+        read by ``as_list(label=...)`` and ``for_label``.
+    top_labels : int or None
+        lime's ``top_labels``: explain the K columns with the largest outputs on the document (largest first),
+        ignoring ``labels``.
+    num_features : int or None
+        lime's ``num_features``: the most words ``as_list()`` and ``to_lime()`` hold, the largest absolute
+        coefficients of the limit with every word kept (None: every word; lime's default is 10, and lime with
+        feature selection refits on the words it selects, which the limit does not).
+    output : {"predict_proba", "decision_function", "predict"} or None
+        Which output of a Pipeline is explained (default ``"predict_proba"``; ``"predict"`` for regressors only).
+        None for a classifier_fn.
     num_samples : int or None
-        Masks of the Monte Carlo route (default 20000).  The exact routes need none and ignore it (the result's
-        ``num_samples`` is then None).
-    random_state : int
-        Seed (>= 0) of the Monte Carlo route and of the masks behind an estimated lime spread.
-    method : {"auto", "linear", "trees", "enumeration", "monte_carlo"}
-        The route: "auto" takes the first that applies; a named route is taken or refused with the reason.
+        lime's ``num_samples`` (>= 1; default 5000): the n at which lime's agreement with the limit is checked and
+        the default n of ``lime_spread`` and ``plot``.  The exact routes need no samples.
+    random_state : int, numpy Generator or RandomState, or None
+        Seed of the estimate and of the masks behind an estimated lime spread; None draws a fresh one, as lime's
+        ``random_state=None`` (recorded in ``Explanation.random_state``).
+    method : {"auto", "linear", "trees", "enumeration", "monte_carlo", "estimate"}
+        The route: "auto" takes the first that applies; a named route is taken or refused with the reason
+        (``"estimate"`` is another name of ``"monte_carlo"``).
+    max_calls : int or None
+        The masks (model calls) of the estimate (default 20000).
+    max_work : float or None
+        Floating-point operations an exact route may take (default: the package's limit of 2e10, about 10 s).
+        Above it, "auto" takes the estimate and ``notes`` states the route's time and the ``max_work`` to pass.
     bow, split_expression, mask_string, char_level
         lime's text modes, with ``LimeTextExplainer``'s names and defaults (``limetheory.modes``).  With
         ``bow=False`` each occurrence is a feature (``words`` lists them in text order) and a removed one is
-        replaced by ``mask_string`` ('UNKWORDZ' when None), a word of the model when its vocabulary has it; a
-        ``split_expression`` (regular expression or callable) changes lime's words, which must remain whole tokens
-        of the vectorizer for the linear and tree routes; with ``char_level=True`` the features are characters
-        and only enumeration (d <= 14) or Monte Carlo apply.  The linear route takes ``bow=False`` and other splits
-        (a column counts the kept occurrences; the mask token's count, the removed ones, exactly on unnormalised
-        counts; refused with a norm), and so does the tree route (a word is present when one of its kept
-        occurrences is); what does not apply is noted in ``notes``.
+        replaced by ``mask_string`` ('UNKWORDZ' when None); a ``split_expression`` (regular expression or
+        callable) changes lime's words, which must remain whole tokens of the vectorizer for the linear and tree
+        routes; with ``char_level=True`` the features are characters and only enumeration or the estimate apply.
     **unexpected
         Not accepted: caught only to refuse ``nu=`` (the paper's unit) with a message that gives the
         ``kernel_width`` to pass instead.
@@ -418,18 +357,27 @@ def explain(
     Returns
     -------
     Explanation
-        ``words``, ``beta`` (intercept first, length d + 1), ``exact``, ``method``, ``stderr`` (None when exact),
-        ``as_list()``, ``to_frame()``, ``plot()``, ``lime_spread(num_samples)``.
+        Of the first label (``labels[0]``): ``words``, ``beta`` (intercept first, length d + 1), ``exact``,
+        ``method``, ``stderr`` (None when exact), ``notes``, ``as_list(label=...)``, ``for_label``, ``to_frame()``,
+        ``plot()``, ``lime_spread(n)``, ``to_lime()`` (lime's own Explanation of every label).
 
     Raises
     ------
     TypeError
-        ``model`` not a Pipeline, its first step not a Count/TfidfVectorizer, ``text`` not a str, a non-integer
-        ``label``/``num_samples``/``random_state``, a bandwidth passed as ``nu=``; ``bow`` or ``char_level`` not a
-        bool, ``split_expression`` neither a str nor a callable, ``mask_string`` neither None nor a str.
+        ``model`` neither a Pipeline nor a callable, ``text`` not a str, a non-integer ``label``/``labels``/
+        ``top_labels``/``num_features``/``num_samples``, a bad ``random_state``, ``label`` with ``labels``, a
+        bandwidth passed as ``nu=``, ``output`` with a classifier_fn, bad text-mode arguments, a classifier_fn
+        that returns something other than numbers.
     ValueError
-        An unfitted model, a ``label`` out of range, an ``output`` the model lacks, a document with fewer than 2
-        words, a named ``method`` that does not apply (with the reason), too few ``num_samples`` for the document.
+        An unfitted model, a label out of range, an ``output`` the model lacks, a document with fewer than 2
+        words, a classifier_fn whose output is not (n,) or (n, k) or not finite, a named ``method`` that does not
+        apply (with the reason).
+
+    Warns
+    -----
+    UserWarning
+        ``kernel_width`` < 1; lime at ``num_samples`` concentrating more than 2 of its standard deviations away from
+        the limit.
 
     Examples
     --------
@@ -438,17 +386,17 @@ def explain(
     >>> from sklearn.pipeline import make_pipeline
     >>> docs = ["good food", "bad food", "good service", "slow service", "good staff", "bad staff"]
     >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0, 1, 0])
-    >>> e = explain(model, "Good food, bad service", output="decision_function")
+    >>> e = explain(model.decision_function, "Good food, bad service")
     >>> e.method, e.exact, e.words
     ('linear', True, ['Good', 'food', 'bad', 'service'])
     >>> [(word, round(weight, 2) + 0.0) for word, weight in e.as_list()]
     [('Good', 0.43), ('bad', -0.4), ('food', 0.0), ('service', 0.0)]
-    >>> enumerated = explain(model, "Good food, bad service", output="decision_function", method="enumeration")
-    >>> bool(np.abs(e.beta - enumerated.beta).max() < 1e-12)  # the same limit, over all 15 masks
-    True
-    >>> occurrences = explain(model, "Good food, good service", output="decision_function", bow=False)
-    >>> occurrences.words, occurrences.method  # bow=False: one feature per occurrence, still exact
-    (['Good', 'food', 'good', 'service'], 'linear')
+    >>> enumerated = explain(lambda docs: model.decision_function(docs), "Good food, bad service")
+    >>> enumerated.method, bool(np.abs(e.beta - enumerated.beta).max() < 1e-12)  # the same limit, all 15 masks
+    ('enumeration', True)
+    >>> both = explain(model.predict_proba, "Good food, bad service", labels=(0, 1), num_features=2)
+    >>> both.labels, [word for word, _ in both.as_list(label=0)]
+    ((0, 1), ['Good', 'bad'])
     """
     if unexpected:
         if "nu" in unexpected:
@@ -459,7 +407,7 @@ def explain(
                 else f"explain takes lime's unit, kernel_width = 100 ν, not nu= (got nu={unexpected['nu']!r})"
             )
         raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
-    vectorizer = _check_pipeline(model)
+    reader = read_model(model, output)
     mode = check_mode(bow, split_expression, mask_string, char_level)
     mode = None if mode.is_default else mode
     if mode is None:
@@ -469,63 +417,130 @@ def explain(
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
-    if num_samples is not None:
-        num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_MONTE_CARLO_SAMPLES)
-    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
-    columns = _output_function(model, output)
-    label = _check_label(model, output, columns, text, label)
+    method = "monte_carlo" if method == "estimate" else method
+    lime_n = LIME_NUM_SAMPLES if num_samples is None else check_int(num_samples, "num_samples", minimum=1)
+    if max_calls is not None:
+        max_calls = check_int(max_calls, "max_calls", minimum=2)
+    if max_work is not None:
+        max_work = check_positive_finite(max_work, "max_work")
+    if num_features is not None:
+        num_features = check_int(num_features, "num_features", minimum=1)
+    seed = resolve_random_state(random_state)
+    if kernel_width < 1:
+        warnings.warn(
+            f"kernel_width={kernel_width:g} is lime's unit, ν = kernel_width / 100 = {kernel_width / 100:g}; the "
+            f"paper's ν = {kernel_width:g} is kernel_width={100 * kernel_width:g}",
+            UserWarning,
+            stacklevel=2,
+        )
+    outputs = reader.scores([text])[0]  # lime's first row: the model on the document itself
+    chosen, top = resolve_labels(label, labels, top_labels, outputs)
     d, nu = len(words), kernel_width / 100.0
-    mask_fn = _mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
-    rng = np.random.default_rng(random_state)
+    score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode), len(outputs))
+    rng = np.random.default_rng(seed)
+    results, reasons = {}, {c: [] for c in chosen}
+    names = ("linear", "trees", "enumeration") if method == "auto" else (method,)
+    check_masks = _self_check_masks(d, rng) if {"linear"} & set(names) else None
+    truth = None
+    enumerated = None
+    for current in chosen:
+        for name in names:
+            if name == "monte_carlo":
+                break
+            try:
+                if name == "enumeration":
+                    if d > MAX_ENUMERATION_WORDS:
+                        unit = "distinct words" if mode is None else mode.unit
+                        raise RouteUnavailable(f"the document has d = {d} > {MAX_ENUMERATION_WORDS} {unit}")
+                    if enumerated is None:  # every mask once, for every label
+                        z, s, prob = all_masks(d)
+                        enumerated = (z, s, prob, score_masks(z))
+                    z, s, prob, values = enumerated
+                    sample = MaskSample(z, values[:, current], prob, kernel_weights(d, nu=nu)[s - 1], True)
+                    beta = beta_enumerate(_lookup(sample), d, nu=nu)
+                    results[current] = (name, beta, _column(score_masks, current), sample)
+                    break
+                if name == "linear" and truth is None and reader.pipeline is not None:
+                    truth = (check_masks, score_masks(check_masks))
+                with work_limit(max_work) if max_work is not None else contextlib.nullcontext():
+                    beta, model_of_masks = _exact_beta(
+                        name, reader, text, current, nu, rng, score_masks, d, mode, truth
+                    )
+            except RouteUnavailable as why:
+                reasons[current].append(f"{name}: {why}")
+                continue
+            except ValueError as error:  # a closed route above the work or memory limit: the estimate answers
+                reasons[current].append(f"{name}: {_work_note(error, name)}")
+                continue
+            if not np.isfinite(beta).all():
+                reasons[current].append(f"{name}: its result is not finite")
+                continue
+            results[current] = (name, beta, model_of_masks, None)
+            break
+    missing = [c for c in chosen if c not in results]
+    if missing and method not in ("auto", "monte_carlo"):
+        raise ValueError(
+            f"method={method!r} does not apply to this model and document: {'; '.join(reasons[missing[0]])}"
+        )
+    estimates = {}
+    if missing:
+        masks = DEFAULT_MONTE_CARLO_SAMPLES if max_calls is None else max_calls
+        estimates = _estimates(
+            score_masks,
+            d,
+            nu,
+            missing,
+            masks=masks,
+            seed=seed,
+            controls_of=lambda c: explain_controls(reader.pipeline, text, reader.output, c, nu, mode),
+        )
     common = dict(
         words=words,
         kernel_width=kernel_width,
-        output=output,
-        label=label,
-        mask_fn=mask_fn,
-        random_state=random_state,
+        output=reader.output,
+        random_state=seed,
+        lime_num_samples=lime_n,
+        labels=chosen,
+        document_outputs=outputs,
+        top_labels=top,
+        num_features=num_features,
+        class_names=reader.class_names,
+        text=text,
+        mode=mode,
     )
-    reasons = []
-    for name in ("linear", "trees", "enumeration") if method == "auto" else (method,):
-        if name == "monte_carlo":
-            break
-        try:
-            beta, model_of_masks = _exact_route(name, model, vectorizer, text, output, label, nu, mask_fn, d, rng, mode)
-        except _RouteUnavailable as why:
-            reasons.append(f"{name}: {why}")
-            continue
-        if beta is not None and not np.isfinite(beta).all():
-            reasons.append(f"{name}: its result is not finite")
-            continue
-        sample = None
-        if beta is None:  # enumeration: the sample of all masks gives beta and, later, lime's exact spread
-            sample = enumerated_sample(mask_fn, d, nu)
-            beta = beta_enumerate(_lookup(sample), d, nu=nu)
-        return Explanation(
-            beta=beta,
-            exact=True,
-            method=name,
-            stderr=None,
-            num_samples=None,
-            sample=sample,
-            notes=tuple(reasons),
-            **{**common, "mask_fn": model_of_masks},
-        )
-    if method not in ("auto", "monte_carlo"):
-        raise ValueError(f"method={method!r} does not apply to this model and document: {'; '.join(reasons)}")
-    size = DEFAULT_MONTE_CARLO_SAMPLES if num_samples is None else num_samples
-    controls = explain_controls(model, text, output, label, nu, mode)
-    estimate = estimate_beta(mask_fn, d, nu, size, rng, controls=controls)
-    return Explanation(
-        beta=estimate.beta,
-        exact=False,
-        method="monte_carlo",
-        stderr=estimate.stderr,
-        num_samples=estimate.num_samples,
-        sample=estimate.sample,
-        notes=tuple(reasons),
-        **common,
-    )
+    family = {}
+    for current in chosen:
+        if current in results:
+            name, beta, model_of_masks, sample = results[current]
+            family[current] = Explanation(
+                beta=beta,
+                exact=True,
+                method=name,
+                stderr=None,
+                label=current,
+                num_samples=None,
+                sample=sample,
+                notes=tuple(reasons[current]),
+                mask_fn=model_of_masks,
+                **common,
+            )
+        else:
+            estimate = estimates[current]
+            family[current] = Explanation(
+                beta=estimate.beta,
+                exact=False,
+                method="monte_carlo",
+                stderr=estimate.stderr,
+                label=current,
+                num_samples=estimate.num_samples,
+                sample=estimate.sample,
+                notes=tuple(reasons[current]),
+                mask_fn=_column(score_masks, current),
+                **common,
+            )
+    for member in family.values():
+        member._family.update(family)
+    return agreement_notes(family[chosen[0]], stacklevel=2)
 
 
 def _lookup(sample):

@@ -16,6 +16,13 @@ with :math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's la
 :math:`m \bar A^{-1} \Omega_c \bar A^{-1} \to \Sigma^{-1} \Omega \Sigma^{-1} / m`, the CLT covariance of the paper's
 Theorem 1.  Ω is a sum over masks: exact when the masks are all enumerated, an unbiased estimate from a
 stratified sample otherwise.
+
+Nothing here forms a (d + 1) × (d + 1) matrix: Σ, :math:`\bar A` and :math:`\bar A^{-1}` are *patterned* (one
+value in the corner, one on the rest of the first row and column, one on the rest of the diagonal, one
+elsewhere), so :math:`\bar A^{-1}` is applied to a vector in O(d) by a 2 × 2 solve (:func:`solve_patterned`), and
+only the diagonal of the sandwich is needed: :math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1}) =
+\mathbb{E}[(\bar A^{-1} w)^2] - (\bar A^{-1} \mathbb{E}[w])^2` with :math:`w = \pi x (f - x^\top c)`.  The cost
+is O(m d) for m masks, so the spread is computed at any d (the masks are taken in blocks of bounded memory).
 """
 
 from __future__ import annotations
@@ -24,13 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_memory, check_work
-from .coefficients import sigma_matrix
+from .coefficients import alphas
 from .montecarlo import design
-from .surrogate import expected_lime_fit
 
 #: lime's ridge penalty (``Ridge(alpha=1)``)
 LIME_RIDGE = 1.0
+#: entries of one block of masks mapped by the inverse at a time (32 MiB of doubles)
+_BLOCK_ENTRIES = 2**22
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -104,30 +111,86 @@ class LimeSpread:
         return self.centre - half, self.centre + half
 
 
-def omega(sample, centre):
-    r""":math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's law, from a :class:`MaskSample`."""
-    x = design(sample.z)
-    residual = sample.f - x @ centre
-    weighted = x * (sample.psi * residual)[:, None]  # pi x (f - x c)
-    mean = sample.prob @ weighted
-    return (weighted * sample.prob[:, None]).T @ weighted - np.outer(mean, mean)
+def solve_patterned(corner, edge, diagonal, off, rows):
+    r"""Solve :math:`M v = w` for each row w of ``rows`` (shape (m, d + 1)), M patterned, in O(m d).
+
+    M has ``corner`` at (0, 0), ``edge`` on the rest of its first row and column, ``diagonal`` on the rest of its
+    diagonal and ``off`` elsewhere.  With :math:`S = \sum_{j \ge 1} v_j`, the first equation and the sum of the
+    others are a 2 × 2 system in :math:`(v_0, S)`; then :math:`v_j = (w_j - e v_0 - o S) / (g - o)`.
+
+    Examples
+    --------
+    >>> from limetheory.coefficients import sigma_matrix
+    >>> m = 7 * sigma_matrix(3, nu=0.25) + np.diag([0.0, 1, 1, 1]) + 1.0
+    >>> w = np.array([[1.0, 2.0, -1.0, 0.5]])
+    >>> bool(np.allclose(solve_patterned(m[0, 0], m[0, 1], m[1, 1], m[1, 2], w)[0], np.linalg.solve(m, w[0])))
+    True
+    """
+    rows = np.asarray(rows, dtype=float)
+    d = rows.shape[1] - 1
+    head, tail = rows[:, 0], rows[:, 1:]
+    total = tail.sum(axis=1)
+    a11, a12, a21, a22 = corner, edge, edge * d, diagonal - off + off * d
+    det = a11 * a22 - a12 * a21
+    v0 = (head * a22 - a12 * total) / det
+    s = (a11 * total - a21 * head) / det
+    out = np.empty_like(rows)
+    out[:, 0] = v0
+    out[:, 1:] = (tail - (edge * v0 + off * s)[:, None]) / (diagonal - off)
+    return out
+
+
+def _sigma_pattern(d, nu):
+    """Σ's four values (corner α₀, edge α₁, diagonal α₁, off-diagonal α₂)."""
+    a = alphas(d, nu=nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
+    return a[0], a[1], a[1], a[2]
+
+
+def _apply_patterned(pattern, vector):
+    """M v for a patterned M (its four values) and one vector, in O(d)."""
+    corner, edge, diagonal, off = pattern
+    head, tail = vector[0], vector[1:]
+    total = tail.sum()
+    return np.concatenate([[corner * head + edge * total], edge * head + (diagonal - off) * tail + off * total])
+
+
+def omega_diagonal_sandwich(sample, centre, inverse_pattern):
+    r""":math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})` from a :class:`MaskSample`, in blocks of masks.
+
+    ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by :func:`solve_patterned`).
+    """
+    d1 = sample.z.shape[1] + 1
+    block = max(1, _BLOCK_ENTRIES // d1)
+    second = np.zeros(d1)
+    first = np.zeros(d1)
+    for start in range(0, len(sample.f), block):
+        stop = start + block
+        x = design(sample.z[start:stop])
+        residual = sample.f[start:stop] - x @ centre
+        mapped = solve_patterned(*inverse_pattern, x * (sample.psi[start:stop] * residual)[:, None])
+        prob = sample.prob[start:stop]
+        second += prob @ mapped**2
+        first += prob @ mapped
+    return second - first**2
 
 
 def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None):
-    """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``)."""
+    """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``).
+
+    O(m d) for m masks of d words: patterned solves (module docstring), no (d + 1) × (d + 1) matrix.
+    """
     d1 = len(beta)
     m = len(sample.f)
-    check_memory(8.0 * m * d1 * 3 + 8.0 * 6 * d1 * d1, f"lime's spread from {m} masks of {d1 - 1} words")
-    check_work(4.0 * m * d1 * d1 + 4.0 * d1**3, f"lime's spread from {m} masks of {d1 - 1} words", "use fewer masks")
-    sigma = sigma_matrix(d1 - 1, nu=nu)
-    centre = expected_lime_fit(sigma, sigma @ beta, y0, num_samples, lam=LIME_RIDGE)
+    omega_samples = None if sample.exact else m
+    sigma = _sigma_pattern(d1 - 1, nu)
     rows = num_samples - 1
+    # lime's normal equations in expectation: (m Σ + P + x0 x0^T) c = m Σ β + x0 y0 (surrogate.expected_lime_fit)
+    corner, edge, diagonal, off = (rows * v + 1.0 for v in sigma)
+    expected = (corner, edge, diagonal + LIME_RIDGE, off)
+    right = rows * _apply_patterned(sigma, np.asarray(beta, dtype=float)) + y0
+    centre = solve_patterned(*expected, right[None, :])[0]
     if rows == 0:  # only the document itself: lime's fit is deterministic
-        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, None if sample.exact else m, beta_stderr)
-    penalty = LIME_RIDGE * np.eye(d1)
-    penalty[0, 0] = 0.0
-    expected = rows * sigma + penalty + np.ones((d1, d1))
-    inverse = np.linalg.inv(expected)
-    covariance = rows * inverse @ omega(sample, centre) @ inverse.T
-    std = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    return LimeSpread(num_samples, centre, std, sample.exact, None if sample.exact else m, beta_stderr)
+        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_samples, beta_stderr)
+    variance = rows * omega_diagonal_sandwich(sample, centre, expected)
+    std = np.sqrt(np.clip(variance, 0.0, None))
+    return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr)

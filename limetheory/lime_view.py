@@ -1,0 +1,49 @@
+"""An :class:`limetheory.result.Explanation` as lime's own ``lime.explanation.Explanation``, for lime's views.
+
+lime's ``LimeTextExplainer.explain_instance`` fills ``local_exp[label]`` (feature id, weight) by decreasing absolute
+weight, ``intercept[label]``, ``predict_proba`` (the model's outputs on the document), ``top_labels`` when asked,
+``score`` and ``local_pred``, with a ``TextDomainMapper`` over the document's ``IndexedString``.  The same fields
+filled with the limit coefficients make ``as_list``, ``as_map``, ``as_html``, ``show_in_notebook`` and
+``as_pyplot_figure`` work unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lime.explanation import Explanation as LimeExplanation
+from lime.lime_text import TextDomainMapper
+
+from .modes import TextMode
+
+
+def lime_explanation(explanation, class_names=None):
+    """lime's ``Explanation`` of every label of ``explanation`` (see ``Explanation.to_lime``)."""
+    if explanation.text is None:
+        raise ValueError("to_lime needs the document: this Explanation was not made by lt.explain")
+    mode = explanation.mode if explanation.mode is not None else TextMode()
+    labels = explanation.labels or (explanation.label,)
+    outputs = explanation.document_outputs
+    columns = len(outputs) if outputs is not None else max(labels) + 1
+    if class_names is None:
+        class_names = explanation.class_names or tuple(str(c) for c in range(columns))
+    else:
+        if isinstance(class_names, str) or not hasattr(class_names, "__len__"):
+            raise TypeError(f"class_names must be a sequence of str, got {type(class_names).__name__}")
+        if len(class_names) != columns:
+            raise ValueError(f"class_names must name the output's {columns} columns, got {len(class_names)} names")
+    result = LimeExplanation(
+        TextDomainMapper(mode.indexed(explanation.text)),
+        class_names=[str(name) for name in class_names],
+        random_state=np.random.RandomState(explanation.random_state % 2**32),
+    )
+    result.predict_proba = np.asarray(outputs if outputs is not None else np.zeros(columns), dtype=float)
+    if explanation.top_labels is not None:
+        result.top_labels = list(explanation.top_labels)
+    for label in labels:
+        member = explanation.for_label(label)
+        order = member.word_order(member.num_features)
+        result.intercept[label] = float(member.beta[0])
+        result.local_exp[label] = [(int(j), float(member.beta[1 + j])) for j in order]
+    last = explanation.for_label(labels[-1])  # lime keeps the last label's prediction, as it overwrites them
+    result.local_pred = np.array([float(last.beta.sum())])
+    return result
