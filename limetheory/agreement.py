@@ -7,8 +7,10 @@ dominates the fit, and :math:`c_n` can be far from :math:`\beta^f` at lime's n (
 coefficient of 0.995 in the limit is about 0.001 in lime).  :func:`agreement_notes` states it for every label
 ``explain`` computed: in ``notes`` and in one ``UserWarning``.
 
-Cost: Ω comes from the route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the model
-(all masks when there are fewer), computed in O(masks × d) (:func:`limetheory.spread.lime_spread`).
+Cost: lime's centre is O(d) and needs no model call (:func:`limetheory.spread.lime_centre`); only where it differs
+from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread needed, with Ω from the
+route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the model (all masks when there
+are fewer), in O(masks × d) (:func:`limetheory.spread.lime_spread`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import dataclasses
 import warnings
 
 import numpy as np
+
+from .spread import lime_centre
 
 #: masks of the model behind Ω for the check when the route has none: the standard deviations are then known to
 #: about 1 / sqrt(2 * 2000) = 1.6% (enough to tell 2 standard deviations from 1.6); all masks when d <= 10
@@ -32,7 +36,8 @@ def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_S
     """(flagged, spread): the words whose limit lies beyond ``AGREEMENT_SDS`` of lime's sds from lime's centre.
 
     ``flagged`` is a boolean array over the words; ``spread`` the :class:`limetheory.spread.LimeSpread` at
-    ``num_samples`` (the explanation's ``lime_num_samples`` when None).
+    ``num_samples`` (the explanation's ``lime_num_samples`` when None), or None when no difference between the limit
+    and lime's centre is material (then lime's spread is not needed, and the model is not called).
 
     Examples
     --------
@@ -44,14 +49,19 @@ def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_S
     >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
     >>> e = lt.explain(model.predict_proba, "good food, bad staff")
     >>> flagged, spread = lime_disagreement(e, 5000)
-    >>> flagged.tolist(), spread.num_samples
-    ([False, False, False, False], 5000)
+    >>> flagged.tolist(), spread  # lime's centre at n = 5000 is within 1% of the limit: no spread needed
+    ([False, False, False, False], None)
     """
     n = explanation.lime_num_samples if num_samples is None else num_samples
+    beta = explanation.beta
+    material = np.abs(beta[1:] - lime_centre(beta, explanation.nu, explanation.y0, n)[1:]) > MATERIAL_SHARE * float(
+        np.abs(beta[1:]).max()
+    )
+    if not material.any() and explanation.sample is None:  # nothing to report: no model call for lime's spread
+        return material, None
     spread = explanation.check_spread(n, omega_samples)
-    gap = np.abs(explanation.beta[1:] - spread.centre[1:])
-    floor = MATERIAL_SHARE * float(np.abs(explanation.beta[1:]).max())
-    return (gap > AGREEMENT_SDS * spread.std[1:]) & (gap > floor), spread
+    gap = np.abs(beta[1:] - spread.centre[1:])
+    return (gap > AGREEMENT_SDS * spread.std[1:]) & material, spread
 
 
 def agreement_notes(first, stacklevel=1):
@@ -65,8 +75,8 @@ def agreement_notes(first, stacklevel=1):
         member = family[label]
         flagged, spread = lime_disagreement(member)
         notes = list(member.notes)
-        n = spread.num_samples
-        if member.stderr is not None:
+        n = member.lime_num_samples
+        if member.stderr is not None and spread is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(spread.std > 0, member.stderr / spread.std, np.inf)
             notes.append(

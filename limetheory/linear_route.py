@@ -19,6 +19,7 @@ and on a few perturbed documents, to the rounding of the pipeline's own dtype (:
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
@@ -150,12 +151,14 @@ class LinearReading:
         labels, group_of_word = np.unique(self.groups, return_inverse=True)
         lam_of_group = np.zeros(len(labels))
         lam_of_group[group_of_word] = np.abs(self.lam) if magnitude else self.lam
+        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product
+        d = len(self.values)
+        membership = sp.csr_matrix((self.values, (np.arange(d), group_of_word.ravel())), shape=(d, len(labels)))
         out = np.empty(len(z))
         block = max(1, _BLOCK_ENTRIES // max(1, len(labels)))
         for start in range(0, len(z), block):
             rows = z[start : start + block]
-            per_group = np.zeros((len(rows), len(labels)))
-            np.add.at(per_group.T, group_of_word, (rows * self.values).T)
+            per_group = np.asarray((membership.T @ rows.T).T)
             raw = per_group @ lam_of_group
             if self.norm is not None:
                 norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_bool, check_int
-from .montecarlo import allocation, enumerated_sample, stratified_sample
-from .spread import lime_spread
+from .montecarlo import enumerated_sample
+from .spread import lime_spread, omega_sample
 
 #: masks behind the estimate of Ω when it cannot be enumerated (d > 14): its relative error is about 1/√(this)
 OMEGA_SAMPLES = 20_000
@@ -242,7 +242,7 @@ class Explanation:
         return frame.set_index("word")
 
     def _omega_sample(self, omega_samples, enumerate_up_to=MAX_EXACT_OMEGA_WORDS):
-        """The masks behind Ω: the route's own sample, all masks (d <= ``enumerate_up_to``) or a stratified sample."""
+        """The masks behind Ω: the route's own sample, all masks (d <= ``enumerate_up_to``), or ``omega_samples``."""
         if self.sample is not None and (self.sample.exact or omega_samples is None):
             return self.sample
         d = len(self.words)
@@ -250,20 +250,12 @@ class Explanation:
             if "exact" not in self._cache:
                 self._cache["exact"] = enumerated_sample(self.mask_fn, d, self.nu)
             return self._cache["exact"]
-        # at least MIN_PER_STRATUM masks for each number of removed words (montecarlo.allocation's floor)
-        floor = 2 * int((self._weights() > 0).sum())
-        size = max(OMEGA_SAMPLES if omega_samples is None else omega_samples, floor)
+        size = OMEGA_SAMPLES if omega_samples is None else omega_samples
         key = ("omega", size)
         if key not in self._cache:
-            counts, _ = allocation(d, self.nu, size)
             rng = np.random.default_rng([self.random_state, 1])  # a stream apart from the one behind beta
-            self._cache[key] = stratified_sample(self.mask_fn, d, self.nu, counts, rng)
+            self._cache[key] = omega_sample(self.mask_fn, d, self.nu, size, rng)
         return self._cache[key]
-
-    def _weights(self):
-        from .sampling import kernel_weights
-
-        return kernel_weights(len(self.words), nu=self.nu)
 
     def lime_spread(self, num_samples=None, *, omega_samples=None):
         r"""Where lime's coefficients concentrate at ``num_samples`` and their standard deviations there.
@@ -272,9 +264,9 @@ class Explanation:
         (its ridge and its first row shift it from ``beta`` by O(1/n)) with covariance
         :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.spread`), computed in O(masks × d) at any d.
         Ω is exact when the document has at most 14 distinct words (all masks enumerated with the model), and
-        otherwise estimated from the Monte Carlo route's own sample or from a stratified sample of
-        ``omega_samples`` masks (20000 by default, and at least two for each number of removed words); the result
-        states which (``exact``, ``omega_samples``).
+        otherwise estimated from the Monte Carlo route's own sample or from ``omega_samples`` masks of the model
+        (20000 by default; stratified on the number of removed words when there are at least two for each, else
+        i.i.d.); the result states which (``exact``, ``omega_samples``).
 
         Parameters
         ----------

@@ -247,6 +247,12 @@ def _estimates(score_masks, d, nu, labels, *, masks, seed, controls_of):
             cache[key] = score_masks(z)
         return cache[key]
 
+    live = int((kernel_weights(d, nu=nu) > 0).sum())
+    if masks < 4 * live:
+        raise ValueError(
+            f"max_calls must be >= {4 * live} for a document of {d} distinct words (2 masks for each number of "
+            f"removed words, in the pilot and in the main sample), got {masks}"
+        )
     results = {}
     for label in labels:
         rng = np.random.default_rng(seed)

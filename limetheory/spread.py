@@ -32,11 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .coefficients import alphas
-from .montecarlo import design
+from .montecarlo import MaskSample, allocation, design
+from .sampling import kernel_weights
 
 #: lime's ridge penalty (``Ridge(alpha=1)``)
 LIME_RIDGE = 1.0
-#: entries of one block of masks mapped by the inverse at a time (32 MiB of doubles)
+#: entries of one block of masks mapped by the inverse, or drawn, at a time (32 MiB of doubles)
 _BLOCK_ENTRIES = 2**22
 
 
@@ -174,6 +175,70 @@ def omega_diagonal_sandwich(sample, centre, inverse_pattern):
     return second - first**2
 
 
+def omega_sample(mask_fn, d, nu, size, rng):
+    """``size`` masks of d words with the model's outputs, for Ω: stratified on s when it fits, else i.i.d.
+
+    Stratified (``montecarlo.allocation``: at least two masks for each number s of removed words with a weight)
+    when ``size`` allows it, else i.i.d. from LIME's law (s uniform on 1..d, then a uniform set of s words), each
+    with probability 1 / size.  The masks are drawn and evaluated in blocks (each row a random permutation of its
+    removals, no sort), so memory is the masks themselves (``size`` × d bytes) whatever d.
+
+    Examples
+    --------
+    >>> sample = omega_sample(lambda z: z.sum(axis=1) * 1.0, 5, 0.25, 300, np.random.default_rng(0))
+    >>> sample.z.shape, bool(np.isclose(sample.prob.sum(), 1.0)), sample.exact
+    ((300, 5), True, False)
+    """
+    weights = kernel_weights(d, nu=nu)
+    live = int((weights > 0).sum())
+    if size >= 2 * live:
+        counts, _ = allocation(d, nu, size)
+        sizes = np.repeat(np.arange(1, d + 1), counts)
+        with np.errstate(divide="ignore"):
+            per_mask = np.where(counts > 0, (1.0 / d) / np.maximum(counts, 1), 0.0)
+        prob = per_mask[sizes - 1]
+    else:
+        sizes = np.sort(rng.integers(1, d + 1, size=size))
+        prob = np.full(size, 1.0 / size)
+    z = np.empty((len(sizes), d), dtype=np.int8)
+    f = np.empty(len(sizes))
+    block = max(1, _BLOCK_ENTRIES // d)
+    for start in range(0, len(sizes), block):
+        removed = sizes[start : start + block]
+        kept = (np.arange(d)[None, :] >= removed[:, None]).astype(np.int8)  # the first s removed, then permuted
+        z[start : start + block] = rng.permuted(kept, axis=1)
+        f[start : start + block] = mask_fn(z[start : start + block])
+    return MaskSample(z=z, f=f, prob=prob, psi=weights[sizes - 1], exact=False)
+
+
+def _centre(beta, nu, y0, num_samples):
+    """lime's centre at ``num_samples`` and the patterned values of its expected normal matrix."""
+    sigma = _sigma_pattern(len(beta) - 1, nu)
+    rows = num_samples - 1
+    # lime's normal equations in expectation: (m Σ + P + x0 x0^T) c = m Σ β + x0 y0 (surrogate.expected_lime_fit)
+    corner, edge, diagonal, off = (rows * v + 1.0 for v in sigma)
+    expected = (corner, edge, diagonal + LIME_RIDGE, off)
+    right = rows * _apply_patterned(sigma, np.asarray(beta, dtype=float)) + y0
+    return solve_patterned(*expected, right[None, :])[0], expected
+
+
+def lime_centre(beta, nu, y0, num_samples):
+    """Where lime's coefficients concentrate at ``num_samples`` (no model call): O(d), at any d.
+
+    :func:`limetheory.surrogate.expected_lime_fit` with Σ's pattern instead of the dense matrix.
+
+    Examples
+    --------
+    >>> from limetheory.coefficients import sigma_matrix
+    >>> from limetheory.surrogate import expected_lime_fit
+    >>> beta = np.array([0.5, 1.0, -2.0, 0.25])
+    >>> dense = expected_lime_fit(sigma_matrix(3, nu=0.25), sigma_matrix(3, nu=0.25) @ beta, 0.1, 50)
+    >>> bool(np.allclose(lime_centre(beta, 0.25, 0.1, 50), dense, rtol=1e-12))
+    True
+    """
+    return _centre(beta, nu, y0, num_samples)[0]
+
+
 def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None):
     """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``).
 
@@ -182,13 +247,8 @@ def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None):
     d1 = len(beta)
     m = len(sample.f)
     omega_samples = None if sample.exact else m
-    sigma = _sigma_pattern(d1 - 1, nu)
+    centre, expected = _centre(beta, nu, y0, num_samples)
     rows = num_samples - 1
-    # lime's normal equations in expectation: (m Σ + P + x0 x0^T) c = m Σ β + x0 y0 (surrogate.expected_lime_fit)
-    corner, edge, diagonal, off = (rows * v + 1.0 for v in sigma)
-    expected = (corner, edge, diagonal + LIME_RIDGE, off)
-    right = rows * _apply_patterned(sigma, np.asarray(beta, dtype=float)) + y0
-    centre = solve_patterned(*expected, right[None, :])[0]
     if rows == 0:  # only the document itself: lime's fit is deterministic
         return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_samples, beta_stderr)
     variance = rows * omega_diagonal_sandwich(sample, centre, expected)
