@@ -30,6 +30,8 @@ AGREEMENT_SDS = 2.0
 #: differences below this share of the largest word coefficient are not reported: they change no reading of the
 #: explanation (an affine model gives lime no variance, and its ridge still moves the centre by O(1/n))
 MATERIAL_SHARE = 0.01
+#: ulps per term of the centre's rounding, below which a difference is never reported
+ROUNDING_ULPS = 64
 
 
 def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_SAMPLES):
@@ -53,10 +55,12 @@ def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_S
     ([False, False, False, False], None)
     """
     n = explanation.lime_num_samples if num_samples is None else num_samples
-    beta = explanation.beta
-    material = np.abs(beta[1:] - lime_centre(beta, explanation.nu, explanation.y0, n)[1:]) > MATERIAL_SHARE * float(
-        np.abs(beta[1:]).max()
-    )
+    beta, y0 = explanation.beta, explanation.y0
+    # the centre's patterned solve sums d + 1 terms of the size of β and y0: differences below ROUNDING_ULPS ulps
+    # of each of them are its rounding (a constant model has β = 0 words and a centre of about 1e-16)
+    rounding = ROUNDING_ULPS * len(beta) * np.finfo(float).eps * max(abs(y0), float(np.abs(beta).max()))
+    floor = max(MATERIAL_SHARE * float(np.abs(beta[1:]).max()), rounding)
+    material = np.abs(beta[1:] - lime_centre(beta, explanation.nu, y0, n)[1:]) > floor
     if not material.any() and explanation.sample is None:  # nothing to report: no model call for lime's spread
         return material, None
     spread = explanation.check_spread(n, omega_samples)

@@ -4,7 +4,7 @@ lime's ``LimeTextExplainer.explain_instance`` fills ``local_exp[label]`` (featur
 weight, ``intercept[label]``, ``predict_proba`` (the model's outputs on the document), ``top_labels`` when asked,
 ``score`` and ``local_pred``, with a ``TextDomainMapper`` over the document's ``IndexedString``.  The same fields
 filled with the limit coefficients make ``as_list``, ``as_map``, ``as_html``, ``show_in_notebook`` and
-``as_pyplot_figure`` work unchanged.
+``as_pyplot_figure`` work unchanged (``show_in_notebook`` with its import of IPython's ``display`` mended).
 """
 
 from __future__ import annotations
@@ -46,4 +46,24 @@ def lime_explanation(explanation, class_names=None):
         result.local_exp[label] = [(int(j), float(member.beta[1 + j])) for j in order]
     last = explanation.for_label(labels[-1])  # lime keeps the last label's prediction, as it overwrites them
     result.local_pred = np.array([float(last.beta.sum())])
+    result.show_in_notebook = _show_in_notebook(result)
     return result
+
+
+def _show_in_notebook(result):
+    """lime's ``show_in_notebook`` for this object, importing ``display`` from where IPython keeps it.
+
+    lime 0.2.0.1 imports ``display`` and ``HTML`` from ``IPython.core.display``, which IPython 9 no longer exports
+    (an ImportError on every explanation lime makes); ``IPython.display`` has both.  Same arguments, same HTML.
+    """
+
+    def show_in_notebook(labels=None, predict_proba=True, show_predicted_value=True, **kwargs):
+        from IPython.display import HTML, display
+
+        html = result.as_html(
+            labels=labels, predict_proba=predict_proba, show_predicted_value=show_predicted_value, **kwargs
+        )
+        display(HTML(html))
+
+    show_in_notebook.__doc__ = LimeExplanation.show_in_notebook.__doc__
+    return show_in_notebook

@@ -4,8 +4,10 @@ the agreement check against real lime, lime's spread at any d, and bad input."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
+import IPython.display
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -221,7 +223,12 @@ def test_random_state_none_draws_a_recorded_seed(binary, long_text):
     assert legacy.random_state == np.random.RandomState(3).randint(0, 2**31 - 1)
 
 
-def test_to_lime_gives_limes_views(multiclass):
+def _without_ids(html):
+    """lime's HTML without its random div ids (drawn anew on each call)."""
+    return re.sub(r"top_div[A-Z0-9]+", "top_div", html)
+
+
+def test_to_lime_gives_limes_views(multiclass, monkeypatch):
     """to_lime: lime's own Explanation with our coefficients; as_list, as_map, as_html, as_pyplot_figure, notebook."""
     import matplotlib.figure
     import matplotlib.pyplot as plt
@@ -240,7 +247,13 @@ def test_to_lime_gives_limes_views(multiclass):
     figure = theirs.as_pyplot_figure(label=2)
     assert isinstance(figure, matplotlib.figure.Figure)
     plt.close(figure)
-    theirs.show_in_notebook()  # IPython's display outside a notebook prints the object's repr
+    with pytest.raises(ImportError):  # lime's own, on an explanation lime made: IPython 9 moved display
+        LimeExplanation.show_in_notebook(theirs)
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)  # what a notebook would render
+    theirs.show_in_notebook(labels=[2])
+    assert len(shown) == 1
+    assert _without_ids(shown[0].data) == _without_ids(theirs.as_html(labels=[2]))
     named = ours.to_lime(class_names=["bad", "fine", "good"])
     assert named.class_names == ["bad", "fine", "good"]
     with pytest.raises(ValueError, match="class_names must name the output's 3 columns"):
@@ -388,8 +401,11 @@ def test_default_call_does_not_warn_and_few_samples_do(binary):
 
 
 def test_kernel_width_below_one_warns_about_the_unit(binary):
-    with pytest.warns(UserWarning, match=r"kernel_width=0.25 is lime's unit, ν = kernel_width / 100 = 0.0025"):
-        lt.explain(binary, TEXT, kernel_width=0.25, output="decision_function")
+    """kernel_width=0.25 (ν's value by mistake): the unit's warning, and lime's disagreement at that width."""
+    _, caught = _quiet(lambda: lt.explain(binary, TEXT, kernel_width=0.25, output="decision_function"))
+    messages = [str(w.message) for w in caught]
+    assert messages[0].startswith("kernel_width=0.25 is lime's unit, ν = kernel_width / 100 = 0.0025; the paper's")
+    assert "will not agree with the limit" in messages[1] and len(messages) == 2
 
 
 # ----------------------------------------------------------------------------- lime's spread at any d
@@ -472,5 +488,5 @@ def test_explanation_methods_refuse_bad_input(binary):
         result.for_label("1")
     with pytest.raises(ValueError, match="num_features must be >= 1"):
         result.as_list(num_features=0)
-    with pytest.raises(TypeError, match="spread must be a bool"):
+    with pytest.raises(TypeError, match="spread must be True or False"):
         result.plot(spread="no")
