@@ -319,15 +319,15 @@ def test_pipelines_without_a_closed_route_are_read_through_their_outputs():
     """HashingVectorizer, FeatureUnion and a ColumnTransformer reading one column: enumeration through the pipeline,
     equal to the same pipeline wrapped in an anonymous classifier_fn."""
     hashing = make_pipeline(HashingVectorizer(n_features=2**10), LogisticRegression()).fit(DOCS, LABELS)
-    union = make_pipeline(
-        FeatureUnion([("words", TfidfVectorizer()), ("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3)))]),
-        LogisticRegression(),
-    ).fit(DOCS, LABELS)
+    characters = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3))
+    union = make_pipeline(FeatureUnion([("words", TfidfVectorizer()), ("chars", characters)]), LogisticRegression())
+    union.fit(DOCS, LABELS)
     for model in (hashing, union):
         result = lt.explain(model, TEXT)
         assert result.method == "enumeration" and result.exact
         assert result.notes[0].startswith("linear: the first step is a ")
-        np.testing.assert_array_equal(result.beta, lt.explain(lambda docs: model.predict_proba(docs), TEXT).beta)
+        wrapped = lt.explain(lambda docs, model=model: model.predict_proba(docs), TEXT)
+        np.testing.assert_array_equal(result.beta, wrapped.beta)
     frame = pd.DataFrame({"review": DOCS})
     column = make_pipeline(ColumnTransformer([("text", TfidfVectorizer(), "review")]), LogisticRegression())
     column.fit(frame, LABELS)
