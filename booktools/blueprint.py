@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from booktools import provenance
+from booktools.markers import OLD_MARKER_ANYWHERE, check_tags, markdown_cells
 from booktools.registry_schema import BLUEPRINT_SCHEMA, FIGURES_SCHEMA, VERIFICATIONS, validate
 
 KINDS = ("definition", "theorem", "proposition", "lemma", "corollary", "remark", "conjecture")
@@ -36,9 +38,8 @@ VERIFICATION_MEANING = {
 SEVERITIES = ("typo", "wrong constant", "wrong statement", "approximation presented as exact")
 NEW = "new in this book"
 
-_PRF_BLOCK = re.compile(r"^(`{3,}|:{3,})\{prf:([a-z]+)\}[^\n]*\n((?::[a-z]+:[^\n]*\n)*)", re.MULTILINE)
+_PRF_BLOCK = re.compile(r"^(`{3,}|:{3,})\{prf:([a-z]+)\}([^\n]*)\n((?::[a-z]+:[^\n]*\n)*)", re.MULTILINE)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
-_CHECK = re.compile(r"^# check: ([a-z0-9][a-z0-9-]*)\s*$", re.MULTILINE)
 _FIGURE_NAME = re.compile(r"^\s+name: (fig-[a-z0-9-]+)\s*$", re.MULTILINE)
 _ERRATUM_TARGET = re.compile(r"^\((erratum-[a-z0-9-]+)\)=\s*$", re.MULTILINE)
 ERRATUM_PROOF = re.compile(r"\{ref\}`(?:[^`<]*<)?(erratum-[a-z0-9-]+)>?`")
@@ -78,7 +79,9 @@ class Result:
 class Chapter:
     """What a chapter's MyST source declares: its results (label -> kind), check ids, errata targets and figures.
 
-    ``repeated_checks`` are the check ids that start more than one of its cells (each must be unique).
+    ``checks`` are read from the code cells' tags ``check-<id>`` (:mod:`booktools.markers`); ``repeated_checks``
+    are the check ids that tag more than one of its cells (each must be unique); ``old_markers`` are the marker
+    comments (``# check: <id>``, ``# NBVAL_CHECK_OUTPUT``) still in its code, which readers would see.
     """
 
     docname: str
@@ -87,6 +90,8 @@ class Chapter:
     errata_targets: set[str] = field(default_factory=set)
     figures: set[str] = field(default_factory=set)
     repeated_checks: set[str] = field(default_factory=set)
+    old_markers: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
 
 
 def chapters(root) -> dict[str, Chapter]:
@@ -97,12 +102,14 @@ def chapters(root) -> dict[str, Chapter]:
         text = path.read_text(encoding="utf-8")
         chapter = Chapter(f"notebooks/{path.stem}")
         for match in _PRF_BLOCK.finditer(text):
-            label = _LABEL.search(match.group(3))
+            label = _LABEL.search(match.group(4))
             if label and match.group(2) != "proof":
                 chapter.results[label.group(1)] = match.group(2)
-        checks = Counter(_CHECK.findall(text))
+                chapter.titles[label.group(1)] = match.group(3).strip()
+        checks = Counter(check for tags, _ in markdown_cells(text) for check in check_tags(tags))
         chapter.checks = set(checks)
         chapter.repeated_checks = {check for check, count in checks.items() if count > 1}
+        chapter.old_markers = OLD_MARKER_ANYWHERE.findall(text)
         chapter.errata_targets = set(_ERRATUM_TARGET.findall(text))
         chapter.figures = set(_FIGURE_NAME.findall(text))
         found[chapter.docname] = chapter
@@ -244,10 +251,15 @@ def blueprint_problems(root, scope=None) -> list[str]:
         for check in sorted(chapter.checks):
             check_places.setdefault(check, []).append(docname)
         for check in sorted(chapter.repeated_checks):
-            problems.append(f"check id {check!r} starts more than one cell of {docname}")
+            problems.append(f"check id {check!r} tags more than one cell of {docname}")
+        for marker in chapter.old_markers:
+            problems.append(
+                f"{docname}: the comment {marker.strip()!r} is a marker readers see; make it a cell tag "
+                "(python -m booktools.markers converts the chapter)"
+            )
     for check, docnames in sorted(check_places.items()):
         if len(docnames) > 1:
-            problems.append(f"check id {check!r} starts cells in {' and '.join(docnames)}")
+            problems.append(f"check id {check!r} tags cells in {' and '.join(docnames)}")
     all_checks = {check: docnames[0] for check, docnames in check_places.items()}
     for docname, chapter in found.items():
         if not _in_scope(docname, scope):
@@ -261,6 +273,9 @@ def blueprint_problems(root, scope=None) -> list[str]:
             continue
         if not _in_scope(result.chapter, scope):
             continue
+        title = found[result.chapter].titles.get(result.label, "")
+        if problem := provenance.title_problem(title, result.paper, result.is_new):
+            problems.append(f"{result.label}: {problem} (its title: {title!r})")
         if result.kind not in KINDS:
             problems.append(f"{result.label}: a {{prf:{result.kind}}} block, but a result's kind is one of {KINDS}")
         for used in result.uses:
@@ -275,7 +290,7 @@ def blueprint_problems(root, scope=None) -> list[str]:
                 if not _test_exists(root, check):
                     problems.append(f"{result.label}: test {check} does not exist")
             elif check not in all_checks:
-                problems.append(f"{result.label}: no cell starts with '# check: {check}'")
+                problems.append(f"{result.label}: no cell has the tag 'check-{check}'")
     numbers = paper_numbers(root)
     for result in results:
         for ref in result.paper_refs:

@@ -32,7 +32,7 @@ from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from booktools import bibstyle, blueprint, blueprint_graph, concordance
+from booktools import bibstyle, blueprint, blueprint_graph, concordance, markers
 
 logger = logging.getLogger(__name__)
 
@@ -307,20 +307,22 @@ def _ancestors(node):
 
 
 def _anchor_check_cells(app, doctree):
-    """Give each ``# check: <id>`` cell the anchor ``check-<id>``, so the blueprint can link to it."""
+    """Give each cell tagged ``check-<id>`` the anchor ``check-<id>``, so the blueprint can link to it.
+
+    MyST-NB renders a cell's tags as classes ``tag_<tag>`` of the cell's container.
+    """
     if not app.env.docname.startswith("notebooks/"):
         return
     seen = set()
     for cell in doctree.findall(nodes.container):
-        if "cell" not in cell.get("classes", []):
+        classes = cell.get("classes", [])
+        if "cell" not in classes:
             continue
-        code = next(iter(cell.findall(nodes.literal_block)), None)
-        if code is None:
-            continue
-        match = re.match(r"# check: ([a-z0-9][a-z0-9-]*)\s*(?:\n|$)", code.astext())
-        if match and match.group(1) not in seen:
-            seen.add(match.group(1))
-            cell["ids"].append(CHECK_ANCHOR.format(match.group(1)))
+        tags = [name.removeprefix("tag_") for name in classes if name.startswith("tag_")]
+        for check in markers.check_tags(tags):
+            if check not in seen:
+                seen.add(check)
+                cell["ids"].append(CHECK_ANCHOR.format(check))
 
 
 # -- the concordance -------------------------------------------------------------------------------------------

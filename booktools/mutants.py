@@ -34,6 +34,7 @@ import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+from booktools import markers
 from booktools import mutants_catalogue as catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,7 +163,7 @@ def run_selection(tests, chapters, pythonpath=None, log=None):
 
 
 def failed_chapter_summaries(failures, root=ROOT):
-    """The chapters whose nbval-checked summary cell (``# NBVAL_CHECK_OUTPUT``) is among ``failures``.
+    """The chapters whose nbval-checked summary cell (tagged ``nbval-check-output``) is among ``failures``.
 
     nbval names a chapter's cells "Cell k", k counting code cells only, under the class "notebooks.<file>".
     """
@@ -173,8 +174,7 @@ def failed_chapter_summaries(failures, root=ROOT):
             continue
         notebook = json.loads((Path(root) / "notebooks" / classname.removeprefix("notebooks.")).read_text("utf-8"))
         code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-        source = "".join(code[int(cell.removeprefix("Cell "))]["source"])
-        if "NBVAL_CHECK_OUTPUT" in source:
+        if markers.SUMMARY_TAG in code[int(cell.removeprefix("Cell "))].get("metadata", {}).get("tags", ()):
             chapters.append("notebooks/" + classname.removeprefix("notebooks.").removesuffix(".ipynb"))
     return sorted(set(chapters))
 

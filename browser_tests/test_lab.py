@@ -3,7 +3,7 @@
 Starts the venv's JupyterLab on 127.0.0.1 (a free port, a random token) with the settings `make lab` installs, opens
 the chapter's MyST ``.md`` (which must open as a notebook, through jupytext), runs all cells from the browser, waits
 until the kernel is idle and every code cell has its execution count, then fails on any error output or on a
-summary cell (``# NBVAL_CHECK_OUTPUT``) whose text differs from the one stored in the chapter's ``.ipynb``.
+summary cell (tagged ``nbval-check-output``) whose text differs from the one stored in the chapter's ``.ipynb``.
 Saves a screenshot of the executed notebook to ``_build/screenshots/lab-<chapter>.png``.
 
 The chapter is copied to a temporary folder that the server serves, so nothing JupyterLab saves (autosave, or
@@ -27,6 +27,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from booktools.markers import SUMMARY_TAG
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 # Debian's chromium and chromium-driver unless the Makefile (or CI) names others
@@ -37,7 +39,6 @@ LAB_SETTINGS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "ov
 # the quickest chapter to execute (the least kernel CPU time in book/chapter_costs.json); one chapter keeps
 # `make test` short, and a short one still runs lime, sympy and matplotlib through the browser
 CHAPTER = "17-expected-tfidf"
-SUMMARY_MARKER = "# NBVAL_CHECK_OUTPUT"
 # a chapter measured at 15 s gets sixty times that before the check gives up (the machine may be shared)
 RUN_TIMEOUT = 900
 SERVER_START_TIMEOUT = 120
@@ -105,9 +106,10 @@ def _text(outputs: list[dict]) -> str:
     return "".join(parts)
 
 
-def _summary_cell(cells: list[dict]) -> dict:
-    matches = [cell for cell in cells if cell["source"].lstrip().startswith(SUMMARY_MARKER)]
-    assert len(matches) == 1, f"expected one {SUMMARY_MARKER} cell in {CHAPTER}, found {len(matches)}"
+def _summary_position(stored_cells: list[dict]) -> int:
+    """The position, among the code cells, of the summary cell (the one tagged for nbval)."""
+    matches = [i for i, cell in enumerate(stored_cells) if SUMMARY_TAG in cell["tags"]]
+    assert len(matches) == 1, f"expected one cell tagged {SUMMARY_TAG} in {CHAPTER}, found {len(matches)}"
     return matches[0]
 
 
@@ -265,11 +267,14 @@ def _run_chapter(lab, browser):
 
     stored = nbformat.read(ROOT / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
     stored_cells = [
-        {"source": cell.source, "outputs": [dict(out) for out in cell.outputs]}
+        {"source": cell.source, "tags": cell.metadata.get("tags", []), "outputs": [dict(out) for out in cell.outputs]}
         for cell in stored.cells
         if cell.cell_type == "code"
     ]
-    live, expected = _summary_cell(cells), _summary_cell(stored_cells)
+    # JupyterLab opens the chapter's .md, whose code cells are the stored notebook's, in the same order
+    assert len(cells) == len(stored_cells), f"JupyterLab shows {len(cells)} code cells, the .ipynb {len(stored_cells)}"
+    position = _summary_position(stored_cells)
+    live, expected = cells[position], stored_cells[position]
     assert _text(expected["outputs"]).strip(), "the stored summary cell has no text output"
     assert _text(live["outputs"]) == _text(expected["outputs"]), (
         "the summary printed in JupyterLab differs from the stored one:\n"

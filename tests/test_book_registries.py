@@ -35,14 +35,14 @@ def test_every_erratum_has_an_allowed_severity():
 # The checks themselves must be able to fail: a miniature book with one fault of each kind.
 
 CHAPTER = """\
-```{prf:proposition} A statement
+```{prf:proposition} Proposition 1 of the paper: a statement
 :label: mini-prop
 :nonumber:
 
 Text.
 ```
 
-```{prf:lemma} Another
+```{prf:lemma} Another (new in this book)
 :label: mini-lemma
 :nonumber:
 ```
@@ -51,7 +51,8 @@ Text.
 ### Erratum: a slip
 
 ```{code-cell} ipython3
-# check: mini-check
+:tags: [hide-input, check-mini-check]
+
 assert True
 ```
 
@@ -64,6 +65,9 @@ mystnb:
 pass
 ```
 """
+
+
+TAGGED_CELL = "```{code-cell} ipython3\n:tags: [check-mini-check]\n\n```\n"
 
 
 def _mini_book(tmp_path, registry, errata="", figures="[]", chapters=None):
@@ -110,7 +114,7 @@ def test_an_entry_takes_its_chapter_and_kind_from_the_block_that_defines_its_lab
     [
         (lambda r: r.replace("- label: mini-lemma", "- label: mini-other"), "mini-lemma: a {prf} result"),
         (lambda r: r.replace("- label: mini-lemma", "- label: mini-other"), "mini-other: no {prf} block of any"),
-        (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [mini-nothing]\n- label"), "no cell starts"),
+        (lambda r: r.replace("checks: [mini-check]\n- label", "checks: [mini-nothing]\n- label"), "no cell has"),
         (lambda r: r.replace("uses: [mini-lemma]", "uses: [mini-unknown]"), "uses mini-unknown"),
         (lambda r: r + "  uses: [mini-prop]\n", "dependency cycle"),
         (lambda r: r.replace("verified: [exact]\n  checks: [mini-check]\n", ""), "how it is verified"),
@@ -128,10 +132,19 @@ def test_each_blueprint_fault_is_reported(tmp_path, change, expected):
     ("chapters", "expected"),
     [
         # one check id starting two cells: the blueprint's link to "the" cell would be ambiguous
-        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# check: mini-check\n```\n"}, "more than one cell"),
-        ({"01-mini.md": CHAPTER, "02-more.md": "```{code-cell} ipython3\n# check: mini-check\n```\n"}, "cells in"),
+        ({"01-mini.md": CHAPTER + TAGGED_CELL}, "more than one cell"),
+        ({"01-mini.md": CHAPTER, "02-more.md": TAGGED_CELL}, "cells in"),
+        # the old markers, which readers see: the chapter must be converted to tags
+        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# check: mini-other\nassert True\n```\n"}, "markers"),
+        ({"01-mini.md": CHAPTER + "```{code-cell} ipython3\n# NBVAL_CHECK_OUTPUT\nprint(1)\n```\n"}, "markers"),
         ({"01-mini.md": CHAPTER, "02-more.md": CHAPTER[: CHAPTER.index("(erratum")]}, "defined by {prf} blocks in"),
         ({"01-mini.md": CHAPTER.replace("{prf:lemma}", "{prf:example}")}, "a {prf:example} block"),
+        # one provenance label: the blueprint says which results are new, the titles say it the same way
+        ({"01-mini.md": CHAPTER.replace("Another (new in this book)", "Another (this book)")}, "ends with"),
+        ({"01-mini.md": CHAPTER.replace("Another (new in this book)", "Another")}, "ends with"),
+        ({"01-mini.md": CHAPTER.replace("Another (new", "Another (for d > 1) (new")}, "no other parentheses"),
+        ({"01-mini.md": CHAPTER.replace("Proposition 1 of the paper: a", "A")}, "starts with 'Proposition 1 of"),
+        ({"01-mini.md": CHAPTER.replace("paper: a statement", "paper: a statement (new in this book)")}, "not say"),
     ],
 )
 def test_each_chapter_fault_is_reported(tmp_path, chapters, expected):

@@ -103,7 +103,7 @@ def test_failed_chapter_summaries_are_the_nbval_checked_cells(tmp_path):
     cells = [
         {"cell_type": "markdown", "source": ["# title"]},
         {"cell_type": "code", "source": ["x = 1"]},
-        {"cell_type": "code", "source": ["# NBVAL_CHECK_OUTPUT\n", "print(x)"]},
+        {"cell_type": "code", "metadata": {"tags": ["hide-input", "nbval-check-output"]}, "source": ["print(x)"]},
     ]
     (tmp_path / "notebooks" / "09-x.ipynb").write_text(json.dumps({"cells": cells}))
     assert mutants.failed_chapter_summaries(["notebooks.09-x.ipynb::Cell 0"], root=tmp_path) == []

@@ -29,13 +29,14 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from booktools.markers import SUMMARY_TAG
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE_PACKAGES = Path(sysconfig.get_paths()["purelib"])
 # what the wheel is built from; a wheel built from these files alone must work
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "limetheory")
 # the quickest chapter (as in browser_tests/test_lab.py)
 CHAPTER = "17-expected-tfidf"
-SUMMARY_MARKER = "# NBVAL_CHECK_OUTPUT"
 
 CHECK_INSTALLED = """
 import doctest, importlib, json, os, pkgutil, sys
@@ -120,8 +121,10 @@ def _run(command: list[str], cwd: Path, env: dict[str, str], timeout: int = 600)
 
 
 def _summary_text(notebook) -> str:
-    cells = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.source.startswith(SUMMARY_MARKER)]
-    assert len(cells) == 1, f"expected one {SUMMARY_MARKER} cell"
+    cells = [
+        cell for cell in notebook.cells if cell.cell_type == "code" and SUMMARY_TAG in cell.metadata.get("tags", ())
+    ]
+    assert len(cells) == 1, f"expected one cell tagged {SUMMARY_TAG}"
     return "".join(
         output.get("text", "") if output.output_type == "stream" else output.get("data", {}).get("text/plain", "")
         for output in cells[0].outputs
