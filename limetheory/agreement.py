@@ -49,10 +49,13 @@ def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_S
     >>> import limetheory as lt
     >>> docs = ["good food", "bad food", "good staff", "bad staff"]
     >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
-    >>> e = lt.explain(model.predict_proba, "good food, bad staff")
+    >>> e = lt.explain(model.decision_function, "good food, bad staff")  # exact, linear route
     >>> flagged, spread = lime_disagreement(e, 5000)
     >>> flagged.tolist(), spread  # lime's centre at n = 5000 is within 1% of the limit: no spread needed
     ([False, False, False, False], None)
+    >>> flagged, spread = lime_disagreement(e, 20)  # lime's ridge at n = 20 pulls its coefficients in
+    >>> flagged.tolist(), spread.num_samples
+    ([True, False, True, False], 20)
     """
     n = explanation.lime_num_samples if num_samples is None else num_samples
     beta, y0 = explanation.beta, explanation.y0

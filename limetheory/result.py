@@ -83,7 +83,7 @@ class Explanation:
     >>> import limetheory as lt
     >>> docs = ["good food", "bad food", "good staff", "bad staff"]
     >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
-    >>> e = lt.explain(model, "good food, bad staff", method="monte_carlo", num_samples=2000)
+    >>> e = lt.explain(model, "good food, bad staff", method="monte_carlo", max_calls=2000)
     >>> e.exact, e.method, e.num_samples <= 2000, e.stderr.shape
     (False, 'monte_carlo', True, (5,))
     >>> e.to_frame().index.tolist()
@@ -220,8 +220,8 @@ class Explanation:
         >>> docs = ["good food", "bad food", "good staff", "bad staff"]
         >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
         >>> lime_view = lt.explain(model.decision_function, "good food, bad staff").to_lime()
-        >>> [(word, round(weight, 3)) for word, weight in lime_view.as_list(label=1)][:2]
-        [('good', 0.693), ('bad', -0.693)]
+        >>> sorted((str(word), round(weight, 3) + 0.0) for word, weight in lime_view.as_list(label=1))
+        [('bad', -0.675), ('food', 0.0), ('good', 0.675), ('staff', 0.0)]
         >>> "<html>" in lime_view.as_html()
         True
         """
