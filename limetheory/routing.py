@@ -439,15 +439,21 @@ def explain(
             UserWarning,
             stacklevel=2,
         )
-    outputs = reader.scores([text])[0]  # lime's first row: the model on the document itself
-    chosen, top = resolve_labels(label, labels, top_labels, outputs)
     d, nu = len(words), kernel_width / 100.0
-    score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode), len(outputs))
     rng = np.random.default_rng(seed)
-    results, reasons = {}, {c: [] for c in chosen}
     names = ("linear", "trees", "enumeration") if method == "auto" else (method,)
-    check_masks = _self_check_masks(d, rng) if {"linear"} & set(names) else None
     truth = None
+    score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode))
+    if "linear" in names and reader.pipeline is not None:
+        # the linear route's check masks start with the document itself (no word removed): one call gives both
+        check_masks = _self_check_masks(d, rng)
+        truth = (check_masks, score_masks(check_masks))
+        outputs = truth[1][0]
+    else:
+        outputs = score_masks(np.ones((1, d), dtype=np.int8))[0]  # lime's first row: the document itself
+    score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode), len(outputs))
+    chosen, top = resolve_labels(label, labels, top_labels, outputs)
+    results, reasons = {}, {c: [] for c in chosen}
     enumerated = None
     for current in chosen:
         for name in names:
@@ -466,8 +472,6 @@ def explain(
                     beta = beta_enumerate(_lookup(sample), d, nu=nu)
                     results[current] = (name, beta, _column(score_masks, current), sample)
                     break
-                if name == "linear" and truth is None and reader.pipeline is not None:
-                    truth = (check_masks, score_masks(check_masks))
                 with work_limit(max_work) if max_work is not None else contextlib.nullcontext():
                     beta, model_of_masks = _exact_beta(
                         name, reader, text, current, nu, rng, score_masks, d, mode, truth
