@@ -32,6 +32,8 @@ AGREEMENT_SDS = 2.0
 MATERIAL_SHARE = 0.01
 #: ulps per term of the centre's rounding, below which a difference is never reported
 ROUNDING_ULPS = 64
+#: outputs known to lie in a range, whatever the model
+OUTPUT_BOUNDS = {"predict_proba": (0.0, 1.0)}
 
 
 def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_SAMPLES):
@@ -58,12 +60,17 @@ def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_S
     ([True, False, True, False], 20)
     """
     n = explanation.lime_num_samples if num_samples is None else num_samples
-    beta, y0 = explanation.beta, explanation.y0
+    beta, nu = explanation.beta, explanation.nu
+    # lime's centre is affine in the model's output on the document, y0: where y0 is not at hand and the output is
+    # bounded (a probability), the gap at the two bounds bounds it at every y0 (|.| is convex): no model call
+    bounds = OUTPUT_BOUNDS.get(explanation.output)
+    candidates = bounds if bounds is not None and not explanation.outputs_known else (explanation.y0,)
+    gap = np.max([np.abs(beta[1:] - lime_centre(beta, nu, y0, n)[1:]) for y0 in candidates], axis=0)
     # the centre's patterned solve sums d + 1 terms of the size of β and y0: differences below ROUNDING_ULPS ulps
     # of each of them are its rounding (a constant model has β = 0 words and a centre of about 1e-16)
-    rounding = ROUNDING_ULPS * len(beta) * np.finfo(float).eps * max(abs(y0), float(np.abs(beta).max()))
-    floor = max(MATERIAL_SHARE * float(np.abs(beta[1:]).max()), rounding)
-    material = np.abs(beta[1:] - lime_centre(beta, explanation.nu, y0, n)[1:]) > floor
+    size = max(max(abs(y0) for y0 in candidates), float(np.abs(beta).max()))
+    rounding = ROUNDING_ULPS * len(beta) * np.finfo(float).eps * size
+    material = gap > max(MATERIAL_SHARE * float(np.abs(beta[1:]).max()), rounding)
     if not material.any() and explanation.sample is None:  # nothing to report: no model call for lime's spread
         return material, None
     spread = explanation.check_spread(n, omega_samples)

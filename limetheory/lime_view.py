@@ -22,7 +22,7 @@ def lime_explanation(explanation, class_names=None):
         raise ValueError("to_lime needs the document: this Explanation was not made by lt.explain")
     mode = explanation.mode if explanation.mode is not None else TextMode()
     labels = explanation.labels or (explanation.label,)
-    outputs = explanation.document_outputs
+    outputs = explanation.outputs() if explanation.scores_fn is not None else explanation.document_outputs
     columns = len(outputs) if outputs is not None else max(labels) + 1
     if class_names is None:
         class_names = explanation.class_names or tuple(str(c) for c in range(columns))

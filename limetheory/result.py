@@ -63,7 +63,10 @@ class Explanation:
         Every label explained by the same call (lime's ``labels``, or its ``top_labels`` largest outputs), in
         lime's order; ``as_list(label=...)`` and ``for_label`` read each.
     document_outputs : ndarray of shape (k,) or None
-        The model's k outputs on the document itself (lime's ``predict_proba`` of its Explanation).
+        The model's k outputs on the document itself (lime's ``predict_proba`` of its Explanation), when the route
+        called the model on it (``outputs()`` computes them otherwise).
+    scores_fn : callable or None
+        Masks (m, d) -> the model's k outputs on lime's perturbed documents (every column).
     top_labels : tuple of int or None
         The labels chosen by ``top_labels`` (largest output first), None when the labels were given.
     num_features : int or None
@@ -106,12 +109,14 @@ class Explanation:
     lime_num_samples: int = field(repr=False, compare=False, default=LIME_NUM_SAMPLES)
     labels: tuple = field(repr=False, compare=False, default=())
     document_outputs: np.ndarray | None = field(repr=False, compare=False, default=None)
+    scores_fn: object = field(repr=False, compare=False, default=None)
     top_labels: tuple | None = field(repr=False, compare=False, default=None)
     num_features: int | None = field(repr=False, compare=False, default=None)
     class_names: tuple | None = field(repr=False, compare=False, default=None)
     text: str | None = field(repr=False, compare=False, default=None)
     mode: object = field(repr=False, compare=False, default=None)
     _family: dict = field(repr=False, compare=False, default_factory=dict)
+    _shared: dict = field(repr=False, compare=False, default_factory=dict)
     _cache: dict = field(repr=False, compare=False, default_factory=dict)
 
     @property
@@ -304,11 +309,42 @@ class Explanation:
             sample = self._omega_sample(omega_samples, enumerate_up_to=0)
         return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr)
 
+    def outputs(self):
+        """The model's k outputs on the document itself (lime's first row), computed once when first needed.
+
+        Returns
+        -------
+        ndarray, shape (k,)
+            ``document_outputs`` when ``explain`` had them; else one call of the model (shared by every label).
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import CountVectorizer
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> from sklearn.pipeline import make_pipeline
+        >>> import limetheory as lt
+        >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+        >>> model = make_pipeline(CountVectorizer(), DecisionTreeClassifier()).fit(docs, [1, 0, 1, 0])
+        >>> lt.explain(model, "good food, bad staff").outputs().tolist()
+        [0.0, 1.0]
+        """
+        if self.document_outputs is not None:
+            return self.document_outputs
+        if "outputs" not in self._shared:  # one dict for every label of the call
+            ones = np.ones((1, len(self.words)), dtype=np.int8)
+            self._shared["outputs"] = np.asarray(self.scores_fn(ones), dtype=float)[0]
+        return self._shared["outputs"]
+
+    @property
+    def outputs_known(self):
+        """True when the model's outputs on the document are at hand (``outputs()`` makes no model call)."""
+        return self.document_outputs is not None or "outputs" in self._shared or self.scores_fn is None
+
     @property
     def y0(self):
         """The model's output on the document itself (lime's first row), computed once when first needed."""
-        if self.document_outputs is not None:
-            return float(self.document_outputs[self.label])
+        if self.document_outputs is not None or self.scores_fn is not None:
+            return float(self.outputs()[self.label])
         if "y0" not in self._cache:
             y0 = float(self.mask_fn(np.ones((1, len(self.words)), dtype=np.int8))[0])
             if not np.isfinite(y0):

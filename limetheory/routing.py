@@ -32,6 +32,7 @@ import re
 import warnings
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
@@ -126,12 +127,31 @@ def _label_in_range(value, name, columns):
     return value
 
 
-def resolve_labels(label, labels, top_labels, outputs):
+def _linear_possible(reader):
+    """Whether the linear route may apply (then its check masks are sent through the model before the routes)."""
+    if reader.pipeline is None or not isinstance(reader.pipeline.steps[0][1], CountVectorizer):
+        return False
+    estimator = reader.pipeline.steps[-1][1]
+    wanted = "predict" if not is_classifier(estimator) else "decision_function"
+    return reader.output == wanted and hasattr(estimator, "coef_")
+
+
+def _declared_columns(reader):
+    """The number of the pipeline's output columns when its classifier declares its classes (None: ask the model)."""
+    if reader.pipeline is None or reader.output not in ("predict_proba", "decision_function"):
+        return None
+    classes = getattr(reader.pipeline.steps[-1][1], "classes_", None)
+    # a binary decision_function is given two columns, (-score, score)
+    return len(classes) if classes is not None and np.ndim(classes) == 1 and len(classes) >= 2 else None
+
+
+def resolve_labels(label, labels, top_labels, outputs, columns=None):
     """lime's labels to explain, in lime's order, and the ``top_labels`` chosen (None when labels were given).
 
     As ``LimeTextExplainer.explain_instance``: ``top_labels`` (when truthy) takes the K columns with the largest
     outputs on the document, largest first, and ignores ``labels``; else ``labels`` (default lime's ``(1,)``,
     ``(0,)`` when the model gives one column); ``label=`` is one label, the keyword of earlier versions.
+    ``outputs`` (the model on the document) may be None when ``columns`` is given and ``top_labels`` is not.
 
     Examples
     --------
@@ -140,7 +160,7 @@ def resolve_labels(label, labels, top_labels, outputs):
     >>> resolve_labels(None, (0, 2), None, np.array([0.2, 0.5, 0.3]))
     ((0, 2), None)
     """
-    columns = len(outputs)
+    columns = len(outputs) if columns is None else columns
     if top_labels is not None:
         top_labels = check_int(top_labels, "top_labels", minimum=0)
     if top_labels:  # lime: `if top_labels:` (0 means not set)
@@ -444,15 +464,19 @@ def explain(
     names = ("linear", "trees", "enumeration") if method == "auto" else (method,)
     truth = None
     score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode))
-    if "linear" in names and reader.pipeline is not None:
+    if "linear" in names and _linear_possible(reader):
         # the linear route's check masks start with the document itself (no word removed): one call gives both
         check_masks = _self_check_masks(d, rng)
         truth = (check_masks, score_masks(check_masks))
         outputs = truth[1][0]
     else:
-        outputs = score_masks(np.ones((1, d), dtype=np.int8))[0]  # lime's first row: the document itself
-    score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode), len(outputs))
-    chosen, top = resolve_labels(label, labels, top_labels, outputs)
+        outputs = None  # lime's first row, the model on the document, only when something needs it
+    columns = _declared_columns(reader) if outputs is None else len(outputs)
+    if columns is None or (top_labels and outputs is None):
+        outputs = score_masks(np.ones((1, d), dtype=np.int8))[0]
+        columns = len(outputs)
+    score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode), columns)
+    chosen, top = resolve_labels(label, labels, top_labels, outputs, columns)
     results, reasons = {}, {c: [] for c in chosen}
     enumerated = None
     for current in chosen:
@@ -512,6 +536,8 @@ def explain(
         lime_num_samples=lime_n,
         labels=chosen,
         document_outputs=outputs,
+        scores_fn=score_masks,
+        _shared={},
         top_labels=top,
         num_features=num_features,
         class_names=reader.class_names,
