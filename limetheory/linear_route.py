@@ -75,10 +75,10 @@ def self_check_tolerance(epsilon, visible, magnitude):
     The pipeline computes each of the document's ``visible`` columns in its features' precision ``epsilon``
     (float32 for ``TfidfVectorizer(dtype=np.float32)``): a count times an idf, a norm over the ``visible``
     columns (a sum of squares and a square root) and a division, then the estimator's dot product over them.  Each
-    term of :math:`\\sum_c w_c \\phi_c` is off by at most about ``(visible + 4) * epsilon`` relative, and the sum
+    term of :math:`\sum_c w_c \phi_c` is off by at most about ``(visible + 4) * epsilon`` relative, and the sum
     by as much again, so the output is within ``(2 visible + 4) * epsilon * magnitude`` of the exact value, with
-    ``magnitude`` = :math:`|b| + \\sum_c |w_c \\phi_c|` (the reading's own error, in double precision, is of the
-    same form and smaller).  ``SELF_CHECK_MARGIN`` covers the constants of this bound; a different model differs
+    ``magnitude`` = :math:`\lvert b \rvert + \sum_c \lvert w_c \phi_c \rvert` (the reading's own error, in
+    double precision, is of the same form and smaller).  ``SELF_CHECK_MARGIN`` covers the constants of this bound; a different model differs
     by far more.
     """
     return SELF_CHECK_MARGIN * (2 * visible + 4) * epsilon * magnitude
@@ -145,7 +145,8 @@ class LinearReading:
     def __call__(self, z, *, magnitude=False):
         r"""The model's output on the masks z, from the words' columns (no string is built), in blocks of masks.
 
-        ``magnitude=True``: :math:`|b| + \\sum_c |w_c \\phi_c|` instead, the scale of the rounding of each output.
+        ``magnitude=True``: :math:`\lvert b \rvert + \sum_c \lvert w_c \phi_c \rvert` instead, the scale of the
+        rounding of each output.
         """
         z = np.asarray(z, dtype=float)
         labels, group_of_word = np.unique(self.groups, return_inverse=True)
