@@ -78,8 +78,8 @@ def self_check_tolerance(epsilon, visible, magnitude):
     term of :math:`\sum_c w_c \phi_c` is off by at most about ``(visible + 4) * epsilon`` relative, and the sum
     by as much again, so the output is within ``(2 visible + 4) * epsilon * magnitude`` of the exact value, with
     ``magnitude`` = :math:`\lvert b \rvert + \sum_c \lvert w_c \phi_c \rvert` (the reading's own error, in
-    double precision, is of the same form and smaller).  ``SELF_CHECK_MARGIN`` covers the constants of this bound; a different model differs
-    by far more.
+    double precision, is of the same form and smaller).  ``SELF_CHECK_MARGIN`` covers the constants of this
+    bound; a different model differs by far more.
     """
     return SELF_CHECK_MARGIN * (2 * visible + 4) * epsilon * magnitude
 
