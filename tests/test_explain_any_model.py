@@ -490,3 +490,18 @@ def test_explanation_methods_refuse_bad_input(binary):
         result.as_list(num_features=0)
     with pytest.raises(TypeError, match="spread must be True or False"):
         result.plot(spread="no")
+
+
+def test_long_documents_are_estimated_not_refused():
+    """d ≈ 400 with the default 20000 masks: the estimate's work estimate is above the exact routes' limit (it was
+    refused), and it is answered, as lime answers it."""
+    reviews = lt.load_yelp_reviews()
+    text = " ".join(reviews.text[:25])
+    d = len(lt.local_dictionary(text))
+    assert 300 < d < 600
+
+    def positive(documents):  # a cheap black box: the share of a few positive words
+        return np.array([[sum(doc.count(w) for w in ("good", "great", "love")) / (1 + len(doc))] for doc in documents])
+
+    result = lt.explain(positive, text)
+    assert result.method == "monte_carlo" and result.num_samples > 19_000 and np.isfinite(result.beta).all()
