@@ -41,6 +41,8 @@ GRAPH_DOC_ATTRIBUTE = "limetheory_blueprint_graph"
 CHECK_ANCHOR = "check-{}"
 ERRATUM_ANCHOR = "e{}"
 THUMBNAIL_WIDTH = 340  # CSS pixels; PNG thumbnails are stored at twice this width, to stay crisp at 2x
+THUMBNAIL_FOLDER = "_images/thumbnails"  # in the built site
+THUMBNAILS_ATTRIBUTE = "limetheory_thumbnails"
 
 
 def _root(env) -> Path:
@@ -383,22 +385,42 @@ def _figure_output(root: Path, chapter: str, name: str) -> tuple[str, str]:
     raise ValueError(f"{chapter}.ipynb has no executed figure named {name}")
 
 
-def _thumbnail(root: Path, chapter: str, name: str, width: int = THUMBNAIL_WIDTH) -> str:
-    """An ``<img>`` of the figure, ``width`` CSS pixels wide: the SVG itself, or a PNG at twice the width."""
+def _thumbnail(root: Path, chapter: str, name: str, width: int = THUMBNAIL_WIDTH) -> tuple[str, bytes, int]:
+    """The figure as a thumbnail ``width`` CSS pixels wide: (file suffix, file content, width to show it at).
+
+    An SVG figure is its own thumbnail; a PNG is stored at twice the width it is shown at, to stay crisp at 2x.
+    """
     mime, data = _figure_output(root, chapter, name)
     if mime == "image/svg+xml":
-        encoded = base64.b64encode(data.encode("utf-8")).decode()
-        return f'<img src="data:image/svg+xml;base64,{encoded}" width="{width}" class="fig-thumb" alt="{{alt}}"/>'
+        return ".svg", data.encode("utf-8"), width
     from PIL import Image
 
     image = Image.open(io.BytesIO(base64.b64decode(data)))
     if image.width > 2 * width:
         image = image.resize((2 * width, round(image.height * 2 * width / image.width)), Image.LANCZOS)
-    shown = min(width, image.width // 2)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
-    encoded = base64.b64encode(buffer.getvalue()).decode()
-    return f'<img src="data:image/png;base64,{encoded}" width="{shown}" class="fig-thumb" alt="{{alt}}"/>'
+    return ".png", buffer.getvalue(), min(width, image.width // 2)
+
+
+def _thumbnails(env) -> dict[str, bytes]:
+    """The figure index's thumbnails by output path, kept in the environment (pickled between builds)."""
+    if not hasattr(env, THUMBNAILS_ATTRIBUTE):
+        setattr(env, THUMBNAILS_ATTRIBUTE, {})
+    return getattr(env, THUMBNAILS_ATTRIBUTE)
+
+
+def _merge_thumbnails(app, env, docnames, other):
+    _thumbnails(env).update(_thumbnails(other))
+
+
+def _write_thumbnails(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for file, content in _thumbnails(app.env).items():
+        target = Path(app.outdir) / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
 
 
 class FigureIndex(_MarkdownDirective):
@@ -414,9 +436,14 @@ class FigureIndex(_MarkdownDirective):
             if figure.figure:
                 self.env.note_dependency(str(root / f"{figure.chapter}.ipynb"))
                 href = self.env.app.builder.get_relative_uri(self.env.docname, figure.chapter) + "#" + figure.figure
-                image = _thumbnail(root, figure.chapter, figure.figure).replace(
-                    "{alt}", html.escape(f"{figure.number} as reproduced", quote=True)
-                )
+                suffix, content, shown = _thumbnail(root, figure.chapter, figure.figure)
+                # a file beside the book's other images (written at build-finished), not inline base64: the page
+                # stays small and the browser caches the images
+                file = f"{THUMBNAIL_FOLDER}/{figure.figure}{suffix}"
+                _thumbnails(self.env)[file] = content
+                src = "../" * self.env.docname.count("/") + file
+                alt = html.escape(f"{figure.number} as reproduced", quote=True)
+                image = f'<img src="{html.escape(src, quote=True)}" width="{shown}" class="fig-thumb" alt="{alt}"/>'
                 book = (
                     f'<a href="{html.escape(href, quote=True)}">{image}</a> <br> {{numref}}`{figure.figure}` in '
                     f"{{doc}}`../{figure.chapter}`"
@@ -514,6 +541,19 @@ def _escape_absolute_values(app, what, name, obj, options, lines):
     """Docstrings write |J| for a size or |x| for an absolute value; reST would read a substitution."""
     for index, line in enumerate(lines):
         lines[index] = line.replace("|", "\\|")
+
+
+def _unnumber_back_matter_figures(app, env):
+    """Figures outside the chapters get no number: "Book figure 1" on the costs page read as chapter 1's figure.
+
+    Sphinx numbers every captioned figure; the chapters' figures read "Book figure 16.2", and a page that is not a
+    chapter would show "Book figure 1". A reference to such a figure then has no number to show, and fails the
+    build (``-W``), which is what a page outside the chapters should not need.
+    """
+    for docname, numbers in env.toc_fignumbers.items():
+        if not docname.startswith("notebooks/"):
+            numbers.pop("figure", None)
+    return []
 
 
 def _check_registries(app):
@@ -614,13 +654,15 @@ def _write_root_redirect(app, exception):
     if exception is not None or app.builder.format != "html" or app.builder.name == "dirhtml":
         return
     landing = f"{app.config.root_doc}.html"
+    # the book's title (Jupyter Book sets html_title from _config.yml's title; `project` keeps Sphinx's placeholder)
+    title = html.escape(app.config.html_title or app.config.project)
     favicon = Path(app.config.html_favicon or "").name
     icon = f'<link rel="icon" href="_static/{favicon}">' if favicon else ""
     (Path(app.outdir) / "index.html").write_text(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Refresh" content="0; url={landing}">{icon}'
-        f"<title>{html.escape(app.config.project)}</title></head>"
-        f'<body><a href="{landing}">{html.escape(app.config.project)}</a></body></html>\n',
+        f"<title>{title}</title></head>"
+        f'<body><a href="{landing}">{title}</a></body></html>\n',
         encoding="utf8",
     )
 
@@ -646,7 +688,11 @@ def setup(app):
     app.connect("missing-reference", _resolve_package_names)
     app.connect("html-page-context", _markdown_download, priority=600)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("env-merge-info", _merge_thumbnails)
+    # after Sphinx's toctree collector has numbered the figures (it listens at the default priority, 500)
+    app.connect("env-get-updated", _unnumber_back_matter_figures, priority=900)
     app.connect("build-finished", _copy_markdown_sources)
+    app.connect("build-finished", _write_thumbnails)
     app.connect("build-finished", _write_root_redirect, priority=400)
     app.add_css_file("bookext.css")
     app.add_js_file("bookext.js")

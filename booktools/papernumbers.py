@@ -202,11 +202,13 @@ def _ref(refs: dict[str, str] | None, label: str) -> str:
     return (refs or {}).get(label.strip(), "?")
 
 
-def _first_sentence(tex: str, refs: dict[str, str] | None, limit: int = 90) -> str:
+def _first_sentence(tex: str, refs: dict[str, str] | None, limit: int | None = 90) -> str:
+    """The first sentence of ``tex`` as plain text, cut to ``limit`` characters with "…" (``None``: whole)."""
     text = plain(re.sub(r"\\label\s*\{[^}]*\}", "", tex), refs)
-    # a sentence ends at a full stop after a word or a number, not after the abbreviations "Eq." or "vs."
-    sentence = re.split(r"(?<!Eq)(?<!vs)(?<=[a-z0-9)])\.\s", text + " ", maxsplit=1)[0].strip().rstrip(".")
-    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+    # a sentence ends at a full stop after a word (a Greek letter too: "parameter ν. The") or a number, not after
+    # the abbreviations "Eq." or "vs."
+    sentence = re.split(r"(?<!Eq)(?<!vs)(?<=[a-z0-9)α-ω])\.\s", text + " ", maxsplit=1)[0].strip().rstrip(".")
+    return sentence if limit is None or len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
 
 
 def _theorem_kinds(source: str) -> dict[str, tuple[str, str, str | None]]:
@@ -435,7 +437,9 @@ class _Replay:
         caption, _ = _read_group(self.text, after_short)
         self.counters["figure"] += 1
         n = str(self.counters["figure"])
-        self._add("figure", n, f"Figure {n}", _first_sentence(caption, self.refs), match.start())
+        # a caption's whole first sentence: the concordance and the figure index quote it, and a cut one reads as
+        # a broken caption ("(ν=0.…")
+        self._add("figure", n, f"Figure {n}", _first_sentence(caption, self.refs, limit=None), match.start())
 
 
 def _tidy_tex(body: str) -> str:

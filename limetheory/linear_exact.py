@@ -40,8 +40,11 @@ then ν = d = ∞).  It is tractable:
    function of :math:`\sqrt{m/d}`, are a mixture of such binomial laws, :math:`\int_0^1 b(m; d, p) g(p)\, dp`, on
    the sizes m >= 64 (:mod:`limetheory.sizemixture`: a polynomial g of degree about 128 at d = 10⁴, its residual
    checked on every size).  The sizes below 64 get the remainder exactly (the recursions of step 3, truncated),
-   the quadrature nodes whose sets are negligible beyond 256 words keep the recursions, and the sizes d - 1 and d,
-   which LIME's law leaves out, are subtracted in closed form.  A shared column is one factor of the product,
+   the quadrature nodes whose means over the kept sets of every size from 256 on are negligible (below 1e-250) keep
+   the recursions (truncated there, they cost 256 d), and the sizes that a weighted sum leaves out but the fit
+   continues to are subtracted in closed form: m = d (lime draws s >= 1, so every word kept never occurs) and, for
+   the two sums of F_s, m = d - 1 (β takes F_1 in closed form).  The rule over p is checked at run time against a
+   finer one (``MIXTURE_RULE_TOL``).  A shared column is one factor of the product,
    a sum over the subsets of its words.  Where the mixture does not apply (very small bandwidths, where LIME's
    weights sit on a few sizes) β comes from the recursions.
 
@@ -115,6 +118,14 @@ MIXTURE_EXACT_SIZES = 64
 MIXTURE_EXACT_TOP = 256
 #: the Gauss-Legendre rules in p come in these sizes (cached: each costs about n² operations to make accurate)
 _RULE_SIZES = (32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+#: the rule in p is checked against one at least this many times larger (the next of _RULE_SIZES)
+_FINER_RULE = 1.5
+#: the size mixture is accepted when β from the two rules in p agrees to this, relative to max |w_j| (the
+#: accuracy the route promises); measured: rounding only, 2e-15 at d = 1600 with random weights and 2e-16 of
+#: max |lam| on the joined reviews up to d = 9938.  Otherwise the recursions answer.
+MIXTURE_RULE_TOL = 1e-12
+#: tests set this to a rule size too small for the integrand, to see the check refuse it
+_FORCED_RULE = None
 
 
 def _inverse_power_quadrature(r_min, power):
@@ -841,7 +852,7 @@ def _mixture_nodes(nodes, tops, distinct, counts):
     return (tops > MIXTURE_EXACT_TOP) & (a_star > 2 * MIXTURE_EXACT_SIZES)
 
 
-def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
+def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures, finer=False):
     """The integrals over p of g(p) E_p[...] at the nodes u (module docstring, step 4).
 
     For each node, with every word kept independently with probability p: a word alone in its column (class c
@@ -850,8 +861,11 @@ def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
     pi_A = p^|A| (1 - p)^(e - |A|).  Then E_p[W e^{-uR}] = prod (sum_c W_c r_c + sum FW / F); for a word k of
     class c, E_p[z_k W e^{-uR}] = r_c prod (S + w_k (1 - p) / D_c) (affine in w_k), and for a member k of a
     column, (prod / F) (FW_k + F_k (S - FW / F)) with F_k, FW_k the sums over the subsets that contain k.
-    The Gauss-Legendre rule has r/2 + 3.5 sqrt(S) + 16 nodes, S = sum_j (1 - x_j): the product is a polynomial
-    of degree d whose Chebyshev coefficients fall like exp(-k²/S) (those of e^{-Sp}), and g has degree r.
+    The Gauss-Legendre rule has max(r + 1, r/2 + 3.5 sqrt(S) + 16) nodes, S = sum_j (1 - x_j): the product is a
+    polynomial of degree d whose Chebyshev coefficients fall like exp(-k²/S) (those of e^{-Sp}), g has degree r,
+    and r + 1 nodes integrate g² exactly (chapter 20's bound on the mixture's rounding errors needs it).  The rule
+    is not exact for the degree d + r of the integrand: with ``finer`` it takes the next size of ``_RULE_SIZES``
+    at least ``_FINER_RULE`` times larger, and the caller compares the two.
     Returns the two F sums, the leave-one-out sums (value at w_k = 0, slope) per class, and those of the
     columns' members (in the order of the columns).
     """
@@ -875,8 +889,12 @@ def _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures):
         x = np.exp(-node * distinct)
         y = -np.expm1(-node * distinct)  # 1 - x without cancellation
         spread = float(y @ counts) + float(-np.expm1(-node * all_t**2).sum())
-        needed = degree / 2 + 3.5 * np.sqrt(spread) + 16
+        needed = max(degree + 1, degree / 2 + 3.5 * np.sqrt(spread) + 16)
+        if finer:
+            needed = _FINER_RULE * next((size for size in _RULE_SIZES if size >= needed), needed)
         n = next((size for size in _RULE_SIZES if size >= needed), int(np.ceil(needed)))
+        if _FORCED_RULE is not None:  # tests only: a rule too small, to see the check refuse it
+            n = _FORCED_RULE + (2 if finer else 0)
         p, one_minus_p, v = gauss_legendre_unit(n)
         if n not in densities:
             densities[n] = [v * mixture.density(p) for mixture in mixtures]
@@ -949,11 +967,13 @@ def _mixture_beta(model, law):
     u, q = nodes[mixed], weights[mixed]
     degree = max(mixture.degree for mixture in mixtures)
     subsets = sum(2**members.size * members.size for members in shared)
-    points = degree / 2 + 3.5 * np.sqrt(d) + 16
+    points = max(degree + 1, degree / 2 + 3.5 * np.sqrt(d) + 16)
     flops = u.size * (_FLOPS_FORWARD * d * start + _FLOPS_LEAVE_ONE_OUT * start * distinct.size)
-    flops += u.size * points * (40 * distinct.size + 4 * subsets) + u.size * 6 * start * start * len(shared)
+    # the rule in p and the finer one that checks it: about 1 + 2 _FINER_RULE times the points of the first
+    flops += u.size * points * (1 + 2 * _FINER_RULE) * (40 * distinct.size + 4 * subsets)
+    flops += u.size * 6 * start * start * len(shared)
     what = f"the exact moments of a linear model at d = {d} by the size mixture ({u.size} of {nodes.size} nodes)"
-    check_memory(8.0 * (6 * u.size * d + 8 * points * (distinct.size + subsets)), what, "too many words")
+    check_memory(8.0 * (6 * u.size * d + 8 * 3 * points * (distinct.size + subsets)), what, "too many words")
     check_work(flops, what, f"the cost grows as d ({distinct.size} distinct weights, {len(shared)} shared columns)")
     # the nodes left to the d² recursion (tops-truncated): every size, true weights
     full = _moments(model, select=~mixed, truncate=True)
@@ -967,30 +987,40 @@ def _mixture_beta(model, law):
         if small0 is None:  # some word carries most of the small sets: not for the mixture
             return None
         columns = [(model.t[members], w[members]) for members in shared]
-        f_sums, loo0, loo_slope, members = _mixture_sums(u, q, distinct, counts, class_weight, columns, mixtures)
         with np.errstate(under="ignore"):
             at_all = w_total * float(q @ np.exp(-u))  # the size d: every word kept, R = 1
             at_all_but_one = float(q @ (np.exp(-np.outer(u, rest)) @ (w_total - w))) / d  # the size d - 1
-        for i in range(2):
-            value = f_sums[i] + (true[i][:start] - mixtures[i].fitted[:start]) @ small_f
-            value -= mixtures[i].fitted[d - 1] * at_all_but_one + mixtures[i].fitted[d] * at_all
-            if i == 0:
-                f_centred += value
-            else:
-                f_hat += value
         # the words' sums: sizes m = 1..start-1 of the remainder (E[z_k f | m] = (m / d) loo[m - 1])
         remainder = (true[2][1:start] - mixtures[2].fitted[1:start]) * np.arange(1, start) / d
-        loo0 = loo0 + remainder @ small0[: start - 1]
-        loo_slope = loo_slope + remainder @ small_slope[: start - 1]
-        mixed_zf = np.zeros(d)
-        mixed_zf[singles] = loo0[class_of] + loo_slope[class_of] * w[singles]
-        if shared:
-            member_words = np.concatenate(shared)
-            mixed_zf[member_words] = np.concatenate(members) + remainder @ small_members[: start - 1]
-        mean_zf = mean_zf + mixed_zf - mixtures[2].fitted[d] * at_all
+        betas = []
+        for finer in (False, True):  # the rule in p and a finer one: the gap checks the first (module docstring)
+            f_sums, loo0, loo_slope, members = _mixture_sums(
+                u, q, distinct, counts, class_weight, columns, mixtures, finer=finer
+            )
+            sums = [f_centred, f_hat]
+            for i in range(2):
+                sums[i] += f_sums[i] + (true[i][:start] - mixtures[i].fitted[:start]) @ small_f
+                sums[i] -= mixtures[i].fitted[d - 1] * at_all_but_one + mixtures[i].fitted[d] * at_all
+            loo0 = loo0 + remainder @ small0[: start - 1]
+            loo_slope = loo_slope + remainder @ small_slope[: start - 1]
+            mixed_zf = np.zeros(d)
+            mixed_zf[singles] = loo0[class_of] + loo_slope[class_of] * w[singles]
+            if shared:
+                member_words = np.concatenate(shared)
+                mixed_zf[member_words] = np.concatenate(members) + remainder @ small_members[: start - 1]
+            betas.append(_mixture_assembly(model, law, *sums, mean_zf + mixed_zf - mixtures[2].fitted[d] * at_all))
+        if np.abs(betas[1] - betas[0]).max() > MIXTURE_RULE_TOL * np.abs(w).max():
+            return None  # the rule in p is not accurate enough here: the recursions answer
+        return betas[1]
+    return _mixture_assembly(model, law, f_centred, f_hat, mean_zf)
+
+
+def _mixture_assembly(model, law, f_centred, f_hat, mean_zf):
+    """β from the mixture route's sums over s >= 2 (of w_hat c_s F_s and w_hat F_s) and sum_s m_s E[z_k f | s]."""
+    rest, w, d = model.rest, model.w, model.d
     # F_1 = E[f | one word removed], in closed form
     with np.errstate(divide="ignore", invalid="ignore"):
-        f_first = float(np.where(rest > 0, (w_total - w) / rest**model.power, 0.0).sum()) / d
+        f_first = float(np.where(rest > 0, (float(w.sum()) - w) / rest**model.power, 0.0).sum()) / d
     dot_centred = f_centred - f_first * float(np.dot(law.w_hat, _centred(law)))
     dot_hat = f_hat - f_first * float(law.w_hat.sum())
     return _beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf)
@@ -1186,7 +1216,8 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     :math:`z_j t_j` in it before the norm; ``norm="l1"`` divides by :math:`\sum_k z_k t_k` instead, and
     ``norm=None`` does not normalise (then f is linear in the mask and β is its coefficients
     :math:`(0, \lambda_j t_j)`).  Unlike the paper's approximation :math:`\beta_j \approx 1.36\, \lambda_j
-    \phi(\xi)_j` (ν = ∞, large d, Jensen's inequality), this is exact for every d and every bandwidth,
+    \phi(\xi)_j` (ν = ∞, large d, Jensen's inequality), this holds for every d and every bandwidth, exact up to
+    the quadrature over u (relative error below 1e-13) and, from 1000 words on, a rule over p checked at run time,
     including small ν where Σ is numerically singular: no Σ and no Γ is formed.  A fitted model's intercept
     adds to β₀ (β is linear in f).
 

@@ -262,7 +262,7 @@ class Explanation:
             self._cache[key] = omega_sample(self.mask_fn, d, self.nu, size, rng)
         return self._cache[key]
 
-    def lime_spread(self, num_samples=None, *, omega_samples=None):
+    def lime_spread(self, num_samples=None, *, omega_samples=None, order=1):
         r"""Where lime's coefficients concentrate at ``num_samples`` and their standard deviations there.
 
         lime's coefficients at n samples are approximately normal around the centre of its normal equations
@@ -280,6 +280,10 @@ class Explanation:
             ``num_samples`` given to ``explain``, lime's 5000 by default).
         omega_samples : int or None
             Masks behind the estimate of Ω when it is not exact (None: the route's sample or 20000).
+        order : {1, 2}
+            1: the centre c_n of lime's normal equations in expectation (lime's mean is c_n + O(1/n)) and the
+            first-order standard deviations.  2: the centre with the O(1/n) bias of lime's ratio estimator and the
+            standard deviations with their next term (:mod:`limetheory.spread`), for small n.
 
         Returns
         -------
@@ -291,8 +295,10 @@ class Explanation:
         num_samples = check_int(num_samples, "num_samples", minimum=1, maximum=2**53)
         if omega_samples is not None:
             omega_samples = check_int(omega_samples, "omega_samples", minimum=2, maximum=10**7)
+        if isinstance(order, bool) or order not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, got {order!r}")
         sample = self._omega_sample(omega_samples)
-        return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr)
+        return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr, order=order)
 
     def check_spread(self, num_samples, omega_samples):
         """lime's spread for ``explain``'s agreement check, from at most about ``omega_samples`` masks of the model.

@@ -17,15 +17,19 @@ Chebyshev polynomial on 0..d, :math:`Q_k(0) = 1`):
 
 .. math:: A \tilde P_k = c_k Q_k, \qquad c_k = \frac{(-1)^k}{d + 1} \prod_{i=0}^{k-1} \frac{d - i}{d + 2 + i},
 
-(checked in exact arithmetic by the tests).  A weight sequence that is a polynomial of degree r in m is therefore
-exactly :math:`A g` with g a polynomial of degree r, and :math:`\lvert 1/c_k\rvert \approx (d + 1) e^{k^2/d}`
-bounds how much the mixture amplifies rounding: little while :math:`r^2 \ll d`.
+(proved in chapter 20 from :math:`\int_0^1 b(m; d, p) p^j dp = (m + 1)_j / ((d + 1)(d + 2)_j)` and the
+self-adjointness of the Bernstein-Durrmeyer operator, Derriennic 1981; checked for a symbolic d by the tests).  A
+weight sequence that is a polynomial of degree r in m is therefore exactly :math:`A g` with g a polynomial of degree
+r.  The amplification :math:`\mathcal{A}_r = 1 / ((d + 1) \lvert c_r\rvert) \le e^{r(r + 1)/(d - r + 1)}` bounds
+the mixture's effect on rounding: the computed integral's error is at most :math:`\sqrt{\mathcal{A}_r}` times that
+of the direct sum over the sizes (chapter 20, with a rule in p exact for :math:`g^2`).
 
 LIME's weights are :math:`\psi(s/d)` with s = d - m removed words, a smooth function of :math:`\sqrt{m/d}`: analytic
 on (0, 1] but not at m = 0.  :func:`fit_size_weights` fits them by a polynomial in m on the sizes m >= ``start``
-(the distance from the branch point at 0 sets the degree: about 128 at d = 10⁴ with start = 64) and reports the
-remainder on the small sizes, which the caller adds exactly; the fit is accepted only if its largest residual on
-every fitted size is below ``tol`` times the largest weight.
+and reports the remainder on the small sizes, which the caller adds exactly; the fit is accepted only if its largest
+residual on every fitted size is below ``tol`` times the largest weight.  The branch point at 0 sets the degree
+(Bernstein's theorem: :math:`O(\sqrt{d / \mathrm{start}} \log(1/\mathrm{tol}))`; measured 128 at d = 9938, ν = 0.25,
+start = 64), so that :math:`r^2 / d`, hence the amplification, stays bounded as d grows.
 """
 
 from __future__ import annotations
@@ -37,9 +41,11 @@ import numpy as np
 
 __all__ = ["SizeMixture", "fit_size_weights", "gauss_legendre_unit", "hahn_values"]
 
-#: degrees tried in turn by :func:`fit_size_weights`: the first whose residual passes is kept
-DEGREES = (8, 16, 32, 48, 64, 96, 128, 160, 192, 256, 320)
-#: largest accepted amplification max_k |1/((d + 1) c_k)| ~ exp(r²/d) of rounding errors by the mixture
+#: degrees tried in turn by :func:`fit_size_weights`: the first whose residual passes is kept (constant weights,
+#: LIME's at ν = ∞, take degree 0)
+DEGREES = (0, 1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 160, 192, 256, 320)
+#: largest accepted amplification max_k 1/((d + 1) |c_k|) <= exp(r(r + 1)/(d - r + 1)); rounding errors of the
+#: mixture grow by at most its square root (chapter 20)
 MAX_AMPLIFICATION = 1e3
 
 
@@ -143,7 +149,8 @@ class SizeMixture:
     residual : float
         Largest :math:`\lvert (A g)_m - \alpha_m\rvert` over m >= start, relative to the largest weight.
     amplification : float
-        max_k |1 / ((d + 1) c_k)| over the degrees used: how much the mixture can enlarge rounding errors.
+        max_k 1 / ((d + 1) |c_k|) over the degrees used; the mixture's rounding errors are at most its square root
+        times those of the direct sum over the sizes (chapter 20).
     """
 
     d: int
@@ -201,7 +208,7 @@ def fit_size_weights(weights, *, start, tol=3e-14):
     --------
     >>> mixture = fit_size_weights(np.linspace(1.0, 2.0, 101), start=0)
     >>> mixture.degree, bool(mixture.residual < 1e-14)
-    (8, True)
+    (1, True)
     """
     weights = np.asarray(weights, dtype=float)
     d = weights.size - 1

@@ -23,6 +23,26 @@ elsewhere), so :math:`\bar A^{-1}` is applied to a vector in O(d) by a 2 × 2 so
 only the diagonal of the sandwich is needed: :math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1}) =
 \mathbb{E}[(\bar A^{-1} w)^2] - (\bar A^{-1} \mathbb{E}[w])^2` with :math:`w = \pi x (f - x^\top c)`.  The cost
 is O(m d) for m masks, so the spread is computed at any d (the masks are taken in blocks of bounded memory).
+
+c is lime's centre to first order only: :math:`\mathbb{E}[\hat\beta] - c = O(1/n)`, like c - β itself (a ratio
+estimator is biased).  With W = Ā⁻¹, the centred rows :math:`D_i = \pi_i x_i x_i^\top - \Sigma` and
+:math:`\xi_i = \pi_i x_i (y_i - x_i^\top c) - \mu`, :math:`\hat\beta - c = (I + V)^{-1} U` with
+:math:`U = W \sum_i \xi_i` and :math:`V = W \sum_i D_i`; expanding :math:`(I + V)^{-1} = I - V + V^2 - \dots` and
+keeping the index patterns whose expectation is of order :math:`m^{-1}` (mean) and :math:`m^{-2}` (covariance),
+
+.. math::
+
+   \mathbb{E}[\hat\beta] - c = -m W \mathbb{E}[D W \xi] + O(m^{-2}),
+
+   \operatorname{Cov}(\hat\beta) = m W \Omega_c W - m (W H W + (W H W)^\top)
+   + m^2 W (P_1 + P_2) W + m^2 (W Q W + (W Q W)^\top) + O(m^{-3}),
+
+with, for independent rows 1 and 2, :math:`H = \mathbb{E}[D W \xi \xi^\top]`,
+:math:`P_1 = \mathbb{E}[D_1 W \xi_2 \xi_1^\top W D_2]`, :math:`P_2 = \mathbb{E}[D W \Omega_c W D]` and
+:math:`Q = \mathbb{E}[D W D] W \Omega_c + \mathbb{E}[D_1 W D_2 W \xi_1 \xi_2^\top] + \mathbb{E}[D_1 W D_2 W \xi_2
+\xi_1^\top]` (the square of the mean's correction cancels the remaining pattern).  Every expectation is over one
+row or a product of one-row moments (the tensor :math:`T_{acf} = \mathbb{E}[D_{ac} \xi_f]`), computed from the same
+masks as Ω: ``order=2`` of :func:`lime_spread` (dense matrices: for small d and small n, where it matters).
 """
 
 from __future__ import annotations
@@ -31,7 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .coefficients import alphas
+from ._validation import check_memory, check_work
+from .coefficients import alphas, sigma_matrix
 from .montecarlo import MaskSample, allocation, design
 from .sampling import kernel_weights
 
@@ -61,6 +82,11 @@ class LimeSpread:
     centre_stderr : ndarray of shape (d + 1,) or None
         The Monte Carlo standard error of ``centre`` when the explanation is an estimate (that of β: the centre
         is β up to O(1/n)); None when β is exact.
+    order : int
+        1: ``centre`` is c_n, the solution of lime's normal equations in expectation, and ``std`` the first-order
+        (CLT) standard deviation; lime's mean differs from c_n by O(1/n).  2: ``centre`` is c_n plus the O(1/n)
+        bias of lime's ratio estimator and ``std`` includes the next term of the variance (module docstring), so
+        that both hold to one order of 1/n more.
 
     Examples
     --------
@@ -81,6 +107,7 @@ class LimeSpread:
     exact: bool
     omega_samples: int | None
     centre_stderr: np.ndarray | None = None
+    order: int = 1
 
     def interval(self, level=0.95):
         """The two-sided normal interval (low, high) where each of lime's coefficients falls with probability ``level``.
@@ -239,10 +266,12 @@ def lime_centre(beta, nu, y0, num_samples):
     return _centre(beta, nu, y0, num_samples)[0]
 
 
-def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None):
+def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1):
     """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``).
 
-    O(m d) for m masks of d words: patterned solves (module docstring), no (d + 1) × (d + 1) matrix.
+    ``order=1``: O(m d) for m masks of d words, patterned solves (module docstring), no (d + 1) × (d + 1) matrix.
+    ``order=2`` adds the O(1/n) bias to the centre and the next term to the covariance (module docstring), with
+    dense matrices.
     """
     d1 = len(beta)
     m = len(sample.f)
@@ -250,7 +279,82 @@ def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None):
     centre, expected = _centre(beta, nu, y0, num_samples)
     rows = num_samples - 1
     if rows == 0:  # only the document itself: lime's fit is deterministic
-        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_samples, beta_stderr)
-    variance = rows * omega_diagonal_sandwich(sample, centre, expected)
-    std = np.sqrt(np.clip(variance, 0.0, None))
-    return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr)
+        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_samples, beta_stderr, order)
+    if order == 1:
+        variance = rows * omega_diagonal_sandwich(sample, centre, expected)
+        std = np.sqrt(np.clip(variance, 0.0, None))
+        return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr, order)
+    check_memory(8.0 * m * d1 * 3 + 8.0 * 6 * d1 * d1, f"lime's spread from {m} masks of {d1 - 1} words")
+    penalty = LIME_RIDGE * np.eye(d1)
+    penalty[0, 0] = 0.0
+    inverse = np.linalg.inv(rows * sigma_matrix(d1 - 1, nu=nu) + penalty + np.ones((d1, d1)))
+    covariance = rows * inverse @ omega(sample, centre) @ inverse.T
+    bias, next_term = _second_order_terms(sample, centre, inverse, rows)
+    centre, covariance = centre + bias, covariance + next_term
+    std = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr, order)
+
+
+def omega(sample, centre):
+    r""":math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's law, from a :class:`MaskSample`."""
+    x = design(sample.z)
+    residual = sample.f - x @ centre
+    weighted = x * (sample.psi * residual)[:, None]  # pi x (f - x c)
+    mean = sample.prob @ weighted
+    return (weighted * sample.prob[:, None]).T @ weighted - np.outer(mean, mean)
+
+
+def _second_order_terms(sample, centre, inverse, rows):
+    r"""The O(1/n) bias of lime's mean and the O(1/n²) term of its covariance (module docstring).
+
+    Parameters
+    ----------
+    sample : limetheory.montecarlo.MaskSample
+        Masks, outputs, probabilities and kernel weights (the same as for Ω).
+    centre : ndarray, shape (d + 1,)
+        c_n, the first-order centre.
+    inverse : ndarray, shape (d + 1, d + 1)
+        W = Ā⁻¹, the inverse of lime's normal matrix in expectation.
+    rows : int
+        m = n - 1, lime's random rows.
+
+    Returns
+    -------
+    bias, covariance : ndarray of shape (d + 1,), ndarray of shape (d + 1, d + 1)
+        E[lime] - c_n to order 1/n, and the covariance's term of order 1/n².
+    """
+    d1 = len(centre)
+    m_masks = len(sample.f)
+    what = f"lime's second-order spread from {m_masks} masks of {d1 - 1} words"
+    check_memory(8.0 * (4 * m_masks * d1 + 3 * d1**3), what)
+    check_work(6.0 * m_masks * d1**3 + 20.0 * d1**4, what, "use fewer masks or order=1")
+    W = inverse
+    x = design(sample.z).astype(float)
+    prob, pi = sample.prob, sample.psi
+    weighted = x * (pi * (sample.f - x @ centre))[:, None]  # pi x (y - x c)
+    mu = prob @ weighted
+    xi = weighted - mu
+    omega_c = (xi * prob[:, None]).T @ xi
+    sigma = (x * (prob * pi)[:, None]).T @ x  # E[pi x x^T] over the same masks, so that each D is centred
+    # T[a, c, f] = E[D_ac xi_f] = E[pi x_a x_c xi_f] (xi is centred)
+    pairs = (x[:, :, None] * x[:, None, :]).reshape(m_masks, d1 * d1)
+    T = ((pairs * (prob * pi)[:, None]).T @ xi).reshape(d1, d1, d1)
+    bias = -rows * W @ np.einsum("acf,cf->a", T, W)
+
+    def outer_moment(quadratic):
+        """E[D M D] for D = pi x x^T - Sigma, given the quadratic forms x^T M x of the masks (M symmetric)."""
+        return (x * (prob * pi**2 * quadratic)[:, None]).T @ x
+
+    w_omega_w = W @ omega_c @ W
+    e_dwd = outer_moment(np.einsum("ia,ab,ib->i", x, W, x)) - sigma @ W @ sigma
+    e_dwowd = outer_moment(np.einsum("ia,ab,ib->i", x, w_omega_w, x)) - sigma @ w_omega_w @ sigma
+    # H = E[D W xi xi^T] = E[pi x (x^T W xi) xi^T] - Sigma W Omega_c
+    third = (x * (prob * pi * np.einsum("ia,ab,ib->i", x, W, xi))[:, None]).T @ xi - sigma @ W @ omega_c
+    pair_crossed = np.einsum("acf,ce,fg,gbe->ab", T, W, W, T, optimize=True)
+    q = e_dwd @ W @ omega_c
+    q = q + np.einsum("acg,ce,efb,fg->ab", T, W, T, W, optimize=True)
+    q = q + np.einsum("acb,ce,efg,fg->ab", T, W, T, W, optimize=True)
+    first = -rows * W @ third @ W
+    second = W @ q @ W
+    covariance = first + first.T + rows * rows * (W @ (pair_crossed + e_dwowd) @ W + second + second.T)
+    return bias, covariance

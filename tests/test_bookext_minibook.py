@@ -96,7 +96,9 @@ square
 )
 
 PAGES = {
-    "book/intro.md": "# Mini book\n\nA book of one chapter.\n",
+    "book/intro.md": (
+        "# Mini book\n\nA book of one chapter.\n\n```{figure} square.png\n:name: fig-intro\n\nA grey square.\n```\n"
+    ),
     "book/blueprint.md": "# Blueprint\n\n```{blueprint-graph}\n```\n\n```{blueprint-table}\n```\n",
     "book/errata.md": (
         "# Errata\n\n```{errata-table}\n```\n\n## Main text\n\n### One plus one\n\n"
@@ -138,6 +140,7 @@ def _write_book(folder: Path, changes: dict[str, str] | None = None) -> Path:
     figure_cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "square"})]
     figure_cell.execution_count = 2
     nbformat.write(notebook, folder / "notebooks" / "01-mini.ipynb")
+    (folder / "book" / "square.png").write_bytes(base64.b64decode(_png()))
     return folder
 
 
@@ -182,6 +185,15 @@ def test_the_extension_renders_the_generated_pages_of_a_miniature_book(tmp_path)
     # the figure index: the paper's Figure 1, its thumbnail and the book figure that reproduces it
     figures = (html / "book" / "figures.html").read_text(encoding="utf-8")
     assert 'class="fig-thumb"' in figures and "Book figure 1.1" in _text(book, "book/figures.html")
+    # its thumbnail is an image file of the site, not inline base64
+    thumbnails = re.findall(r'<img src="([^"]+)"[^>]*class="fig-thumb"', figures)
+    assert thumbnails and "data:" not in figures, thumbnails
+    assert all((html / "book" / src).resolve().is_file() for src in thumbnails), thumbnails
+    # a figure outside the chapters has no book number ("Book figure 1" would read as chapter 1's)
+    intro = _text(book, "book/intro.html")
+    assert "A grey square" in intro and "Book figure" not in intro
+    # the root page redirects to the landing page under the book's title
+    assert "<title>Mini</title>" in (html / "index.html").read_text(encoding="utf-8")
     assert re.search(r'href="[^"]*notebooks/01-mini\.html#fig-mini"', figures)
     # the extension's stylesheet reaches the built book
     assert (html / "_static" / "bookext.css").is_file()

@@ -871,6 +871,37 @@ def test_size_mixture_matches_the_quadratic_route(monkeypatch, norm, nu):
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())
 
 
+def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
+    """A rule in p of 4 and 6 points is far from exact for the degree-1600 integrand: the check refuses the mixture,
+    and beta_linear_exact answers with the recursions (the same array as with the mixture switched off)."""
+    lam, tfidf = long_document(1600, seed=3)
+    model = lt.linear_exact._model(lam, tfidf, None, "l2")
+    law = lt.law.weighted_law(1600, 0.25)
+    assert lt.linear_exact._mixture_beta(model, law) is not None  # with its own rules the check passes
+    monkeypatch.setattr(lt.linear_exact, "_FORCED_RULE", 4)
+    assert lt.linear_exact._mixture_beta(model, law) is None
+    got = beta_linear_exact(lam, tfidf, nu=0.25)
+    np.testing.assert_array_equal(got, quadratic_route(monkeypatch, lam, tfidf, nu=0.25, norm="l2"))
+
+
+def test_size_mixture_rules_in_p_agree_far_below_the_tolerance(monkeypatch):
+    """The two rules' betas differ by rounding only (about 2e-15 max|w| measured), far below MIXTURE_RULE_TOL."""
+    lam, tfidf = long_document(1600, seed=3)
+    model = lt.linear_exact._model(lam, tfidf, None, "l2")
+    betas = []
+    assembly = lt.linear_exact._mixture_assembly
+
+    def record(*args):
+        betas.append(assembly(*args))
+        return betas[-1]
+
+    monkeypatch.setattr(lt.linear_exact, "_mixture_assembly", record)
+    lt.linear_exact._mixture_beta(model, lt.law.weighted_law(1600, 0.25))
+    assert len(betas) == 2
+    gap = np.abs(betas[1] - betas[0]).max() / np.abs(model.w).max()
+    assert gap <= lt.linear_exact.MIXTURE_RULE_TOL / 100
+
+
 def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatch):
     """Forty shared columns of 2 and 3 words and one of 5 at d = 1600: the mixture sums each column's subsets."""
     d = 1600

@@ -91,6 +91,30 @@ def test_figures_are_numbered_by_caption_and_captionof(tmp_path):
     assert numbers == {"f:a": "Figure 1", "f:b": "Figure 2", "f:c": "Figure 3"}
 
 
+def test_a_caption_title_is_its_whole_first_sentence(tmp_path):
+    # a long first sentence is kept whole (the concordance once showed "(ν=0.…"), and one that ends after a Greek
+    # letter ends there
+    long = (
+        "Weights as a function of the number of deletions for different bandwidth parameters ($\\nu=0.25$ is default)"
+    )
+    tex = tmp_path / "mini.tex"
+    body = (
+        f"\\begin{{figure}}\\caption{{\\label{{f:a}}{long}. More.}}\\end{{figure}}\n"
+        "\\begin{figure}\\caption{\\label{f:b}The first coefficients against $\\nu$. The red lines.}\\end{figure}\n"
+    )
+    tex.write_text(PREAMBLE + body + "\\end{document}\n", encoding="utf-8")
+    titles = {item.label: item.title for item in papernumbers.derive(tex) if item.label}
+    plain_long = long.replace("$\\nu=0.25$", "ν=0.25")
+    assert titles == {"f:a": plain_long, "f:b": "The first coefficients against ν"}
+
+
+def test_no_stored_caption_is_cut():
+    cut = [
+        key for key, entry in papernumbers.load(STORED).items() if entry["kind"] == "figure" and "…" in entry["title"]
+    ]
+    assert not cut, cut
+
+
 def test_the_supplement_restarts_sections_and_continues_everything_else(tmp_path):
     tex = tmp_path / "mini.tex"
     body = r"""

@@ -1,3 +1,29 @@
+// Display equations that scroll (wider than their box, on a phone) get the class bk-scrolls, which bookext.css
+// draws as shadows at the edges that hide more of the formula; re-measured when the window's width changes.
+(function () {
+  "use strict";
+  function mark() {
+    Array.prototype.forEach.call(document.querySelectorAll('mjx-container[display="true"]'), function (display) {
+      display.classList.toggle("bk-scrolls", display.scrollWidth > display.clientWidth + 1);
+    });
+  }
+  var pending = null;
+  window.addEventListener("resize", function () {
+    if (pending !== null) {
+      cancelAnimationFrame(pending);
+    }
+    pending = requestAnimationFrame(function () {
+      pending = null;
+      mark();
+    });
+  });
+  window.addEventListener("load", function () {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(mark);
+    }
+  });
+})();
+
 // The errata table's severity filter (tools/bookext.py, directive errata-table): a button shows the rows of one
 // severity, "all" shows every row. Pages without the filter are left alone.
 (function () {
