@@ -330,8 +330,8 @@ class Explanation:
         >>> from sklearn.pipeline import make_pipeline
         >>> import limetheory as lt
         >>> docs = ["good food", "bad food", "good staff", "bad staff"]
-        >>> model = make_pipeline(CountVectorizer(), DecisionTreeClassifier()).fit(docs, [1, 0, 1, 0])
-        >>> lt.explain(model, "good food, bad staff").outputs().tolist()
+        >>> model = make_pipeline(CountVectorizer(), DecisionTreeClassifier(random_state=0)).fit(docs, [1, 0, 1, 0])
+        >>> lt.explain(model, "good food, fine staff").outputs().tolist()  # P(0), P(1) on the document
         [0.0, 1.0]
         """
         if self.document_outputs is not None:
