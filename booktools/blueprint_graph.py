@@ -78,6 +78,40 @@ def transitive_reduction(edges: dict[str, Iterable[str]]) -> dict[str, set[str]]
     return reduced
 
 
+#: the drawing's largest width, in inches (Graphviz scales a wider one down to it): the 784 px column at 1400 px
+WIDTH_INCHES = 8.1
+
+
+def drawn_scale(source: str, dot: str = "dot") -> float:
+    """The factor by which Graphviz shrinks the drawing of ``source`` to fit ``WIDTH_INCHES`` (1 if it fits).
+
+    Parameters
+    ----------
+    source : str
+        A ``digraph`` from :func:`dot_source`.
+    dot : str
+        The Graphviz ``dot`` program.
+
+    Returns
+    -------
+    float
+        In (0, 1]; labels are drawn at this fraction of their font size.
+
+    Examples
+    --------
+    >>> drawn_scale('digraph g { graph [size="8.1,40"]; a -> b; }')  # doctest: +SKIP
+    1.0
+    """
+    import subprocess
+
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str of dot, got {type(source).__name__}")
+    natural = source.replace(f'size="{WIDTH_INCHES},40", ', "")
+    drawn = subprocess.run([dot, "-Tplain"], input=natural, capture_output=True, text=True, check=True)
+    width = float(drawn.stdout.split(None, 4)[2])
+    return min(1.0, WIDTH_INCHES / width)
+
+
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -88,6 +122,8 @@ def dot_source(
     url: Callable[[blueprint.Result], str],
     chapter_title: Callable[[str], str],
     only: set[str] | None = None,
+    rankdir: str = "TB",
+    stack_chapters: bool = False,
 ) -> str:
     """Graphviz source of the dependency graph.
 
@@ -104,6 +140,11 @@ def dot_source(
     only : set of str, optional
         Draw only these results (e.g. one part of the book), with the results outside it that they use
         directly shown as grey boxes; the reduction is still that of the whole graph.
+    rankdir : {"TB", "LR"}
+        Graphviz's direction: results that use others below them ("TB") or to their right ("LR").
+    stack_chapters : bool
+        Place each chapter's box after the previous chapter's (invisible edges), instead of side by side where
+        Graphviz finds room: a part of several chapters then grows in height, not in width.
 
     Returns
     -------
@@ -118,12 +159,17 @@ def dot_source(
     """
     if not isinstance(results, list) or not all(isinstance(r, blueprint.Result) for r in results):
         raise TypeError("results must be a list of blueprint.Result")
+    if rankdir not in ("TB", "LR"):
+        raise ValueError(f"rankdir must be 'TB' or 'LR', got {rankdir!r}")
+    if not isinstance(stack_chapters, bool):
+        raise TypeError(f"stack_chapters must be True or False, got {stack_chapters!r}")
     known = {r.label for r in results}
     reduced = transitive_reduction({r.label: [u for u in r.uses if u in known] for r in results})
     lines = [
         "digraph blueprint {",
-        '  graph [rankdir=TB, bgcolor="white", pad=0.2, size="8.1,40", nodesep=0.12, ranksep=0.32, newrank=true,'
-        ' fontname="sans-serif", fontsize=13, fontcolor="#1f2328", tooltip="Dependency graph of the results"];',
+        f'  graph [rankdir={rankdir}, bgcolor="white", pad=0.2, size="{WIDTH_INCHES},40", nodesep=0.12, ranksep=0.32,'
+        ' newrank=true, fontname="sans-serif", fontsize=13, fontcolor="#1f2328",'
+        ' tooltip="Dependency graph of the results"];',
         '  node [fontname="sans-serif", fontsize=15, fontcolor="#1f2328", style="filled", penwidth=1.6,'
         ' margin="0.06,0.03", height=0.3, target="_top"];',
         '  edge [color="#6e7781", arrowsize=0.6, penwidth=0.9];',
@@ -170,5 +216,14 @@ def dot_source(
     for result in shown:
         for used in sorted(reduced[result.label]):
             lines.append(f"  {_quote(used)} -> {_quote(result.label)};")
+    if stack_chapters:
+        # every result of a chapter before the first results of the next chapter (those using none of its own)
+        order = list(chapters)
+        for before, after in zip(order, order[1:], strict=False):
+            members = {r.label for r in chapters[after]}
+            firsts = [r.label for r in chapters[after] if not any(u in members for u in r.uses)]
+            for result in chapters[before]:
+                for first in firsts:
+                    lines.append(f"  {_quote(result.label)} -> {_quote(first)} [style=invis, weight=0];")
     lines.append("}")
     return "\n".join(lines) + "\n"

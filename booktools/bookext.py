@@ -32,7 +32,7 @@ from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from booktools import bibstyle, blueprint, blueprint_graph, concordance, markers
+from booktools import bibstyle, blueprint, blueprint_graph, concordance, htmltables, markers
 
 logger = logging.getLogger(__name__)
 
@@ -170,13 +170,21 @@ def _fill_blueprint_graph(app, doctree, docname):
 
     for node in graphs:
         chapters = set(node[GRAPH_DOC_ATTRIBUTE])
-        node["code"] = blueprint_graph.dot_source(
-            results,
-            number=lambda result: _statement_number(env, result.label),
-            url=url,
-            chapter_title=lambda chapter: f"Chapter {_chapter_number(chapter)}",
-            only={result.label for result in results if result.chapter in chapters},
-        )
+        # of the four layouts, the one Graphviz shrinks least (its labels stay legible in the 784 px column)
+        layouts = [
+            blueprint_graph.dot_source(
+                results,
+                number=lambda result: _statement_number(env, result.label),
+                url=url,
+                chapter_title=lambda chapter: f"Chapter {_chapter_number(chapter)}",
+                only={result.label for result in results if result.chapter in chapters},
+                rankdir=rankdir,
+                stack_chapters=stack,
+            )
+            for stack in (True, False)
+            for rankdir in ("TB", "LR")
+        ]
+        node["code"] = max(layouts, key=lambda code: blueprint_graph.drawn_scale(code, app.config.graphviz_dot))
 
 
 def _repository_file_url(app, path: str, line: int | None = None) -> str:
@@ -325,6 +333,18 @@ def _anchor_check_cells(app, doctree):
             if check not in seen:
                 seen.add(check)
                 cell["ids"].append(CHECK_ANCHOR.format(check))
+
+
+def _merge_table_index_names(app, doctree):
+    """pandas tables in the chapters' outputs: the index's name in the header row, not on an empty band."""
+    if not app.env.docname.startswith("notebooks/"):
+        return
+    for raw in list(doctree.findall(nodes.raw)):
+        if raw.get("format") != "html" or "<thead" not in raw.astext():
+            continue
+        merged = htmltables.merge_index_names(raw.astext())
+        if merged != raw.astext():
+            raw.replace_self(nodes.raw(raw.rawsource, merged, format="html", classes=raw.get("classes", [])))
 
 
 # -- the concordance -------------------------------------------------------------------------------------------
@@ -683,6 +703,7 @@ def setup(app):
     app.connect("builder-inited", _check_registries)
     app.connect("doctree-read", _anchor_check_cells)
     app.connect("doctree-read", _number_errata)
+    app.connect("doctree-read", _merge_table_index_names)
     app.connect("doctree-resolved", _fill_blueprint_graph)
     app.connect("autodoc-process-docstring", _escape_absolute_values)
     app.connect("missing-reference", _resolve_package_names)

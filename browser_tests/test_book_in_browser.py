@@ -506,3 +506,17 @@ def test_no_quote_is_reversed():
             f"{page}: ...{text[max(0, m.start() - 60) : m.end() + 20]}..." for m in reversed_quote.finditer(text)
         ]
     assert not problems, _report(problems)
+
+
+def test_blueprint_graph_labels_are_legible():
+    # Graphviz shrinks a drawing wider than the column; its labels (15 pt) must stay at 12 px or more at 1400 px
+    # (1 pt of the SVG is 4/3 px in the column)
+    problems = []
+    for graph in sorted((HTML / "_images").glob("graphviz-*.svg")):
+        text = graph.read_text(encoding="utf-8")
+        scale = re.search(r'transform="scale\(([\d.]+)', text)
+        sizes = [float(size) for size in re.findall(r'<text[^>]*font-size="([\d.]+)"', text)]
+        shown = (float(scale.group(1)) if scale else 1.0) * min(sizes, default=15.0) * 4 / 3
+        if shown < 12:
+            problems.append(f"{graph.name}: labels at {shown:.1f} px")
+    assert not problems, _report(problems)

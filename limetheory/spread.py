@@ -71,10 +71,12 @@ class LimeSpread:
     num_samples : int
         lime's n (counting the document itself).
     centre : ndarray, shape (d + 1,)
-        The centre of lime's coefficients at that n: its normal equations in expectation (ridge and first row
-        included, :func:`limetheory.surrogate.expected_lime_fit`); intercept first.
+        The centre of lime's coefficients at that n, intercept first.  With ``order=1``, c_n: its normal
+        equations in expectation (ridge and first row included, :func:`limetheory.surrogate.expected_lime_fit`),
+        lime's mean to first order only (E[lime] - c_n = O(1/n)); with ``order=2``, c_n plus that O(1/n) term.
     std : ndarray, shape (d + 1,)
-        The standard deviation of each of lime's coefficients at that n (first-order, CLT covariance).
+        The standard deviation of each of lime's coefficients at that n (the CLT covariance, plus its next term
+        with ``order=2``).
     exact : bool
         True when Ω comes from all 2ᵈ - 1 masks; False when it is estimated from ``omega_samples`` masks.
     omega_samples : int or None

@@ -430,6 +430,23 @@ def test_the_book_graph_keeps_reachability_and_draws_every_result_once():
     assert "cluster_1" not in partial  # one chapter, one cluster
 
 
+def test_stacked_chapters_make_a_part_narrower_and_its_labels_larger():
+    from booktools import blueprint_graph
+
+    # Part VI (chapters 17-20) side by side is shrunk to about half its size; stacked, it is shrunk far less
+    results = blueprint.load_results(ROOT)
+    part = {r.label for r in results if r.chapter[10:12] in ("17", "18", "19", "20")}
+    side = blueprint_graph.dot_source(results, lambda r: "19.12", lambda r: "#", lambda c: c, only=part)
+    stacked = blueprint_graph.dot_source(
+        results, lambda r: "19.12", lambda r: "#", lambda c: c, only=part, stack_chapters=True
+    )
+    assert "style=invis" in stacked and "style=invis" not in side
+    assert blueprint_graph.drawn_scale(stacked) > blueprint_graph.drawn_scale(side) + 0.1
+    assert blueprint_graph.drawn_scale("digraph g { a -> b; }") == 1.0
+    with pytest.raises(ValueError, match="rankdir must be"):
+        blueprint_graph.dot_source(results, lambda r: "", lambda r: "#", lambda c: c, rankdir="BT")
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -507,7 +524,6 @@ def _notebook_with_figure(tmp_path, name, data):
 def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
     import base64
     import io
-    import re
 
     from PIL import Image
 
@@ -516,15 +532,13 @@ def test_thumbnails_are_svg_as_is_or_png_at_twice_their_width(tmp_path):
     buffer = io.BytesIO()
     Image.new("RGB", (1000, 500), "white").save(buffer, format="PNG")
     _notebook_with_figure(tmp_path, "fig-a", {"image/png": base64.b64encode(buffer.getvalue()).decode()})
-    tag = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-a", width=300)
-    encoded = re.search(r'src="data:image/png;base64,([^"]+)"', tag).group(1)
-    image = Image.open(io.BytesIO(base64.b64decode(encoded)))
-    assert image.size == (600, 300) and 'width="300"' in tag  # two image pixels per CSS pixel
+    suffix, content, shown = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-a", width=300)
+    image = Image.open(io.BytesIO(content))
+    assert suffix == ".png" and image.size == (600, 300) and shown == 300  # two image pixels per CSS pixel
     svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='5'/>"
     _notebook_with_figure(tmp_path, "fig-b", {"image/svg+xml": [svg[:20], svg[20:]], "image/png": "unused"})
-    tag = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-b", width=300)
-    encoded = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', tag).group(1)
-    assert base64.b64decode(encoded).decode() == svg
+    suffix, content, shown = bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-b", width=300)
+    assert (suffix, content.decode(), shown) == (".svg", svg, 300)
     with pytest.raises(ValueError, match="no executed figure named fig-c"):
         bookext._thumbnail(tmp_path, "notebooks/01-x", "fig-c")
 
