@@ -35,9 +35,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
-from limetheory.montecarlo import estimate_beta
-from limetheory.routing import explain_controls
-from limetheory.spread import omega
+from limetheory.book import EXAMPLE_REVIEW_INDEX
+from limetheory.pipelines.montecarlo import estimate_beta
+from limetheory.pipelines.routing import explain_controls
+from limetheory.pipelines.spread import omega
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
@@ -81,7 +82,7 @@ def coverage(name, model, output, model_fn, texts, chosen, *, exact=True):
     share = np.asarray(inside_per_run)
     print(
         f"{name}: {len(share)} lime runs on {len(chosen)} reviews ({exact_omega} with Ω exact, the others estimated "
-        f"from {lt.result.OMEGA_SAMPLES} masks), {time.perf_counter() - start:.0f} s"
+        f"from {lt.pipelines.result.OMEGA_SAMPLES} masks), {time.perf_counter() - start:.0f} s"
     )
     print(
         f"  coverage of the predicted 95% intervals: {100 * share.mean():.3f}% "
@@ -158,7 +159,7 @@ def main():
         chosen,
         exact=False,
     )
-    variance_reduction(logistic, texts[lt.EXAMPLE_REVIEW_INDEX])
+    variance_reduction(logistic, texts[EXAMPLE_REVIEW_INDEX])
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Models fitted on the paper's 1000 Yelp reviews (labels: the ``stars`` column): a
 ``TfidfVectorizer()`` (explained through ``decision_function``: the exact linear route), and random forests on
 binary counts (``CountVectorizer(binary=True)``; ``predict_proba``: the exact tree route), with 500 and 100 trees.
 
-1. The paper's 29-word review (``lt.EXAMPLE_REVIEW_INDEX``): the exact β of the logistic model and of the 500-tree
+1. The paper's 29-word review (``EXAMPLE_REVIEW_INDEX``): the exact β of the logistic model and of the 500-tree
    forest (median of 5 calls) against one real lime explanation of the same model and output (``lt.lime_explanations``,
    lime's defaults: n = 5000, kernel width 25, every word kept; median of 3 explanations).
 2. All 1000 reviews explained exactly (logistic; 100-tree forest), against one real lime explanation per review.
@@ -34,6 +34,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
@@ -125,7 +126,7 @@ def main():
     forest100 = make_pipeline(
         CountVectorizer(binary=True), RandomForestClassifier(n_estimators=100, random_state=SEED, n_jobs=1)
     ).fit(texts, labels)
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     ratios = {
         "logistic, 29-word review (target >= 20x)": one_review(
             "logistic regression, default TfidfVectorizer, decision_function", logistic, "decision_function", text

@@ -1,6 +1,6 @@
 """The fast engine against real lime, timed in the same run: ``lt.fast_lime_explanations`` vs ``lt.lime_explanations``.
 
-Setting: the paper's d = 29 Yelp review (``lt.EXAMPLE_REVIEW_INDEX``), lime's defaults (n = 5000 samples,
+Setting: the paper's d = 29 Yelp review (``EXAMPLE_REVIEW_INDEX``), lime's defaults (n = 5000 samples,
 kernel width 25), every word kept, explanations of label 1.  Three models that read the package's TF-IDF
 vectorizer: a decision tree, a logistic regression (linear in the TF-IDF) and a 500-tree random forest.
 
@@ -33,7 +33,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
-from limetheory.tokens import DocumentCounts
+from limetheory.book import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest
+from limetheory.engine.tokens import DocumentCounts
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
@@ -142,7 +143,7 @@ def compare_default_call(name, text, pipeline, *, num_features, lime_runs, fast_
 def main():
     reviews = lt.load_yelp_reviews()
     texts, labels = list(reviews.text), reviews.stars.to_numpy()
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     d = len(lt.local_dictionary(text))
     print(
         f"LIME on a Yelp review with d = {d} distinct words, n = {NUM_SAMPLES}, kernel width {KERNEL_WIDTH}; "
@@ -152,7 +153,7 @@ def main():
         f"python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
         f"{platform.machine()}"
     )
-    vectorizer = lt.fit_yelp_vectorizer(texts)
+    vectorizer = fit_yelp_vectorizer(texts)
     tfidf = vectorizer.transform(texts)
     tree = DecisionTreeClassifier(random_state=0).fit(tfidf, labels)
     linear = LogisticRegression(max_iter=1000).fit(tfidf, labels)
@@ -164,7 +165,7 @@ def main():
     pipeline = make_pipeline(vectorizer, linear)
     compare_default_call("logistic regression (pipeline)", text, pipeline, num_features=6, lime_runs=3, fast_runs=20)
 
-    forest = lt.train_random_forest(texts, labels, n_estimators=500, random_state=0)
+    forest = train_random_forest(texts, labels, n_estimators=500, random_state=0)
     forest_vectorizer, forest_model = forest[0], forest[-1].predict_proba
     lime_per, _, _ = compare(
         "random forest, 500 trees (pipeline)", text, forest_vectorizer, forest_model, lime_runs=3, fast_runs=10

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 REPEATS = 5
 NUM_SAMPLES = 5000
@@ -35,7 +36,7 @@ def median_seconds(action, repeats=REPEATS):
 
 def main():
     if os.environ.get("LIMETHEORY_DATA_DIR"):
-        text = lt.load_yelp_reviews().text[lt.EXAMPLE_REVIEW_INDEX]
+        text = lt.load_yelp_reviews().text[EXAMPLE_REVIEW_INDEX]
     else:  # a 29-word stand-in, so the benchmark also runs without the data
         text = " ".join(f"word{j}" for j in range(29))
     d = len(lt.local_dictionary(text))

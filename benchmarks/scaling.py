@@ -172,10 +172,11 @@ def child(method, d, n_values, lime_limit):
     from sklearn.linear_model import LogisticRegression
 
     import limetheory as lt
-    from limetheory.tokens import tfidf_columns, tfidf_weights
+    from limetheory.book import fit_yelp_vectorizer
+    from limetheory.engine.tokens import tfidf_columns, tfidf_weights
 
     texts, stars = lowercase_reviews()
-    vectorizer = lt.fit_yelp_vectorizer(texts)
+    vectorizer = fit_yelp_vectorizer(texts)
     model = LogisticRegression(max_iter=1000).fit(vectorizer.transform(texts), stars)
     text = joined_document(texts, d)
     assert len(lt.local_dictionary(text)) == d

@@ -1,11 +1,11 @@
 """The exact explanation of a 500-tree random forest (and of one tree) against one run of lime on the same model.
 
 The model is ``Pipeline(CountVectorizer(binary=True), RandomForestClassifier(n_estimators=500))`` trained on the
-paper's 1000 Yelp reviews; the document is the paper's 29-word review (``lt.EXAMPLE_REVIEW_INDEX``).  lime
+paper's 1000 Yelp reviews; the document is the paper's 29-word review (``EXAMPLE_REVIEW_INDEX``).  lime
 (``lt.lime_explanations``: one ``LimeTextExplainer.explain_instance`` with every word kept, n = 5000, kernel
 width 25) estimates the limit explanation from 5000 perturbed documents sent through the vectorizer and the
-forest.  ``lt.beta_tree_model`` computes it exactly from the forest's leaves (``limetheory.leaves``).  Both are
-timed in the same run, in CPU time (the machine may be shared), median of a few repeats; the ratios are printed.
+forest.  ``lt.beta_tree_model`` computes it exactly from the forest's leaves (``limetheory.pipelines.leaves``).  Both
+are timed in the same run, in CPU time (the machine may be shared), median of a few repeats; the ratios are printed.
 The exact β is also compared with lime's run, in units of the spread of lime's coefficients (which is estimated
 from ``RUNS_FOR_SPREAD`` further lime runs).  Run with ``make bench`` (needs ``LIMETHEORY_DATA_DIR``).
 """
@@ -23,6 +23,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 KERNEL_WIDTH = 25
 NU = KERNEL_WIDTH / 100
@@ -79,14 +80,14 @@ def main():
         sys.exit("set LIMETHEORY_DATA_DIR to the folder holding the Yelp reviews (the paper's review is needed)")
     reviews = lt.load_yelp_reviews()
     texts, stars = list(reviews.text), reviews.stars.to_numpy()
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     vectorizer = CountVectorizer(binary=True).fit(texts)
     X = vectorizer.transform(texts)
     forest = RandomForestClassifier(n_estimators=N_TREES, random_state=0, n_jobs=1).fit(X, stars)
     tree = DecisionTreeClassifier(random_state=0).fit(X, stars)
     leaves = sum(int(t.get_n_leaves()) for t in forest.estimators_)
     print(
-        f"review {lt.EXAMPLE_REVIEW_INDEX}: d = {len(lt.local_dictionary(text))} words; binary counts of "
+        f"review {EXAMPLE_REVIEW_INDEX}: d = {len(lt.local_dictionary(text))} words; binary counts of "
         f"{len(vectorizer.vocabulary_)} columns; forest of {N_TREES} trees ({leaves} leaves); lime n = {NUM_SAMPLES}, "
         f"kernel width {KERNEL_WIDTH}; CPU times, median of {LIME_REPEATS} (lime) and {EXACT_REPEATS} (exact) runs"
     )

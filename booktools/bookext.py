@@ -480,7 +480,7 @@ class FigureIndex(_MarkdownDirective):
 class ApiSummary(_MarkdownDirective):
     """An autosummary table of everything ``limetheory`` exports, each entry linked to its documentation below.
 
-    Names are given under their defining module (``limetheory.sampling.psi``), which is where the page's
+    Names are given under their defining module (``limetheory.theory.sampling.psi``), which is where the page's
     ``automodule`` directives document them; an export whose module the page does not document is a warning.
     """
 
@@ -593,7 +593,7 @@ def _check_registries(app):
 
 
 def _resolve_package_names(app, env, node, contnode):
-    """``lt.alpha`` is documented where it is defined (``limetheory.coefficients.alpha``); a docstring or the
+    """``lt.alpha`` is documented where it is defined (``limetheory.theory.coefficients.alpha``); a docstring or the
     summary table that names it ``alpha`` or ``limetheory.alpha`` links there."""
     if node.get("refdomain") != "py":
         return None

@@ -267,7 +267,7 @@ def run(mutants, log=None):
             flush=True,
         )
     return {
-        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "generated": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "versions": versions(),
         "control": {
             "tests": tests,

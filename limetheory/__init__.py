@@ -1,8 +1,17 @@
 """limetheory: the closed forms of "An Analysis of LIME for Text Data", checked against lime."""
 
-from .boolean import beta_boolean, indicator_polynomial, mask_function
-from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
-from .coefficients import (
+from .data import load_yelp_reviews
+from .engine.empirical import LimeSamples, capture_lime_samples, lime_explanations
+from .engine.fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
+from .engine.surrogate import expected_lime_fit, normal_equations, weighted_ridge
+from .engine.tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
+from .pipelines.leaves import beta_tree_model, conditional_moments_trees
+from .pipelines.result import Explanation
+from .pipelines.routing import explain
+from .pipelines.spread import LimeSpread
+from .pipelines.trees import presence_formula, tree_formula_for_document, tree_to_formula
+from .theory.boolean import beta_boolean, indicator_polynomial, mask_function
+from .theory.coefficients import (
     alpha,
     alphas,
     normalization_constant,
@@ -12,31 +21,17 @@ from .coefficients import (
     sigma_inverse_opnorm,
     sigma_matrix,
 )
-from .data import load_yelp_reviews
-from .display import Equations, show_equations, significant
-from .empirical import LimeSamples, capture_lime_samples, lime_explanations
-from .explanation import (
+from .theory.explanation import (
     all_masks,
     beta_enumerate,
     beta_from_conditional_moments,
     beta_from_gamma,
     beta_indicator_product,
 )
-from .fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
-from .leaves import beta_tree_model, conditional_moments_trees
-from .linear_approx import beta_linear_approx
-from .linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
-from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
-from .plotting import theory_vs_practice
-from .prose import scientific
-from .result import Explanation
-from .routing import explain
-from .sampling import kernel_weights, prob_kept, psi, sample_masks
-from .spread import LimeSpread
-from .surrogate import expected_lime_fit, normal_equations, weighted_ridge
-from .sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
-from .tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
-from .trees import presence_formula, tree_formula_for_document, tree_to_formula
+from .theory.linear_approx import beta_linear_approx
+from .theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
+from .theory.sampling import kernel_weights, prob_kept, psi, sample_masks
+from .theory.sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 
 __version__ = "0.1.0"
 
@@ -52,14 +47,6 @@ __all__ = [
     "tree_to_formula",
     "conditional_moments_trees",
     "beta_tree_model",
-    "EXAMPLE_REVIEW_INDEX",
-    "fit_yelp_vectorizer",
-    "train_random_forest",
-    "word_indicator",
-    "constant_classifier",
-    "Equations",
-    "show_equations",
-    "significant",
     "LimeSamples",
     "alpha",
     "alphas",
@@ -71,10 +58,6 @@ __all__ = [
     "beta_linear_exact",
     "gamma_linear_exact",
     "conditional_moments_linear_exact",
-    "scientific",
-    "linear_tfidf_classifier",
-    "linear_tfidf_model",
-    "vocabulary_coefficients",
     "FastLimeSamples",
     "fast_lime_explanations",
     "fast_lime_samples",
@@ -93,7 +76,6 @@ __all__ = [
     "sigma_inverse_opnorm",
     "sigma_inverse",
     "sigma_matrix",
-    "theory_vs_practice",
     "tfidf_columns",
     "tfidf_weights",
     "weighted_ridge",

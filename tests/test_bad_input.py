@@ -10,11 +10,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from sklearn.feature_extraction.text import TfidfVectorizer
 
 import limetheory as lt
-from limetheory import symbolic as sy
-from limetheory.explanation import all_masks
-from limetheory.law import weighted_law
+import limetheory.book as book
+from limetheory.book import (
+    constant_classifier,
+    fit_yelp_vectorizer,
+    theory_vs_practice,
+    train_random_forest,
+    word_indicator,
+)
+from limetheory.theory import symbolic as sy
+from limetheory.theory.explanation import all_masks, beta_from_weighted_moments
+from limetheory.theory.law import weighted_law
 
 NAN, INF = float("nan"), float("inf")
 TEXT = "good food, bad service"
@@ -27,7 +36,7 @@ def classifier(documents):
 
 
 def vectorizer():
-    return lt.fit_yelp_vectorizer(["good food", "bad service", "slow staff"])
+    return fit_yelp_vectorizer(["good food", "bad service", "slow staff"])
 
 
 def axes():
@@ -194,19 +203,19 @@ def _cases():
         ("conditional-nu=0", lambda: lt.beta_from_conditional_moments([1, 2], np.eye(2), nu=0), ValueError, "^nu must"),
         (
             "weighted-moments-law=nu",
-            lambda: lt.explanation.beta_from_weighted_moments([1.0, 2.0], [0.0, 0.0], 0.25),
+            lambda: lt.theory.explanation.beta_from_weighted_moments([1.0, 2.0], [0.0, 0.0], 0.25),
             TypeError,
-            "^law must be a limetheory.law.WeightedLaw",
+            "^law must be a limetheory.theory.law.WeightedLaw",
         ),
         (
             "weighted-moments-shapes",
-            lambda: lt.explanation.beta_from_weighted_moments([1.0, 2.0], [0.0], lt.law.weighted_law(2, 0.25)),
+            lambda: beta_from_weighted_moments([1.0, 2.0], [0.0], weighted_law(2, 0.25)),
             ValueError,
             "^f_given_s and weighted_zf must both have shape",
         ),
         (
             "weighted-moments-nan",
-            lambda: lt.explanation.beta_from_weighted_moments([1.0, NAN], [0.0, 0.0], lt.law.weighted_law(2, 0.25)),
+            lambda: beta_from_weighted_moments([1.0, NAN], [0.0, 0.0], weighted_law(2, 0.25)),
             ValueError,
             "^f_given_s",
         ),
@@ -345,7 +354,7 @@ def _cases():
 
     def expected(**kwargs):
         arguments = {"sigma": lt.sigma_matrix(3, nu=0.25), "gamma": np.ones(4), "y0": 0.5, "num_samples": 100, **kwargs}
-        return lambda: lt.surrogate.expected_lime_fit(**arguments)
+        return lambda: lt.engine.surrogate.expected_lime_fit(**arguments)
 
     cases += [
         ("expected_lime_fit-sigma-1d", expected(sigma=np.ones(4)), ValueError, r"^sigma must be a \(d \+ 1, d \+ 1\)"),
@@ -372,10 +381,10 @@ def _cases():
     # --------------------------------------------------------------------- plotting
     def plot(**kwargs):
         arguments = {"empirical": np.zeros((4, 3)), "theory": np.zeros(3), "words": ["a", "b", "c"], **kwargs}
-        return lambda: lt.theory_vs_practice(arguments.pop("ax", None) or axes(), **arguments)
+        return lambda: theory_vs_practice(arguments.pop("ax", None) or axes(), **arguments)
 
     cases += [
-        ("plot-ax=None", lambda: lt.theory_vs_practice(None, np.zeros((2, 1)), [0.0], ["a"]), TypeError, "^ax must"),
+        ("plot-ax=None", lambda: theory_vs_practice(None, np.zeros((2, 1)), [0.0], ["a"]), TypeError, "^ax must"),
         ("plot-empirical-1d", plot(empirical=np.zeros(3)), ValueError, "^empirical must be a 2-D array"),
         ("plot-empirical-no-rows", plot(empirical=np.zeros((0, 3))), ValueError, "^empirical must be a 2-D array"),
         ("plot-empirical-no-cols", plot(empirical=np.zeros((4, 0)), theory=[], words=[]), ValueError, "^empirical"),
@@ -392,38 +401,38 @@ def _cases():
 
     # --------------------------------------------------------------------- models
     cases += [
-        ("vectorizer-empty", lambda: lt.fit_yelp_vectorizer([]), ValueError, "^texts must be a non-empty sequence"),
-        ("vectorizer-int", lambda: lt.fit_yelp_vectorizer(3), TypeError, "^texts must be a sequence of str"),
-        ("vectorizer-None-entry", lambda: lt.fit_yelp_vectorizer(["a b", None]), TypeError, "^texts must contain"),
-        ("vectorizer-no-words", lambda: lt.fit_yelp_vectorizer(["!!", "a"]), ValueError, "^texts contain no word"),
-        ("forest-labels-length", lambda: lt.train_random_forest(["a b", "c d"], [0]), ValueError, "^labels must have"),
+        ("vectorizer-empty", lambda: fit_yelp_vectorizer([]), ValueError, "^texts must be a non-empty sequence"),
+        ("vectorizer-int", lambda: fit_yelp_vectorizer(3), TypeError, "^texts must be a sequence of str"),
+        ("vectorizer-None-entry", lambda: fit_yelp_vectorizer(["a b", None]), TypeError, "^texts must contain"),
+        ("vectorizer-no-words", lambda: fit_yelp_vectorizer(["!!", "a"]), ValueError, "^texts contain no word"),
+        ("forest-labels-length", lambda: train_random_forest(["a b", "c d"], [0]), ValueError, "^labels must have"),
         (
             "forest-one-class",
-            lambda: lt.train_random_forest(["a b", "c d"], [1, 1]),
+            lambda: train_random_forest(["a b", "c d"], [1, 1]),
             ValueError,
             "^labels must contain",
         ),
         (
             "forest-nan-label",
-            lambda: lt.train_random_forest(["ab", "cd"], [0, NAN]),
+            lambda: train_random_forest(["ab", "cd"], [0, NAN]),
             ValueError,
             "^labels must be class",
         ),
         (
             "forest-n_estimators=0",
-            lambda: lt.train_random_forest(["ab", "cd"], [0, 1], n_estimators=0),
+            lambda: train_random_forest(["ab", "cd"], [0, 1], n_estimators=0),
             ValueError,
             "^n_",
         ),
-        ("forest-seed<0", lambda: lt.train_random_forest(["ab", "cd"], [0, 1], random_state=-1), ValueError, "^random"),
-        ("forest-texts=None", lambda: lt.train_random_forest(None, [0, 1]), TypeError, "^texts must be a sequence"),
-        ("indicator-unfitted", lambda: lt.word_indicator(lt.models.TfidfVectorizer(), "a"), ValueError, "^vectorizer"),
-        ("indicator-not-vectorizer", lambda: lt.word_indicator(object(), "good"), TypeError, "^vectorizer must be"),
-        ("indicator-unknown-word", lambda: lt.word_indicator(vectorizer(), "pizza"), ValueError, "^word must be in"),
-        ("constant_classifier-p=2", lambda: lt.constant_classifier(2.0), ValueError, "^probability must be a real"),
-        ("constant_classifier-p=str", lambda: lt.constant_classifier("0.5"), TypeError, "^probability must be a real"),
-        ("indicator-upper-case", lambda: lt.word_indicator(vectorizer(), "Good"), ValueError, "^word must be in.*try"),
-        ("indicator-word=int", lambda: lt.word_indicator(vectorizer(), 3), TypeError, "^word must be a str"),
+        ("forest-seed<0", lambda: train_random_forest(["ab", "cd"], [0, 1], random_state=-1), ValueError, "^random"),
+        ("forest-texts=None", lambda: train_random_forest(None, [0, 1]), TypeError, "^texts must be a sequence"),
+        ("indicator-unfitted", lambda: word_indicator(TfidfVectorizer(), "a"), ValueError, "^vectorizer"),
+        ("indicator-not-vectorizer", lambda: word_indicator(object(), "good"), TypeError, "^vectorizer must be"),
+        ("indicator-unknown-word", lambda: word_indicator(vectorizer(), "pizza"), ValueError, "^word must be in"),
+        ("constant_classifier-p=2", lambda: constant_classifier(2.0), ValueError, "^probability must be a real"),
+        ("constant_classifier-p=str", lambda: constant_classifier("0.5"), TypeError, "^probability must be a real"),
+        ("indicator-upper-case", lambda: word_indicator(vectorizer(), "Good"), ValueError, "^word must be in.*try"),
+        ("indicator-word=int", lambda: word_indicator(vectorizer(), 3), TypeError, "^word must be a str"),
     ]
 
     # --------------------------------------------------------------------- resource limits (issue 20)
@@ -460,13 +469,13 @@ def _cases():
         ),
         (
             "forest-n_estimators",
-            lambda: lt.train_random_forest(["ab", "cd"], [0, 1], n_estimators=10**5),
+            lambda: train_random_forest(["ab", "cd"], [0, 1], n_estimators=10**5),
             ValueError,
             "^n_",
         ),
         (
             "plot-too-many-words",
-            lambda: lt.theory_vs_practice(axes(), np.zeros((2, 501)), np.zeros(501), ["w"] * 501),
+            lambda: theory_vs_practice(axes(), np.zeros((2, 501)), np.zeros(501), ["w"] * 501),
             ValueError,
             "^empirical must have at most 500 columns",
         ),
@@ -608,7 +617,15 @@ def test_every_public_function_of_these_modules_has_a_case():
     import inspect
 
     source = inspect.getsource(_cases)
-    modules = [lt.sampling, lt.coefficients, lt.explanation, lt.empirical, lt.surrogate, lt.plotting, lt.models]
+    modules = [
+        lt.theory.sampling,
+        lt.theory.coefficients,
+        lt.theory.explanation,
+        lt.engine.empirical,
+        lt.engine.surrogate,
+        book.plotting,
+        book.models,
+    ]
     missing = []
     for module in modules:
         for name, value in vars(module).items():

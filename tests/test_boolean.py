@@ -1,4 +1,4 @@
-"""limetheory.boolean: boolean/polynomial models, against exact enumeration.
+"""limetheory.theory.boolean: boolean/polynomial models, against exact enumeration.
 
 References never use the package's expansion: formulas are generated together with an independent numpy
 evaluator, and beta is checked against ``beta_enumerate`` (all 2^d masks).  The trees are tested in
@@ -14,7 +14,7 @@ from formula_checks import BANDWIDTHS, all_binary, close
 from sympy.logic import boolalg
 
 import limetheory as lt
-from limetheory.explanation import all_masks
+from limetheory.theory.explanation import all_masks
 
 # ----------------------------------------------------------------------------- random formulas
 

@@ -22,7 +22,7 @@ from booktools import chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.md"))
-PACKAGE = sorted((ROOT / "limetheory").glob("*.py"))
+PACKAGE = sorted((ROOT / "limetheory").rglob("*.py"))
 
 
 class _RenameArguments(ast.NodeTransformer):

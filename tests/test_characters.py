@@ -1,4 +1,5 @@
-"""limetheory.characters: the tokens, fates and presence formulas of char_level=True, against the real vectorizer.
+"""limetheory.theory.characters: the tokens, fates and presence formulas of char_level=True, against the real
+vectorizer.
 
 Every reference here is scikit-learn's own ``TfidfVectorizer`` applied to lime's own perturbed strings
 (``IndexedCharacters.inverse_removing``), over all 2^d masks where the formula is concerned.
@@ -15,7 +16,7 @@ from lime.lime_text import IndexedCharacters
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 import limetheory as lt
-from limetheory import characters
+from limetheory.theory import characters
 
 CORPUS = [
     "the food was good, not bad.",

@@ -11,6 +11,7 @@ import scipy.sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 import limetheory as lt
+from limetheory.book import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
 
 CORPUS = ["the food was good", "bad service and bad food", "good service", "I liked the place", "food food good"]
 EPS = np.finfo(float).eps
@@ -33,7 +34,7 @@ def test_vocabulary_coefficients_place_each_word_in_its_column(vectorizer):
     text = "I liked the food, food was good"
     words = lt.local_dictionary(text)
     lam = np.arange(1.0, len(words) + 1)
-    coef = lt.vocabulary_coefficients(text, vectorizer, lam)
+    coef = vocabulary_coefficients(text, vectorizer, lam)
     expected = np.zeros(len(vectorizer.vocabulary_))
     for word, value in zip(words, lam, strict=True):
         if word.lower() in vectorizer.vocabulary_ and len(word) >= 2:
@@ -46,7 +47,7 @@ def test_classifier_is_the_linear_function_of_the_tfidf(vectorizer):
     rng = np.random.default_rng(0)
     coef = rng.standard_normal(len(vectorizer.vocabulary_))
     documents = ["good food and good service", "bad place", "I am here", "the food food"]
-    out = lt.linear_tfidf_classifier(vectorizer, coef)(documents)
+    out = linear_tfidf_classifier(vectorizer, coef)(documents)
     by_hand = [
         sum(coef[vectorizer.vocabulary_[w]] * v for w, v in tfidf_by_hand(doc, vectorizer).items()) for doc in documents
     ]
@@ -60,7 +61,7 @@ def test_classifier_is_the_linear_function_of_the_tfidf(vectorizer):
 def test_model_fn_takes_sparse_and_dense_rows_alike(vectorizer):
     coef = np.linspace(-1, 1, len(vectorizer.vocabulary_))
     X = vectorizer.transform(["good food", "bad service"])
-    model_fn = lt.linear_tfidf_model(coef)
+    model_fn = linear_tfidf_model(coef)
     assert scipy.sparse.issparse(X)
     assert np.array_equal(model_fn(X), model_fn(X.toarray()))
 
@@ -70,7 +71,7 @@ def test_lime_explains_the_linear_model_as_its_exact_beta(vectorizer):
     # lime's O(1/n) ridge and first-row shift (expected_lime_fit), within 6 standard errors of the mean
     text = "good food and bad service, the food was good"
     lam = np.linspace(-1.0, 1.0, len(lt.local_dictionary(text)))
-    classifier_fn = lt.linear_tfidf_classifier(vectorizer, lt.vocabulary_coefficients(text, vectorizer, lam))
+    classifier_fn = linear_tfidf_classifier(vectorizer, vocabulary_coefficients(text, vectorizer, lam))
     tfidf = lt.tfidf_weights(text, vectorizer)
     lam_visible = np.where(lt.tfidf_columns(text, vectorizer) >= 0, lam, 0.0)
     n, nu = 2000, 0.25
@@ -86,15 +87,15 @@ def test_lime_explains_the_linear_model_as_its_exact_beta(vectorizer):
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda v: lt.vocabulary_coefficients("good food", v, [1.0]), ValueError, "one entry per lime word"),
-        (lambda v: lt.vocabulary_coefficients("good food", v, [1.0, np.nan]), ValueError, "lam must be finite"),
-        (lambda v: lt.vocabulary_coefficients("good food", object(), [1.0, 2.0]), TypeError, "vectorizer"),
-        (lambda v: lt.linear_tfidf_classifier(v, [1.0, 2.0]), ValueError, "one entry per vectorizer column"),
-        (lambda v: lt.linear_tfidf_classifier(None, [1.0]), TypeError, "vectorizer must be a fitted"),
-        (lambda v: lt.linear_tfidf_model([]), ValueError, "coef must have at least one entry"),
-        (lambda v: lt.linear_tfidf_model("abc"), TypeError, "coef must be an array"),
-        (lambda v: lt.linear_tfidf_model([1.0, 2.0])(np.ones((3, 4))), ValueError, "2 columns"),
-        (lambda v: lt.linear_tfidf_classifier(v, np.ones(len(v.vocabulary_)))("good"), TypeError, "list of str"),
+        (lambda v: vocabulary_coefficients("good food", v, [1.0]), ValueError, "one entry per lime word"),
+        (lambda v: vocabulary_coefficients("good food", v, [1.0, np.nan]), ValueError, "lam must be finite"),
+        (lambda v: vocabulary_coefficients("good food", object(), [1.0, 2.0]), TypeError, "vectorizer"),
+        (lambda v: linear_tfidf_classifier(v, [1.0, 2.0]), ValueError, "one entry per vectorizer column"),
+        (lambda v: linear_tfidf_classifier(None, [1.0]), TypeError, "vectorizer must be a fitted"),
+        (lambda v: linear_tfidf_model([]), ValueError, "coef must have at least one entry"),
+        (lambda v: linear_tfidf_model("abc"), TypeError, "coef must be an array"),
+        (lambda v: linear_tfidf_model([1.0, 2.0])(np.ones((3, 4))), ValueError, "2 columns"),
+        (lambda v: linear_tfidf_classifier(v, np.ones(len(v.vocabulary_)))("good"), TypeError, "list of str"),
     ],
 )
 def test_invalid_arguments_are_refused(vectorizer, call, error, match):

@@ -1,5 +1,5 @@
-"""limetheory.coefficients against enumeration of LIME's law and the paper's printed formulas in mpmath
-(limetheory.mpreference)."""
+"""limetheory.theory.coefficients against enumeration of LIME's law and the paper's printed formulas in mpmath
+(limetheory.book.mpreference)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
-from limetheory import mpreference
-from limetheory.coefficients import (
+from limetheory.book import mpreference
+from limetheory.theory.coefficients import (
     alpha,
     alphas,
     normalization_constant,

@@ -15,6 +15,7 @@ import requests
 
 import limetheory as lt
 from limetheory import data as data_module
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 from limetheory.data import DATA_DIR_VARIABLE, YELP_FILENAME, YELP_SHA256, load_yelp_reviews, sha256_of
 
 
@@ -84,7 +85,7 @@ def test_load_yelp_reviews_from_the_data_folder(real_file, monkeypatch):
 
 def test_example_review_has_the_documented_dictionary(real_file, monkeypatch):
     monkeypatch.setenv(DATA_DIR_VARIABLE, str(real_file.parent))
-    text = load_yelp_reviews()["text"][lt.EXAMPLE_REVIEW_INDEX]
+    text = load_yelp_reviews()["text"][EXAMPLE_REVIEW_INDEX]
     words = lt.local_dictionary(text)
     assert len(words) == 29
     assert {"food", "about", "Everything", "bad", "character"} <= set(words)

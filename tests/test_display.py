@@ -1,4 +1,4 @@
-"""limetheory.display: symbolic results as rendered math, rounded summaries; and the constant classifier."""
+"""limetheory.book.display: symbolic results as rendered math, rounded summaries; and the constant classifier."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import pytest
 import sympy as sp
 
 import limetheory as lt
+from limetheory.book import Equations, constant_classifier, show_equations, significant
 
 d = sp.Symbol("d", positive=True)
 
 
 def test_equations_render_as_one_aligned_block_and_print_as_text():
-    eq = lt.show_equations((r"\alpha_1", (d - 1) / (2 * d)), ("x", r"\le", 3))
+    eq = show_equations((r"\alpha_1", (d - 1) / (2 * d)), ("x", r"\le", 3))
     latex = eq._repr_latex_()
     assert latex == r"$$\begin{aligned}\alpha_1 &= \frac{d - 1}{2 d} \\ x &\le 3\end{aligned}$$"
     assert repr(eq) == "\\alpha_1 = (d - 1)/(2*d)\nx \\le 3"
@@ -20,7 +21,7 @@ def test_equations_render_as_one_aligned_block_and_print_as_text():
 
 def test_equations_latex_is_sympy_latex_of_each_side():
     expr = sp.sqrt(d) / (d**2 + 1)
-    assert sp.latex(expr) in lt.Equations([("y", expr)])._repr_latex_()
+    assert sp.latex(expr) in Equations([("y", expr)])._repr_latex_()
 
 
 @pytest.mark.parametrize(
@@ -37,14 +38,14 @@ def test_equations_latex_is_sympy_latex_of_each_side():
 )
 def test_equations_refuse_bad_rows(rows, error, pattern):
     with pytest.raises(error, match=pattern):
-        lt.Equations(rows)._repr_latex_()
+        Equations(rows)._repr_latex_()
 
 
 def test_significant_rounds_to_plain_float():
-    assert lt.significant(np.float64(2) / 3) == 0.666667
-    assert type(lt.significant(np.float32(1.5))) is float
-    assert lt.significant(sp.Rational(1, 3), 3) == 0.333
-    assert lt.significant(-123456789, 2) == -1.2e8
+    assert significant(np.float64(2) / 3) == 0.666667
+    assert type(significant(np.float32(1.5))) is float
+    assert significant(sp.Rational(1, 3), 3) == 0.333
+    assert significant(-123456789, 2) == -1.2e8
 
 
 @pytest.mark.parametrize(
@@ -61,11 +62,11 @@ def test_significant_rounds_to_plain_float():
 )
 def test_significant_refuses_bad_input(value, digits, error, pattern):
     with pytest.raises(error, match=pattern):
-        lt.significant(value, digits)
+        significant(value, digits)
 
 
 def test_constant_classifier_rows_and_lime_explanation():
-    classifier_fn = lt.constant_classifier(0.7)
+    classifier_fn = constant_classifier(0.7)
     out = classifier_fn(["a b", "c", ""])
     assert out.shape == (3, 2)
     assert np.all(out[:, 1] == 0.7) and np.all(out[:, 0] == 1.0 - 0.7)
@@ -81,4 +82,4 @@ def test_constant_classifier_rows_and_lime_explanation():
 )
 def test_constant_classifier_refuses_bad_probability(probability, error):
     with pytest.raises(error, match="^probability must be a real number in"):
-        lt.constant_classifier(probability)
+        constant_classifier(probability)

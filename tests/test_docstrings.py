@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import limetheory as lt
+import limetheory.book as book
 
 SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ]+)\n(?P<rule>-+)\n", re.MULTILINE)
 PARAMETER_LINE = re.compile(r"^(?P<names>\*{0,2}[A-Za-z_][\w, *]*?)(?: : .*)?$")
@@ -76,19 +77,35 @@ def problems(obj) -> list[str]:
     return found
 
 
+NAMESPACES = {"limetheory": lt, "limetheory.book": book}
+
+
 def _public_objects():
-    return [name for name in lt.__all__ if callable(getattr(lt, name))]
+    """``namespace.name`` of every callable of the user's namespace and of the book's."""
+    return [
+        f"{prefix}.{name}"
+        for prefix, namespace in NAMESPACES.items()
+        for name in namespace.__all__
+        if callable(getattr(namespace, name))
+    ]
+
+
+def _object(dotted):
+    prefix, _, name = dotted.rpartition(".")
+    return getattr(NAMESPACES[prefix], name)
 
 
 @pytest.mark.parametrize("name", _public_objects())
 def test_public_docstring_is_numpydoc(name):
-    assert problems(getattr(lt, name)) == []
+    assert problems(_object(name)) == []
 
 
 def test_every_public_name_is_checked():
     """Constants are the only public names without a docstring of their own."""
-    unchecked = sorted(set(lt.__all__) - set(_public_objects()))
-    assert all(not callable(getattr(lt, name)) for name in unchecked), unchecked
+    every = {f"{prefix}.{name}" for prefix, namespace in NAMESPACES.items() for name in namespace.__all__}
+    unchecked = sorted(every - set(_public_objects()))
+    assert all(not callable(_object(name)) for name in unchecked), unchecked
+    assert "limetheory.book.significant" in _public_objects() and "limetheory.explain" in _public_objects()
 
 
 # ----------------------------------------------------------------------------- the checker itself

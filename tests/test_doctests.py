@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import limetheory
+import limetheory.book
 
-MODULES = sorted(module.name for module in pkgutil.iter_modules(limetheory.__path__, "limetheory."))
+MODULES = sorted(module.name for module in pkgutil.walk_packages(limetheory.__path__, "limetheory."))
 # modules whose examples read the paper's Yelp reviews (CI sets LIMETHEORY_DATA_DIR; nothing is downloaded here)
 NEEDS_DATA = {"limetheory.data"}
 
@@ -36,7 +37,10 @@ def test_docstring_examples(name, monkeypatch):
 def test_every_module_with_public_functions_has_examples():
     """A module of the public API without a single example would pass the test above vacuously."""
     public_modules = {
-        getattr(limetheory, name).__module__ for name in limetheory.__all__ if callable(getattr(limetheory, name))
+        getattr(namespace, name).__module__
+        for namespace in (limetheory, limetheory.book)
+        for name in namespace.__all__
+        if callable(getattr(namespace, name))
     }
     finder = doctest.DocTestFinder()
     empty = [
@@ -45,6 +49,11 @@ def test_every_module_with_public_functions_has_examples():
         if not any(test.examples for test in finder.find(importlib.import_module(name)))
     ]
     assert empty == []
+
+
+def test_every_module_is_collected():
+    """The subpackages' modules are walked, not only the package's top level."""
+    assert {"limetheory.theory.law", "limetheory.engine.fast", "limetheory.book.display"} <= set(MODULES)
 
 
 def test_a_failing_example_is_reported(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""limetheory.empirical: what real lime generates, checked against lime itself and independent computations."""
+"""limetheory.engine.empirical: what real lime generates, checked against lime itself and independent computations."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from lime.lime_text import IndexedString, LimeTextExplainer
 
 import limetheory as lt
-from limetheory.empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
+from limetheory.engine.empirical import LimeSamples, capture_lime_samples, lime_explanations, local_dictionary
 
 TEXT = "The food was good but the service was slow, and the food was cold!"
 WORDS = ["The", "food", "was", "good", "but", "the", "service", "slow", "and", "cold"]

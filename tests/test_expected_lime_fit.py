@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import limetheory as lt
-from limetheory.surrogate import expected_lime_fit
+from limetheory.engine.surrogate import expected_lime_fit
 
 
 def table_model(d, seed):

@@ -16,6 +16,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 DOCS = [
     "good food and good service",
@@ -147,7 +148,7 @@ TREE_PIPELINES = [
 
 @pytest.mark.parametrize("vectorizer, estimator, output", TREE_PIPELINES, ids=lambda v: type(v).__name__)
 def test_tree_route_equals_enumeration(yelp, vectorizer, estimator, output):
-    pytest.importorskip("limetheory.leaves")
+    pytest.importorskip("limetheory.pipelines.leaves")
     texts, labels, small = yelp
     model = make_pipeline(vectorizer, estimator).fit(texts, labels)
     for text in small[:3]:
@@ -162,7 +163,7 @@ def test_normalised_tfidf_tree_is_not_exact_beyond_enumeration(yelp):
     """A forest on normalised TF-IDF has splits that are not presence functions: Monte Carlo, with the reason."""
     texts, labels, _ = yelp
     model = make_pipeline(TfidfVectorizer(), RandomForestClassifier(n_estimators=10, random_state=0)).fit(texts, labels)
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     result = lt.explain(model, text, num_samples=3000)
     assert result.method == "monte_carlo" and not result.exact
     assert result.stderr is not None and result.stderr.shape == result.beta.shape
@@ -318,7 +319,7 @@ def test_lime_spread_estimated_for_long_documents(yelp):
     vectorizer = TfidfVectorizer().fit(texts)
     classifier = LogisticRegression(max_iter=1000).fit(vectorizer.transform(texts), labels)
     model = Pipeline([("tfidf", vectorizer), ("logistic", classifier)])
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     result = lt.explain(model, text, output="decision_function")
     spread = result.lime_spread(5000)
     assert not spread.exact and spread.omega_samples > 10_000

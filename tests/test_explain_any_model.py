@@ -21,11 +21,11 @@ from sklearn.pipeline import FeatureUnion, Pipeline, make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
 import limetheory as lt
-from limetheory.coefficients import sigma_inverse, sigma_matrix
-from limetheory.explanation import all_masks
-from limetheory.linear_route import LinearReading, self_check_tolerance
-from limetheory.sampling import kernel_weights
-from limetheory.spread import solve_patterned
+from limetheory.pipelines.linear_route import LinearReading, self_check_tolerance
+from limetheory.pipelines.spread import solve_patterned
+from limetheory.theory.coefficients import sigma_inverse, sigma_matrix
+from limetheory.theory.explanation import all_masks
+from limetheory.theory.sampling import kernel_weights
 
 matplotlib.use("Agg")
 

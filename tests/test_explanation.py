@@ -1,4 +1,4 @@
-"""limetheory.explanation: beta_from_gamma, beta_enumerate and all_masks against brute force."""
+"""limetheory.theory.explanation: beta_from_gamma, beta_enumerate and all_masks against brute force."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
-from limetheory import mpreference, printed
-from limetheory.explanation import (
+from limetheory.book import mpreference
+from limetheory.theory import printed
+from limetheory.theory.explanation import (
     MAX_ENUMERATION_D,
     all_masks,
     beta_enumerate,

@@ -1,4 +1,4 @@
-"""limetheory.fast: the fast engine against real lime (same stream), against sklearn, and its batched law."""
+"""limetheory.engine.fast: the fast engine against real lime (same stream), against sklearn, and its batched law."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
-from limetheory import fast
-from limetheory.tokens import DocumentCounts
+from limetheory.book import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest
+from limetheory.engine import fast
+from limetheory.engine.tokens import DocumentCounts
 
 TOY_CORPUS = [
     "The food was good but the service was slow, and the food was cold!",
@@ -34,11 +35,11 @@ TOY_TEXT = "Good food, good FOOD and Good prices!! I'd say a 10/10: café İstan
 def models(yelp):
     """(vectorizer, model_fn) pairs: a linear model, a tree on word presence, a small random forest."""
     texts, labels = yelp
-    vectorizer = lt.fit_yelp_vectorizer(texts)
+    vectorizer = fit_yelp_vectorizer(texts)
     tfidf = vectorizer.transform(texts)
     linear = LogisticRegression(C=10.0, max_iter=1000).fit(tfidf, labels)
     tree = DecisionTreeClassifier(max_depth=6, random_state=0).fit((tfidf > 0).astype(float), labels)
-    forest = lt.train_random_forest(texts, labels, n_estimators=10, random_state=0)
+    forest = train_random_forest(texts, labels, n_estimators=10, random_state=0)
     return {
         "linear": (vectorizer, linear.predict_proba),
         "tree": (vectorizer, lambda matrix: tree.predict_proba((matrix > 0).astype(float))),
@@ -162,7 +163,7 @@ def test_words_and_documents_are_limes():
 # ----------------------------------------------------------------------------- exact stream: equal to real lime
 
 CASES = [  # (review index, seed, kernel width)
-    (lt.EXAMPLE_REVIEW_INDEX, 0, 25),
+    (EXAMPLE_REVIEW_INDEX, 0, 25),
     (28, 7, 10),
     (47, 3, 100),
 ]
@@ -185,7 +186,7 @@ def test_exact_stream_equals_real_lime(models, yelp, model, case):
 
 @pytest.mark.parametrize("model", ["linear", "forest"])
 def test_exact_stream_samples_are_bitwise_limes(models, yelp, model):
-    text = yelp[0][lt.EXAMPLE_REVIEW_INDEX]
+    text = yelp[0][EXAMPLE_REVIEW_INDEX]
     vectorizer, model_fn = models[model]
     captured = lt.capture_lime_samples(text, lime_fn(vectorizer, model_fn), num_samples=800, kernel_width=40,
                                        random_state=11)  # fmt: skip
@@ -203,7 +204,7 @@ def test_weights_survive_an_equivalent_rewrite_of_limes_kernel(monkeypatch):
     vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
     arguments = dict(num_samples=2000, kernel_width=40, random_state=11)
     ours = lt.fast_lime_samples(TOY_TEXT, vectorizer, toy_model, **arguments).weights[0]
-    make_explainer = lt.empirical._explainer
+    make_explainer = lt.engine.empirical._explainer
 
     def captured_weights(kernel):
         def explainer(kernel_width, random_state):
@@ -211,7 +212,7 @@ def test_weights_survive_an_equivalent_rewrite_of_limes_kernel(monkeypatch):
             made.base.kernel_fn = lambda distances: kernel(distances, kernel_width)
             return made
 
-        monkeypatch.setattr(lt.empirical, "_explainer", explainer)
+        monkeypatch.setattr(lt.engine.empirical, "_explainer", explainer)
         return lt.capture_lime_samples(TOY_TEXT, lime_fn(vectorizer, toy_model), **arguments).weights
 
     assert_same_weights(ours, captured_weights(lambda distances, w: np.exp(-(distances**2) / (2 * w**2))))
@@ -444,7 +445,7 @@ SELECTION_CASES = [  # (review index, its d, seed, the num_features tried)
     (348, 2, 0, [3, 6, 10]),  # every num_features > d
     (3, 6, 1, [3, 6, 10]),
     (28, 12, 2, [3, 6, 10, 40]),
-    (lt.EXAMPLE_REVIEW_INDEX, 29, 3, [3, 6, 10, 40]),
+    (EXAMPLE_REVIEW_INDEX, 29, 3, [3, 6, 10, 40]),
     (47, 31, 4, [3, 10]),
     (539, 411, 5, [3, 10]),  # n = 300 < d: the dual ridge, both in the selection and in the final fit
 ]
@@ -475,7 +476,7 @@ def test_feature_selection_equals_real_lime_run_for_run(models, yelp, model, cas
 
 def test_limes_default_call_is_reproduced(models, yelp):
     """explain_instance(text, fn) with nothing else: num_features=10, feature_selection='auto' ('highest_weights')."""
-    text = yelp[0][lt.EXAMPLE_REVIEW_INDEX]
+    text = yelp[0][EXAMPLE_REVIEW_INDEX]
     vectorizer, model_fn = models["linear"]
     explainer = LimeTextExplainer(random_state=8)  # every default
     d = len(lt.local_dictionary(text))

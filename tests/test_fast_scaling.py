@@ -23,9 +23,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
 
 import limetheory as lt
-from limetheory import fast
-from limetheory.ridge import ridge_coefficients
-from limetheory.tokens import DocumentCounts
+from limetheory.book import fit_yelp_vectorizer
+from limetheory.engine import fast
+from limetheory.engine.ridge import ridge_coefficients
+from limetheory.engine.tokens import DocumentCounts
 
 ROOT = Path(__file__).resolve().parent.parent
 EPS = np.finfo(float).eps
@@ -73,7 +74,7 @@ def test_ridge_blocks_do_not_change_the_solution(monkeypatch):
         y, weights = rng.random(n), rng.random(n) + 0.1
         whole = ridge_coefficients(z, y, weights)
         with monkeypatch.context() as patch:
-            patch.setattr("limetheory.ridge.BLOCK_ENTRIES", 1)
+            patch.setattr("limetheory.engine.ridge.BLOCK_ENTRIES", 1)
             blocked = ridge_coefficients(z, y, weights)
         np.testing.assert_allclose(blocked, whole, rtol=0, atol=ridge_tolerance(z, weights, whole))
 
@@ -174,7 +175,7 @@ def long_setting(data_dir):
     """A document of the lower-cased Yelp reviews joined, with d = 180 distinct words, and a logistic regression."""
     reviews = lt.load_yelp_reviews()
     texts = [text.lower() for text in reviews.text]
-    vectorizer = lt.fit_yelp_vectorizer(texts)
+    vectorizer = fit_yelp_vectorizer(texts)
     model = LogisticRegression(C=10.0, max_iter=1000).fit(vectorizer.transform(texts), reviews.stars.to_numpy())
     joined, seen = " ".join(texts), set()
     for match in re.finditer(r"\w+", joined):

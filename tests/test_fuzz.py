@@ -1,6 +1,6 @@
 """Property-based fuzz of the public API: an answer or a clear error, in bounded time (issue 20).
 
-Every name of ``limetheory.__all__`` (and every public callable of ``limetheory.symbolic``) has an entry in
+Every name of ``limetheory.__all__`` (and every public callable of ``limetheory.theory.symbolic``) has an entry in
 ``REGISTRY``: a hypothesis strategy that draws its arguments from the families below, mixed with valid values,
 and a check of what it returns.  The families: huge, tiny and negative integers (2**63, 10**9, -2**63, ...),
 floats at the ends of the double range, NaN and +-inf, numpy scalar types (np.float32, np.int64, np.uint64,
@@ -42,8 +42,24 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
-from limetheory import symbolic as sy
-from limetheory.modes import check_mode, mode_features
+import limetheory.book as book
+from limetheory.book import (
+    EXAMPLE_REVIEW_INDEX,
+    Equations,
+    constant_classifier,
+    fit_yelp_vectorizer,
+    linear_tfidf_classifier,
+    linear_tfidf_model,
+    scientific,
+    show_equations,
+    significant,
+    theory_vs_practice,
+    train_random_forest,
+    vocabulary_coefficients,
+    word_indicator,
+)
+from limetheory.pipelines.modes import check_mode, mode_features
+from limetheory.theory import symbolic as sy
 
 matplotlib.use("Agg")
 
@@ -223,7 +239,7 @@ def either(valid, bad=None):
 
 
 def _vectorizer():
-    return lt.fit_yelp_vectorizer(["good food", "bad service", "slow staff", "the food was good"])
+    return fit_yelp_vectorizer(["good food", "bad service", "slow staff", "the food was good"])
 
 
 VECTORIZER = _vectorizer()
@@ -276,7 +292,7 @@ def _model_fn(matrix):
 
 CLASSIFIERS = [
     _classifier,
-    lt.constant_classifier(0.3),
+    constant_classifier(0.3),
     lambda docs: np.full((len(docs), 2), NAN),
     lambda docs: np.zeros((len(docs), 2)) + 1j,
     lambda docs: np.zeros(len(docs)),
@@ -439,7 +455,7 @@ def check_frame(out, *_):
 
 
 def check_equations(out, *_):
-    assert isinstance(out, lt.Equations)
+    assert isinstance(out, Equations)
     assert isinstance(out._repr_latex_(), str) and isinstance(repr(out), str)
 
 
@@ -655,14 +671,14 @@ REGISTRY = {
         examples=25,
     ),
     "vocabulary_coefficients": Spec(
-        lt.vocabulary_coefficients,
+        vocabulary_coefficients,
         st.tuples(texts(), either(st.just(VECTORIZER)), float_arrays((4,))),
         check=is_array(lambda a, k: (len(VECTORIZER.vocabulary_),)),
         examples=25,
     ),
-    "linear_tfidf_model": Spec(lt.linear_tfidf_model, st.tuples(float_arrays((3,))), check=is_instance(object)),
+    "linear_tfidf_model": Spec(linear_tfidf_model, st.tuples(float_arrays((3,))), check=is_instance(object)),
     "linear_tfidf_classifier": Spec(
-        lt.linear_tfidf_classifier,
+        linear_tfidf_classifier,
         st.tuples(either(st.just(VECTORIZER)), float_arrays((len(VECTORIZER.vocabulary_),))),
         check=is_classifier_fn(),
         examples=25,
@@ -800,13 +816,13 @@ REGISTRY = {
     ),
     # models and data
     "fit_yelp_vectorizer": Spec(
-        lt.fit_yelp_vectorizer,
+        fit_yelp_vectorizer,
         st.tuples(either(st.lists(texts(), max_size=3), st.sampled_from([[], "good food", None, 3, [b"x"]]))),
         check=is_instance(object),
         examples=25,
     ),
     "train_random_forest": Spec(
-        lt.train_random_forest,
+        train_random_forest,
         st.tuples(
             either(st.just(["good food", "bad service", "good service", "bad food"])),
             either(st.sampled_from([[1, 0, 1, 0], [1.0, NAN, 1.0, 0.0], ["a", "b", "a", "b"], [1, 1, 1, 1], [0, 1]])),
@@ -816,17 +832,17 @@ REGISTRY = {
         examples=15,
     ),
     "word_indicator": Spec(
-        lt.word_indicator,
+        word_indicator,
         st.tuples(either(st.just(VECTORIZER)), either(st.sampled_from(["good", "Good", "zzz", "food"]))),
         check=is_classifier_fn(),
         examples=25,
     ),
-    "constant_classifier": Spec(lt.constant_classifier, st.tuples(reals(0.0, 1.0)), check=is_classifier_fn()),
+    "constant_classifier": Spec(constant_classifier, st.tuples(reals(0.0, 1.0)), check=is_classifier_fn()),
     "EXAMPLE_REVIEW_INDEX": Spec(None),
     "load_yelp_reviews": Spec(lt.load_yelp_reviews, check=check_frame, examples=1, refuses=False),
     # plots
     "theory_vs_practice": Spec(
-        lt.theory_vs_practice,
+        theory_vs_practice,
         st.tuples(
             float_arrays((4, 3)),
             float_arrays((3,)),
@@ -837,11 +853,11 @@ REGISTRY = {
         examples=25,
     ),
     # display
-    "Equations": Spec(lt.Equations, check=check_equations),
-    "show_equations": Spec(lt.show_equations, check=check_equations),
-    "significant": Spec(lt.significant, st.tuples(reals()), _kw(digits=ints(1, 17)), check=is_float),
+    "Equations": Spec(Equations, check=check_equations),
+    "show_equations": Spec(show_equations, check=check_equations),
+    "significant": Spec(significant, st.tuples(reals()), _kw(digits=ints(1, 17)), check=is_float),
     "scientific": Spec(
-        lt.scientific,
+        scientific,
         st.tuples(reals()),
         _kw(digits=ints(1, 17)),
         check=is_instance(str),
@@ -1076,22 +1092,29 @@ def _public_symbolic_names():
     )
 
 
+def _exported(name):
+    """A name of the user's namespace, or of the book's (``limetheory.book``), which the registry covers too."""
+    return getattr(lt, name) if name in lt.__all__ else getattr(book, name)
+
+
 def test_every_public_name_is_in_the_registry():
-    assert sorted(set(lt.__all__) - set(REGISTRY)) == [], "public names without a fuzz entry"
-    assert sorted(set(REGISTRY) - set(lt.__all__)) == [], "fuzz entries for names that are not public"
+    public = set(lt.__all__) | set(book.__all__)
+    assert not set(lt.__all__) & set(book.__all__), "a name exported by both namespaces"
+    assert sorted(public - set(REGISTRY)) == [], "public names without a fuzz entry"
+    assert sorted(set(REGISTRY) - public) == [], "fuzz entries for names that are not public"
     assert _public_symbolic_names() == sorted(SYMBOLIC_REGISTRY)
 
 
 def test_every_entry_is_what_the_package_exports():
     for name, spec in REGISTRY.items():
         if spec.call is not None:
-            assert spec.call is getattr(lt, name), name
+            assert spec.call is _exported(name), name
     for name, spec in SYMBOLIC_REGISTRY.items():
         assert spec.call is getattr(sy, name), name
 
 
 def test_the_constant():
-    assert type(lt.EXAMPLE_REVIEW_INDEX) is int and 0 <= lt.EXAMPLE_REVIEW_INDEX < 1000
+    assert type(EXAMPLE_REVIEW_INDEX) is int and 0 <= EXAMPLE_REVIEW_INDEX < 1000
 
 
 @pytest.mark.parametrize(
@@ -1113,7 +1136,7 @@ def test_fuzz_public_function(name, monkeypatch, tmp_path):
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots()
-        spec = dataclasses.replace(REGISTRY[name], call=lambda *a, **k: lt.theory_vs_practice(ax, *a, **k))
+        spec = dataclasses.replace(REGISTRY[name], call=lambda *a, **k: theory_vs_practice(ax, *a, **k))
         try:
             fuzz(name, spec)
         finally:
@@ -1211,9 +1234,9 @@ def test_a_dense_sigma_is_refused_beyond_2_gib_with_the_estimate_and_the_o_of_d_
 
 def test_the_largest_dense_sigma_within_the_limit_is_allowed():
     """d = 16383 is the last d with 8 (d + 1)^2 <= 2 GiB; the check itself does not allocate."""
-    lt.coefficients._check_dense(16383)
+    lt.theory.coefficients._check_dense(16383)
     with pytest.raises(ValueError, match="^a dense Sigma at d = 16384"):
-        lt.coefficients._check_dense(16384)
+        lt.theory.coefficients._check_dense(16384)
 
 
 def test_o_of_d_routines_answer_at_ten_million_words():
@@ -1296,7 +1319,7 @@ def test_the_derivative_of_the_weights_in_nu_tends_to_zero_without_overflow():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for nu in [10.0**k for k in range(-320, 309, 3)] + [1.7976931348623157e308, np.inf]:
-            value = lt.sweep._weight_derivatives(4, [nu])[0]
+            value = lt.theory.sweep._weight_derivatives(4, [nu])[0]
             with np.errstate(under="ignore", over="ignore"):
                 bound = np.power(np.float64(nu), -3.0)
             assert np.isfinite(value).all() and (value >= 0).all(), (nu, value)

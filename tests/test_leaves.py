@@ -1,4 +1,4 @@
-"""limetheory.leaves: the exact route for trees and tree ensembles, against enumeration of every mask.
+"""limetheory.pipelines.leaves: the exact route for trees and tree ensembles, against enumeration of every mask.
 
 The reference never uses the package's route: every one of the 2^d masks becomes lime's perturbed string
 (``lt.perturbed_documents``), the real vectorizer and the real model give its output, and the conditional
@@ -25,6 +25,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeRegressor
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX
 
 # The route and enumeration compute the same sums in different orders, each term a product of at most d
 # factors of order one: their moments agree to a few hundred ulps (measured: <= 3e-14).  β divides by
@@ -263,7 +264,7 @@ def test_a_forest_on_the_papers_review_equals_its_formula(yelp):
     texts, stars = yelp
     vectorizer = CountVectorizer(binary=True).fit(texts)
     forest = RandomForestClassifier(n_estimators=20, random_state=0, n_jobs=1).fit(vectorizer.transform(texts), stars)
-    text = texts[lt.EXAMPLE_REVIEW_INDEX]
+    text = texts[EXAMPLE_REVIEW_INDEX]
     formulas = [lt.tree_formula_for_document(tree, vectorizer, text)[0] for tree in forest.estimators_]
     formula, words = sp.Add(*formulas) / len(formulas), lt.local_dictionary(text)
     assert len(words) == 29 and len(formula.free_symbols) >= 5
@@ -275,7 +276,7 @@ def test_a_forest_on_the_papers_review_equals_its_formula(yelp):
 
 def test_document_columns_groups_and_values():
     """Words sharing a column form one group; its values over the group's kept subsets are the vectorizer's."""
-    from limetheory.presence import document_columns
+    from limetheory.engine.presence import document_columns
 
     vectorizer = CountVectorizer().fit(["the food was good", "bad staff"])
     columns = document_columns(vectorizer, "The food, the food and the staff. I")

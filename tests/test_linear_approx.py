@@ -1,4 +1,5 @@
-"""limetheory.linear_approx: the paper's large-bandwidth approximation for linear models, against sympy and mpmath."""
+"""limetheory.theory.linear_approx: the paper's large-bandwidth approximation for linear models, against sympy and
+mpmath."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import pytest
 import sympy as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from limetheory import printed
-from limetheory.linear_approx import (
+from limetheory.engine.tokens import tfidf_columns, tfidf_weights
+from limetheory.theory import printed
+from limetheory.theory.linear_approx import (
     LINEAR_COEFFICIENT,
     LINEAR_INTERCEPT_COEFFICIENT,
     beta_linear_approx,
 )
-from limetheory.tokens import tfidf_columns, tfidf_weights
 
 mpmath.mp.dps = 40
 
@@ -58,7 +59,7 @@ def test_constants_are_the_limits_of_the_paper_ingredients():
 
 
 def test_printed_intercept_is_not_the_limit():
-    # the supplement prints (5 E_j - (2/d) sum_k E_{j,k}) phi_j for the intercept (limetheory.printed)
+    # the supplement prints (5 E_j - (2/d) sum_k E_{j,k}) phi_j for the intercept (limetheory.theory.printed)
     intercept, _, _ = _paper_constants()
     d = sp.Symbol("d", positive=True)
     e_j, e_jk = printed.expected_tfidf_approximations(lib=sp, number=sp.Integer)

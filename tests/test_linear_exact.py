@@ -1,4 +1,4 @@
-"""limetheory.linear_exact: the exact explanation of a linear TF-IDF model, against enumeration and mpmath.
+"""limetheory.theory.linear_exact: the exact explanation of a linear TF-IDF model, against enumeration and mpmath.
 
 Shared columns and the three norms are checked against the real pipeline: a default ``TfidfVectorizer``
 (lower-casing, so lime's "The" and "the" fall in one column) and a ``LogisticRegression`` whose
@@ -25,8 +25,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 import limetheory as lt
-from limetheory import mpreference
-from limetheory.linear_exact import (
+from limetheory.book import mpreference
+from limetheory.theory.linear_exact import (
     MAX_SHARED_WORDS,
     MIN_WEIGHT_RATIO,
     _inverse_power_quadrature,
@@ -86,7 +86,7 @@ def test_beta_matches_enumeration(d, nu):
 def test_gamma_matches_enumeration(nu):
     d = 10
     lam, tfidf = document(d, seed=7)
-    z, s, prob = lt.explanation.all_masks(d)
+    z, s, prob = lt.theory.explanation.all_masks(d)
     weight = prob * lt.kernel_weights(d, nu=nu)[s - 1]
     y = linear_model_on_masks(lam, tfidf)(z)
     expected = np.concatenate([[weight @ y], (weight * y) @ z])
@@ -109,7 +109,7 @@ def test_gamma_below_the_double_range_warns():
 def enumerated_moments(lam, tfidf):
     """E[f | s] and E[z_k f | s], s = 1..d, as averages over the binom(d, s) masks with s removed words."""
     d = len(tfidf)
-    z, s, _ = lt.explanation.all_masks(d)
+    z, s, _ = lt.theory.explanation.all_masks(d)
     y = linear_model_on_masks(lam, tfidf)(z)
     counts = np.array([math.comb(d, k) for k in range(1, d + 1)], float)
     f_given_s = np.bincount(s, weights=y, minlength=d + 1)[1:] / counts
@@ -183,7 +183,7 @@ def test_extreme_and_invisible_weights(tfidf, nu):
 
 def _mp_beta(lam, tfidf, nu, dps=40):
     """beta by enumeration of every mask, with phi and f evaluated per mask and the solve in mpmath at ``dps`` digits
-    (``limetheory.mpreference.beta_dense``: Sigma and Gamma summed per number s of removed words)."""
+    (``limetheory.book.mpreference.beta_dense``: Sigma and Gamma summed per number s of removed words)."""
     lam = [mpmath.mpf(x) for x in lam]  # floats convert exactly, at any precision
     tfidf = [mpmath.mpf(x) for x in tfidf]
 
@@ -347,9 +347,9 @@ def test_conditional_moments_at_large_d(counts, weights):
     lam = np.random.default_rng(2).normal(size=sum(counts))
     expected_f, expected_zf, tfidf = _class_moments(counts, weights, lam)
     if len(tfidf) == 300:
-        model = lt.linear_exact._model(lam, tfidf, None, "l2")
-        nodes, _ = lt.linear_exact._inverse_power_quadrature(model.r_min, 0.5)
-        assert lt.linear_exact._negligible_sizes(model, nodes).min() < 300  # the skipping is exercised
+        model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
+        nodes, _ = lt.theory.linear_exact._inverse_power_quadrature(model.r_min, 0.5)
+        assert lt.theory.linear_exact._negligible_sizes(model, nodes).min() < 300  # the skipping is exercised
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
     np.testing.assert_allclose(f_given_s, expected_f, rtol=0, atol=1e-12 * np.abs(lam).max())
     np.testing.assert_allclose(zf_given_s, expected_zf, rtol=0, atol=1e-12 * np.abs(lam).max())
@@ -601,7 +601,7 @@ def test_grouped_moments_match_enumeration(groups, label, nu):
     tfidf = rng.integers(1, 4, d) * rng.uniform(1.0, 5.0, d)
     tfidf[d - 1] = 0.0  # a word the model cannot see, in a column of its own or shared
     f = grouped_model_on_masks(lam, tfidf, groups)
-    z, s, _ = lt.explanation.all_masks(d)
+    z, s, _ = lt.theory.explanation.all_masks(d)
     y = f(z)
     counts = np.array([math.comb(d, k) for k in range(1, d + 1)], float)
     expected_f = np.bincount(s, weights=y, minlength=d + 1)[1:] / counts
@@ -633,7 +633,7 @@ def test_other_norms_match_enumeration(norm, nu):
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf, groups=groups, norm=norm)
     assert f_given_s.shape == (d,) and zf_given_s.shape == (d, d)
     gamma = gamma_linear_exact(lam, tfidf, nu=nu, groups=groups, norm=norm)
-    z, s, prob = lt.explanation.all_masks(d)
+    z, s, prob = lt.theory.explanation.all_masks(d)
     weight = prob * lt.kernel_weights(d, nu=nu)[s - 1]
     y = f(z)
     reference = np.concatenate([[weight @ y], (weight * y) @ z])
@@ -794,14 +794,14 @@ def test_node_blocks_change_nothing(monkeypatch, block_entries):
     the same beta: the blocks add the same per-node terms in another order, so the results differ by rounding
     of sums of positive weights times terms at most max |lam|: a few eps times max |lam| (64 eps allowed)."""
     lam, tfidf, groups = blocked_document()
-    model = lt.linear_exact._model(lam, tfidf, groups, "l2")
+    model = lt.theory.linear_exact._model(lam, tfidf, groups, "l2")
     nodes, _ = _inverse_power_quadrature(model.r_min, 0.5)
-    tops = lt.linear_exact._negligible_sizes(model, nodes)
+    tops = lt.theory.linear_exact._negligible_sizes(model, nodes)
     assert tops.min() < model.d / 4 and tops.max() > model.d  # the skipping of negligible sizes is exercised
     for nu in (0.05, 0.25, np.inf):
         whole = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         with monkeypatch.context() as patched:
-            patched.setattr(lt.linear_exact, "_BLOCK_ENTRIES", block_entries)
+            patched.setattr(lt.theory.linear_exact, "_BLOCK_ENTRIES", block_entries)
             blocked = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         np.testing.assert_allclose(blocked, whole, rtol=0, atol=64 * np.finfo(float).eps * np.abs(lam).max())
 
@@ -810,9 +810,9 @@ def test_skipped_sizes_match_enumeration():
     """A document whose largest quadrature nodes need only the smallest sizes (weights over eight orders of
     magnitude), d = 14, against the enumeration of every mask."""
     lam, tfidf, groups = blocked_document(d=14, seed=3)
-    model = lt.linear_exact._model(lam, tfidf, groups, "l2")
+    model = lt.theory.linear_exact._model(lam, tfidf, groups, "l2")
     nodes, _ = _inverse_power_quadrature(model.r_min, 0.5)
-    assert lt.linear_exact._negligible_sizes(model, nodes).min() < 14
+    assert lt.theory.linear_exact._negligible_sizes(model, nodes).min() < 14
     f = grouped_model_on_masks(lam, tfidf, groups)
     for nu in (0.25, np.inf):
         expected = lt.beta_enumerate(f, 14, nu=nu)
@@ -851,7 +851,7 @@ def long_document(d, seed, n_weights=60):
 def quadratic_route(monkeypatch, lam, tfidf, **keywords):
     """beta_linear_exact by the d² recursion alone (the size mixture switched off)."""
     with monkeypatch.context() as patch:
-        patch.setattr(lt.linear_exact, "MIXTURE_MIN_WORDS", 10**9)
+        patch.setattr(lt.theory.linear_exact, "MIXTURE_MIN_WORDS", 10**9)
         return beta_linear_exact(lam, tfidf, **keywords)
 
 
@@ -864,8 +864,9 @@ def test_size_mixture_matches_the_quadratic_route(monkeypatch, norm, nu):
     accuracy with a margin.
     """
     lam, tfidf = long_document(1600, seed=3)
-    model = lt.linear_exact._model(lam, tfidf, None, norm)
-    assert lt.linear_exact._mixture_beta(model, lt.law.weighted_law(1600, nu)) is not None  # the route is taken
+    model = lt.theory.linear_exact._model(lam, tfidf, None, norm)
+    law = lt.theory.law.weighted_law(1600, nu)
+    assert lt.theory.linear_exact._mixture_beta(model, law) is not None  # the route is taken
     got = beta_linear_exact(lam, tfidf, nu=nu, norm=norm)
     expected = quadratic_route(monkeypatch, lam, tfidf, nu=nu, norm=norm)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())
@@ -875,11 +876,11 @@ def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
     """A rule in p of 4 and 6 points is far from exact for the degree-1600 integrand: the check refuses the mixture,
     and beta_linear_exact answers with the recursions (the same array as with the mixture switched off)."""
     lam, tfidf = long_document(1600, seed=3)
-    model = lt.linear_exact._model(lam, tfidf, None, "l2")
-    law = lt.law.weighted_law(1600, 0.25)
-    assert lt.linear_exact._mixture_beta(model, law) is not None  # with its own rules the check passes
-    monkeypatch.setattr(lt.linear_exact, "_FORCED_RULE", 4)
-    assert lt.linear_exact._mixture_beta(model, law) is None
+    model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
+    law = lt.theory.law.weighted_law(1600, 0.25)
+    assert lt.theory.linear_exact._mixture_beta(model, law) is not None  # with its own rules the check passes
+    monkeypatch.setattr(lt.theory.linear_exact, "_FORCED_RULE", 4)
+    assert lt.theory.linear_exact._mixture_beta(model, law) is None
     got = beta_linear_exact(lam, tfidf, nu=0.25)
     np.testing.assert_array_equal(got, quadratic_route(monkeypatch, lam, tfidf, nu=0.25, norm="l2"))
 
@@ -887,19 +888,19 @@ def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
 def test_size_mixture_rules_in_p_agree_far_below_the_tolerance(monkeypatch):
     """The two rules' betas differ by rounding only (about 2e-15 max|w| measured), far below MIXTURE_RULE_TOL."""
     lam, tfidf = long_document(1600, seed=3)
-    model = lt.linear_exact._model(lam, tfidf, None, "l2")
+    model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
     betas = []
-    assembly = lt.linear_exact._mixture_assembly
+    assembly = lt.theory.linear_exact._mixture_assembly
 
     def record(*args):
         betas.append(assembly(*args))
         return betas[-1]
 
-    monkeypatch.setattr(lt.linear_exact, "_mixture_assembly", record)
-    lt.linear_exact._mixture_beta(model, lt.law.weighted_law(1600, 0.25))
+    monkeypatch.setattr(lt.theory.linear_exact, "_mixture_assembly", record)
+    lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(1600, 0.25))
     assert len(betas) == 2
     gap = np.abs(betas[1] - betas[0]).max() / np.abs(model.w).max()
-    assert gap <= lt.linear_exact.MIXTURE_RULE_TOL / 100
+    assert gap <= lt.theory.linear_exact.MIXTURE_RULE_TOL / 100
 
 
 def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatch):
@@ -911,10 +912,10 @@ def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatc
     for members in [chosen[3 * c : 3 * c + 2 + c % 2] for c in range(40)] + [chosen[120:]]:
         groups[members] = groups[members[0]]
         lam[members] = lam[members[0]]
-    model = lt.linear_exact._model(lam, tfidf, groups, "l2")
+    model = lt.theory.linear_exact._model(lam, tfidf, groups, "l2")
     assert len(model.shared) == 41
     for nu in (0.25, np.inf):
-        assert lt.linear_exact._mixture_beta(model, lt.law.weighted_law(d, nu)) is not None
+        assert lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(d, nu)) is not None
         got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         expected = quadratic_route(monkeypatch, lam, tfidf, nu=nu, groups=groups)
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())  # as above
@@ -923,8 +924,8 @@ def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatc
 @pytest.mark.parametrize(("n", "e", "width"), [(40, 7, 12), (50, 30, 10), (5, 3, 64)])
 def test_truncated_hypergeometric_weights_are_the_exact_ones_below_the_width(n, e, width):
     """The ratio recurrence of the mixture's small sizes against the logarithm sums of the full table."""
-    full = lt.linear_exact._exact_hypergeometric_weights(n, e)
-    truncated = lt.linear_exact._truncated_hypergeometric_weights(n, e, width)
+    full = lt.theory.linear_exact._exact_hypergeometric_weights(n, e)
+    truncated = lt.theory.linear_exact._truncated_hypergeometric_weights(n, e, width)
     rows, columns = min(e, width - 1) + 1, min(n, width - 1) + 1
     assert truncated.shape == (rows, columns)
     # both are products of at most n + e exact ratios, each rounded once
@@ -982,8 +983,8 @@ def test_size_mixture_matches_the_class_law(nu):
 def test_size_mixture_leaves_what_it_cannot_fit_to_the_quadratic_route(monkeypatch):
     """A tiny bandwidth puts LIME's weight on a few sizes: no low-degree mixture, so the d² route answers."""
     lam, tfidf = long_document(1600, seed=5)
-    model = lt.linear_exact._model(lam, tfidf, None, "l2")
-    assert lt.linear_exact._mixture_beta(model, lt.law.weighted_law(1600, 0.005)) is None
+    model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
+    assert lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(1600, 0.005)) is None
     np.testing.assert_array_equal(
         beta_linear_exact(lam, tfidf, nu=0.005), quadratic_route(monkeypatch, lam, tfidf, nu=0.005)
     )

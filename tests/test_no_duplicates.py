@@ -18,7 +18,7 @@ import pytest
 from test_chapter_reuse import CHAPTERS, code_cells, normalised_body
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted([*(ROOT / "limetheory").glob("*.py"), *(ROOT / "booktools").glob("*.py")])
+SOURCES = sorted([*(ROOT / "limetheory").rglob("*.py"), *(ROOT / "booktools").glob("*.py")])
 # the duplicates report's threshold: six lines of shared logic
 MIN_STATEMENTS = 6
 
@@ -44,7 +44,7 @@ def repeated_bodies(sources):
 
 
 def test_the_scan_reads_the_package_and_the_tooling():
-    names = {path.parent.name for path in SOURCES}
+    names = {path.relative_to(ROOT).parts[0] for path in SOURCES}
     assert names == {"limetheory", "booktools"} and len(SOURCES) > 30
     bodies = [
         node

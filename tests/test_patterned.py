@@ -8,8 +8,8 @@ import pytest
 import sympy as sp
 
 import limetheory as lt
-from limetheory import mpreference
-from limetheory import symbolic as sym
+from limetheory.book import mpreference
+from limetheory.theory import symbolic as sym
 
 ENTRIES = [(1, 2, 3, 4, 5), (sp.Rational(1, 3), -2, 7, sp.Rational(5, 2), -1)]
 

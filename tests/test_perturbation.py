@@ -122,7 +122,7 @@ def test_bad_input(text, z, error, pattern):
 
 
 def test_public_name_is_reexported():
-    from limetheory.tokens import perturbed_documents
+    from limetheory.engine.tokens import perturbed_documents
 
     assert lt.perturbed_documents is perturbed_documents
     assert "perturbed_documents" in lt.__all__

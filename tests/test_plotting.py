@@ -1,4 +1,4 @@
-"""limetheory.plotting.theory_vs_practice on an Agg figure (conftest.py selects the Agg backend)."""
+"""limetheory.book.plotting.theory_vs_practice on an Agg figure (conftest.py selects the Agg backend)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from matplotlib.markers import MarkerStyle
 
 import limetheory as lt
-from limetheory.plotting import theory_vs_practice
+import limetheory.book as book
+from limetheory.book.plotting import theory_vs_practice
 
 
 @pytest.fixture
@@ -106,5 +107,6 @@ def test_shape_errors(ax, empirical, theory, words, pattern):
     assert not ax.lines and not ax.collections  # nothing drawn before the checks
 
 
-def test_public_name_is_reexported():
-    assert lt.theory_vs_practice is theory_vs_practice
+def test_public_name_is_reexported_by_the_book_not_the_package():
+    assert book.theory_vs_practice is theory_vs_practice
+    assert "theory_vs_practice" not in lt.__all__

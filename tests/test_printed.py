@@ -1,4 +1,5 @@
-"""limetheory.printed: each transcription against an exact computation where the paper is right, and its citation.
+"""limetheory.theory.printed: each transcription against an exact computation where the paper is right, and its
+citation.
 
 The references are exact: LIME's law enumerated mask by mask (``brute.lime_law``) with rational weights, Σ and
 Γᶠ summed as fractions and solved by sympy. The printed c_d, σ's and β's use only the pattern of Σ, so they hold
@@ -20,8 +21,8 @@ import sympy as sp
 import yaml
 
 import limetheory as lt
-from limetheory import printed
-from limetheory import symbolic as sym
+from limetheory.theory import printed
+from limetheory.theory import symbolic as sym
 
 ROOT = Path(__file__).resolve().parents[1]
 EPS = np.finfo(float).eps
@@ -80,10 +81,10 @@ TYPED_AGAIN = (
 
 
 def test_the_printed_formulas_are_typed_once():
-    """The printed c_d and σ₃ are spelled out only in limetheory/printed.py: the package, the tests, the benchmarks and
-    the chapters import them."""
+    """The printed c_d and σ₃ are spelled out only in limetheory/theory/printed.py: the package, the tests, the
+    benchmarks and the chapters import them."""
     paths = [
-        *sorted((ROOT / "limetheory").glob("*.py")),
+        *sorted((ROOT / "limetheory").rglob("*.py")),
         *sorted((ROOT / "tests").glob("*.py")),
         *sorted((ROOT / "benchmarks").glob("*.py")),
         *sorted((ROOT / "notebooks").glob("*.md")),
@@ -277,7 +278,7 @@ def test_expected_tfidf_approximations():
 
 def test_linear_large_bandwidth_limits_and_the_two_slips():
     """With the printed E's and d → ∞: the word's bracket is the 1.36 of Eq. (12), which the package uses
-    (``limetheory.linear_approx``); the other words get 0; the printed intercept has 5E_j where 2E_j holds."""
+    (``limetheory.theory.linear_approx``); the other words get 0; the printed intercept has 5E_j where 2E_j holds."""
     d = sp.Symbol("d", positive=True)
     e_j, e_jk = printed.expected_tfidf_approximations(lib=sp, number=sp.Integer)
     brackets = printed.linear_large_bandwidth(d, e_j, e_jk, (d - 1) * e_jk, (d - 2) * e_jk)
@@ -286,7 +287,7 @@ def test_linear_large_bandwidth_limits_and_the_two_slips():
     assert round(float(own), 2) == 1.36
     # (9 sqrt 6 - 8 sqrt 3) / 6 in doubles: each term within eps, amplified 4.4 times by the cancellation, plus
     # two roundings: under 8 eps, relative
-    from limetheory.linear_approx import LINEAR_COEFFICIENT, LINEAR_INTERCEPT_COEFFICIENT
+    from limetheory.theory.linear_approx import LINEAR_COEFFICIENT, LINEAR_INTERCEPT_COEFFICIENT
 
     assert LINEAR_COEFFICIENT == pytest.approx(float(own.evalf(30)), rel=8 * EPS)
     assert sp.simplify(intercept - (15 * sp.sqrt(6) - 8 * sp.sqrt(3)) / 6) == 0

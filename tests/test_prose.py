@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import limetheory as lt
+from limetheory.book import scientific
 
 SUPERSCRIPT_DIGITS = dict(zip("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789", strict=True))
 
@@ -26,7 +26,7 @@ def parse(text):
 )
 @pytest.mark.parametrize("digits", [1, 2, 4])
 def test_the_text_denotes_the_value_to_the_digits_asked(value, digits):
-    text = lt.scientific(value, digits)
+    text = scientific(value, digits)
     read = parse(text)
     # rounding to `digits` significant digits moves the value by at most half a unit in the last digit
     assert (
@@ -38,9 +38,9 @@ def test_the_text_denotes_the_value_to_the_digits_asked(value, digits):
 
 
 def test_zero_and_sign():
-    assert lt.scientific(0.0) == "0"
-    assert lt.scientific(-1e-3, 1) == "\N{MINUS SIGN}1×10⁻³"
-    assert lt.scientific(1e10, 1) == "1×10¹⁰"
+    assert scientific(0.0) == "0"
+    assert scientific(-1e-3, 1) == "\N{MINUS SIGN}1×10⁻³"
+    assert scientific(1e10, 1) == "1×10¹⁰"
 
 
 @pytest.mark.parametrize(
@@ -56,4 +56,4 @@ def test_zero_and_sign():
 )
 def test_invalid_arguments_are_refused(value, digits, error, match):
     with pytest.raises(error, match=match):
-        lt.scientific(value, digits)
+        scientific(value, digits)

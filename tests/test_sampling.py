@@ -1,4 +1,4 @@
-"""limetheory.sampling: psi, kernel_weights, prob_kept and sample_masks against independent references."""
+"""limetheory.theory.sampling: psi, kernel_weights, prob_kept and sample_masks against independent references."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import limetheory as lt
-from limetheory import mpreference
-from limetheory.sampling import kernel_weights, prob_kept, psi, sample_masks
+from limetheory.book import mpreference
+from limetheory.theory.sampling import kernel_weights, prob_kept, psi, sample_masks
 
 EPS = np.finfo(float).eps
 NUS = [0.05, 0.1, 0.25, 1.0, 3.7]

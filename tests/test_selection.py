@@ -1,4 +1,5 @@
-"""limetheory.selection: lime's feature selection, against lime's own LimeBase.feature_selection on its samples."""
+"""limetheory.engine.selection: lime's feature selection, against lime's own LimeBase.feature_selection on its
+samples."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from lime.lime_base import LimeBase
 from sklearn.linear_model import LogisticRegression
 
 import limetheory as lt
-from limetheory import selection
+from limetheory.book import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer
+from limetheory.engine import selection
 
 NUM_FEATURES = [1, 3, 6, 10, 200]  # 200 > d for every review below
 
@@ -40,10 +42,10 @@ def lime_runs(data_dir):
     """Masks, responses and weights recorded from real lime runs of a logistic model on four reviews (d 8 to 114)."""
     reviews = lt.load_yelp_reviews()
     texts = list(reviews.text)
-    vectorizer = lt.fit_yelp_vectorizer(texts)
+    vectorizer = fit_yelp_vectorizer(texts)
     model = LogisticRegression(C=10.0, max_iter=1000).fit(vectorizer.transform(texts), reviews.stars.to_numpy())
     runs = []
-    for index, seed in [(lt.EXAMPLE_REVIEW_INDEX, 0), (28, 1), (47, 2), (3, 3)]:
+    for index, seed in [(EXAMPLE_REVIEW_INDEX, 0), (28, 1), (47, 2), (3, 3)]:
         run = lt.capture_lime_samples(
             texts[index],
             lambda documents: model.predict_proba(vectorizer.transform(documents)),

@@ -1,4 +1,4 @@
-"""Exact numerics at every bandwidth: the package against limetheory.mpreference on a (d, nu) grid.
+"""Exact numerics at every bandwidth: the package against limetheory.book.mpreference on a (d, nu) grid.
 
 The printed closed forms cancel catastrophically at small nu (the weights psi(s/d) span up to 10^8000 at
 d = 2, nu = 0.005); the references therefore run at a precision that grows with that spread
@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 import limetheory as lt
-from limetheory.mpreference import alphas as mp_alphas
-from limetheory.mpreference import beta_dense, beta_indicator, closed_forms, log_of
-from limetheory.mpreference import relative_error as rel_err
+from limetheory.book.mpreference import alphas as mp_alphas
+from limetheory.book.mpreference import beta_dense, beta_indicator, closed_forms, log_of
+from limetheory.book.mpreference import relative_error as rel_err
 
 TOL = 1e-10
 NU_GRID = [0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0, 10.0, math.inf]

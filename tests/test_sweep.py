@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import brentq
 
 import limetheory as lt
-from limetheory.sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
+from limetheory.theory.sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 
 NUS = (0.05, 0.1, 0.25, 1.0, 5.0, np.inf)
 

@@ -1,4 +1,4 @@
-"""limetheory.symbolic: sympy counterparts checked symbolically and against the numerical package."""
+"""limetheory.theory.symbolic: sympy counterparts checked symbolically and against the numerical package."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 
 import limetheory as lt
-from limetheory import mpreference
-from limetheory import symbolic as sy
+from limetheory.book import mpreference
+from limetheory.theory import symbolic as sy
 
 P_VALUES = [0, 1, 2, 3]
 

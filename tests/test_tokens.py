@@ -1,4 +1,5 @@
-"""limetheory.tokens: lime's words and a vectorizer's columns, checked against lime and the vectorizer themselves."""
+"""limetheory.engine.tokens: lime's words and a vectorizer's columns, checked against lime and the vectorizer
+themselves."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from lime.lime_text import IndexedString
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 import limetheory as lt
-from limetheory.tokens import DocumentCounts, word_tokens
+from limetheory.book import fit_yelp_vectorizer
+from limetheory.engine.tokens import DocumentCounts, word_tokens
 
 CORPUS = ["The food was good", "the FOOD was bad", "I ate a pizza", "service: slow, food: cold"]
 
@@ -69,7 +71,7 @@ def test_word_columns_allow_shared_columns_that_tfidf_columns_refuse():
 def test_word_columns_on_every_yelp_review(data_dir):
     """All 1000 reviews: the vectorizer's own counts equal the sums of word_columns' counts, document by document."""
     texts = lt.load_yelp_reviews()["text"].tolist()
-    vectorizer = lt.fit_yelp_vectorizer(texts)
+    vectorizer = fit_yelp_vectorizer(texts)
     counter = CountVectorizer().fit(texts)  # same analyzer and vocabulary as the TfidfVectorizer
     assert counter.vocabulary_ == vectorizer.vocabulary_
     truth = counter.transform(texts)

@@ -1,4 +1,4 @@
-"""limetheory.trees: fitted scikit-learn trees as formulas in lime's words, against the trees themselves.
+"""limetheory.pipelines.trees: fitted scikit-learn trees as formulas in lime's words, against the trees themselves.
 
 References never use the package's expansion: trees are evaluated by scikit-learn's own ``predict_proba`` on
 every 0/1 input or on the documents lime builds, and beta is checked against ``beta_enumerate`` (all 2^d masks).
@@ -15,6 +15,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier
 
 import limetheory as lt
+from limetheory.book import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest
 
 # ----------------------------------------------------------------------------- trees on 0/1 features
 
@@ -252,11 +253,11 @@ def test_tree_on_normalised_tfidf_is_refused():
 
 
 def test_train_random_forest_trees_are_refused(data_dir):
-    """The trees of lt.train_random_forest read normalised TF-IDF: refused, with the way out in the message."""
+    """The trees of train_random_forest read normalised TF-IDF: refused, with the way out in the message."""
     reviews = lt.load_yelp_reviews()
-    pipeline = lt.train_random_forest(reviews.text, reviews.stars, n_estimators=2)
+    pipeline = train_random_forest(reviews.text, reviews.stars, n_estimators=2)
     vectorizer, forest = pipeline[0], pipeline[-1]
-    text = reviews.text[lt.EXAMPLE_REVIEW_INDEX]
+    text = reviews.text[EXAMPLE_REVIEW_INDEX]
     with pytest.raises(ValueError, match="lt.explain"):
         lt.tree_formula_for_document(forest.estimators_[0], vectorizer, text)
 
@@ -285,7 +286,7 @@ def test_tree_formula_for_document_errors():
 def yelp_presence_tree():
     """The tree of chapter 16: depth 4 on the presence of the Yelp vectorizer's columns."""
     reviews = lt.load_yelp_reviews()
-    vectorizer = presence_vectorizer(lt.fit_yelp_vectorizer(reviews.text))
+    vectorizer = presence_vectorizer(fit_yelp_vectorizer(reviews.text))
     tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(vectorizer.transform(reviews.text), reviews.stars)
     return reviews, vectorizer, tree
 
@@ -309,7 +310,7 @@ def test_tree_on_a_yelp_review(data_dir):
 def test_lime_itself_sees_the_formula(data_dir):
     """On lime's own perturbed documents of the paper's review, the formula evaluated at lime's masks is the tree."""
     reviews, vectorizer, tree = yelp_presence_tree()
-    text = reviews.text[lt.EXAMPLE_REVIEW_INDEX]
+    text = reviews.text[EXAMPLE_REVIEW_INDEX]
 
     def classifier_fn(docs):
         return tree.predict_proba(vectorizer.transform(docs))

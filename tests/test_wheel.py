@@ -45,7 +45,7 @@ from pathlib import Path
 import limetheory
 
 report = {"file": limetheory.__file__, "prefix": sys.prefix, "modules": [], "doctest": {}}
-for module in pkgutil.iter_modules(limetheory.__path__, "limetheory."):
+for module in pkgutil.walk_packages(limetheory.__path__, "limetheory."):
     imported = importlib.import_module(module.name)
     report["modules"].append(module.name)
     failed, attempted = doctest.testmod(imported, optionflags=doctest.ELLIPSIS, report=True)
@@ -190,7 +190,10 @@ def test_wheel_works_on_its_own(installed):
     report = json.loads(output.splitlines()[-1])
     assert Path(report["prefix"]).resolve() == fresh.resolve()
     assert Path(report["file"]).resolve().is_relative_to(fresh.resolve()), report["file"]
-    shipped = {f"limetheory.{path.stem}" for path in (ROOT / "limetheory").glob("*.py") if path.stem != "__init__"}
+    shipped = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in (ROOT / "limetheory").rglob("*.py")
+    } - {"limetheory"}
     assert set(report["modules"]) == shipped
     failures = {module: counts for module, counts in report["doctest"].items() if counts[0]}
     assert not failures, f"docstring examples failing in the installed package: {failures}\n{output}"

@@ -1,0 +1,33 @@
+"""What only the chapters need: formatting, the mpmath references, plotting in the paper's style, shared models.
+
+What it holds: display and prose formatting of numbers and equations (``display``, ``prose``), the mpmath
+references the chapters check the closed forms against (``mpreference``), the paper's figure style (``plotting``),
+the chapters' shared models and classifiers (``models``, ``classifiers``).  A chapter writes
+``from limetheory.book import significant, show_equations`` and ``import limetheory as lt`` for the rest.
+
+Who may import it: the chapters, the tests, the benchmarks and the book's tooling; no module of ``limetheory``
+outside this folder (tests/test_module_boundaries.py).
+What it may import: everything in ``limetheory``.
+"""
+
+from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
+from .display import Equations, show_equations, significant
+from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
+from .plotting import theory_vs_practice
+from .prose import scientific
+
+__all__ = [
+    "EXAMPLE_REVIEW_INDEX",
+    "Equations",
+    "constant_classifier",
+    "fit_yelp_vectorizer",
+    "linear_tfidf_classifier",
+    "linear_tfidf_model",
+    "scientific",
+    "show_equations",
+    "significant",
+    "theory_vs_practice",
+    "train_random_forest",
+    "vocabulary_coefficients",
+    "word_indicator",
+]

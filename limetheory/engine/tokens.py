@@ -1,0 +1,499 @@
+r"""lime's tokenisation of a document, and how a scikit-learn vectorizer sees the same words.
+
+lime (``IndexedString`` with its defaults) splits a document on ``\W+`` and indexes each distinct token once:
+the *local dictionary*, whose order is the column order of lime's masks and of every β in this package.  A
+perturbed document removes every occurrence of some of these words and keeps the separators.  A vectorizer
+analyses the same text its own way (by default lower-cased, one-character tokens dropped), so several lime words
+can share one of its columns ("The" and "the") and some have none.  Everything that maps one view to the other
+lives here: the local dictionary, the perturbed strings, each word's column and number of occurrences, the TF-IDF
+weights of the paper's linear models, the words behind a column, and the sparse word-by-column count matrix from
+which the fast engine computes the vectorizer's rows of perturbed documents without building them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from itertools import compress
+
+import numpy as np
+import scipy.sparse as sp
+from lime.lime_text import IndexedString
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.preprocessing import normalize
+from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace_csr_row_normalize_l2
+
+from .._validation import as_float_array, check_memory, check_text, check_vectorizer
+
+# TfidfVectorizer's default analysis of one word: lower-case, tokens of two word characters or more
+DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+_WORD_CHARACTER = re.compile(r"\w")
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed(text):
+    """lime's ``IndexedString(text)`` with its defaults, kept for the next calls on the same text.
+
+    lime builds it in time quadratic in the number of tokens (0.55 s for a text of 10⁴ distinct words), and one
+    explanation reads the same text's words, columns and perturbed documents.  Nothing here modifies it.
+    """
+    return IndexedString(text)
+
+
+def _words(text, indexed=None):
+    """lime's words of a checked ``text`` (its IndexedString built once if not given), refusing a text without."""
+    indexed = _indexed(text) if indexed is None else indexed
+    words = [str(w) for w in indexed.inverse_vocab]
+    if not words:
+        raise ValueError(f"text must contain at least one word, got {text!r}")
+    return words
+
+
+def local_dictionary(text):
+    r"""lime's local dictionary of ``text``: its distinct tokens, case-sensitive, in lime's order.
+
+    lime splits on the regular expression ``\W+`` and indexes each distinct token once (``bow=True``); the
+    order is that of first appearance, which is the column order of lime's masks and of every β in this
+    package (``beta[1 + j]`` is word j).
+
+    Parameters
+    ----------
+    text : str
+        The document.
+
+    Returns
+    -------
+    list of str
+        The d distinct words, in lime's order.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a str.
+    ValueError
+        If ``text`` is empty or has no word character.
+
+    Examples
+    --------
+    >>> local_dictionary("The food, the wine and the food!")
+    ['The', 'food', 'the', 'wine', 'and']
+    """
+    return _words(check_text(text))
+
+
+def perturbed_documents(text, z):
+    r"""The strings lime builds from ``text`` for the masks ``z`` (1 = word kept), one per row.
+
+    Row i gives ``IndexedString(text).inverse_removing(ids of the words j with z[i, j] == 0)``, lime's
+    perturbed document (lime's defaults: tokens split on ``\W+``, bag of words, so every occurrence of a
+    removed word disappears and the separators around it stay).  The tokenisation is done once and the
+    masks are expanded to the tokens with one indexing operation; only the final joins are per row.
+
+    Parameters
+    ----------
+    text : str
+        The document (at least one word).
+    z : array_like, shape (n, d)
+        0/1 masks over the local dictionary ``local_dictionary(text)`` (d distinct words, in lime's order);
+        booleans, integers or floats equal to 0 or 1.  ``n`` may be 0.
+
+    Returns
+    -------
+    list of str
+        ``n`` documents.  The all-ones mask gives ``text`` itself (lime's first sample); the all-zeros mask
+        gives the separators of ``text`` only.
+
+    Raises
+    ------
+    TypeError
+        ``text`` not a str, ``z`` not numeric.
+    ValueError
+        ``text`` empty or without words; ``z`` not 2-D, with a number of columns other than d, or with an
+        entry other than 0 and 1; a call beyond the memory limit.
+
+    Notes
+    -----
+    Limits: about n (9 T + len(text) + 64) bytes for n masks of a text of T tokens (the keep matrix, its rows
+    as lists, the strings); above 2 GiB the call is refused with the estimate before any string is built.
+
+    Examples
+    --------
+    >>> perturbed_documents("the food, the wine!", [[1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    ['the , the wine!', ' food,  wine!', ' ,  !']
+    """
+    text = check_text(text)
+    indexed = _indexed(text)
+    d = len(_words(text, indexed))
+    masks = as_float_array(z, "z")
+    if masks.ndim != 2 or masks.shape[1] != d:
+        raise ValueError(
+            f"z must be an (n, d) array with d = {d}, the number of distinct words of text, got shape {masks.shape}"
+        )
+    if not np.isin(masks, (0.0, 1.0)).all():
+        raise ValueError("z must contain only 0 (word removed) and 1 (word kept)")
+    tokens = [str(token) for token in indexed.as_list]
+    check_memory(
+        masks.shape[0] * (9.0 * len(tokens) + len(text) + 64),
+        f"{masks.shape[0]} perturbed documents of {len(tokens)} tokens",
+        "build them in batches",
+    )
+    word_of_token = np.full(len(tokens), -1, dtype=np.int64)
+    for j, positions in enumerate(indexed.positions):
+        word_of_token[positions] = j
+    is_word = word_of_token >= 0
+    keep = np.ones((masks.shape[0], len(tokens)), dtype=bool)
+    keep[:, is_word] = masks[:, word_of_token[is_word]] == 1.0
+    return ["".join(compress(tokens, row)) for row in keep.tolist()]
+
+
+def word_tokens(word, analyzer=None):
+    """The vectorizer's tokens of one lime word: ``analyzer(word)``, or TfidfVectorizer's defaults without one.
+
+    Examples
+    --------
+    >>> word_tokens("Food"), word_tokens("a")
+    (['food'], [])
+    """
+    if analyzer is None:
+        return DEFAULT_TOKEN.findall(word.lower())
+    return list(analyzer(word))
+
+
+def _columns_of_words(words, vectorizer):
+    """Each lime word's vectorizer column (-1 if it has none), refusing a word the analyzer splits in two."""
+    analyze = vectorizer.build_analyzer()
+    vocabulary = vectorizer.vocabulary_
+    columns = np.full(len(words), -1, dtype=np.int64)
+    for j, word in enumerate(words):
+        tokens = analyze(word)
+        if len(tokens) > 1:
+            raise ValueError(f"the vectorizer splits the lime word {word!r} into several tokens {tokens}")
+        if tokens:
+            columns[j] = vocabulary.get(tokens[0], -1)
+    return columns
+
+
+def word_columns(text, vectorizer):
+    """The vectorizer column and the number of occurrences of each word of lime's local dictionary of ``text``.
+
+    Word j of ``local_dictionary(text)`` is analysed on its own by the vectorizer; ``columns[j]`` is the
+    column of its token, or -1 when the vectorizer cannot see it (its analyzer drops it: one character, a stop
+    word; or its token is not in the fitted vocabulary).  ``counts[j]`` is the number of times lime's word j
+    occurs in ``text`` (lime removes all of them at once).  Several words may share a column: under the
+    default lower-casing "The" and "the" both go to the column "the".  The vectorizer's count of column c
+    in ``text`` is then the sum of ``counts[j]`` over the words j with ``columns[j] == c``; this is checked
+    on ``text`` before returning.
+
+    Parameters
+    ----------
+    text : str
+        The document (at least one word).
+    vectorizer : CountVectorizer or TfidfVectorizer
+        Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``, with a token pattern whose tokens do not span
+        lime's separators (true of scikit-learn's default).
+
+    Returns
+    -------
+    columns : numpy.ndarray of int, shape (d,)
+        The column of each word, -1 for an invisible word.
+    counts : numpy.ndarray of int, shape (d,)
+        The number of occurrences of each word in ``text`` (>= 1).
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a str or ``vectorizer`` is not a CountVectorizer / TfidfVectorizer.
+    ValueError
+        If ``text`` has no word; if ``vectorizer`` is unfitted or not a word-unigram vectorizer; if its analyzer
+        splits one lime word into several tokens, or its tokens of ``text`` are not those of lime's words taken
+        one by one (a token pattern that spans separators).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> vectorizer = CountVectorizer().fit(["the food", "bad service"])
+    >>> sorted(vectorizer.vocabulary_.items())
+    [('bad', 0), ('food', 1), ('service', 2), ('the', 3)]
+    >>> columns, counts = word_columns("The food, the food, a bad idea", vectorizer)
+    >>> local_dictionary("The food, the food, a bad idea")
+    ['The', 'food', 'the', 'a', 'bad', 'idea']
+    >>> columns.tolist(), counts.tolist()
+    ([3, 1, 3, -1, 0, -1], [1, 2, 1, 1, 1, 1])
+    """
+    text = check_text(text)
+    check_vectorizer(vectorizer, unigrams=True)
+    _, columns, counts = _word_columns(text, vectorizer)
+    return columns, counts
+
+
+def _word_columns(text, vectorizer):
+    """lime's words of a checked ``text``, their columns and counts, for a checked word-unigram ``vectorizer``."""
+    indexed = _indexed(text)
+    words = _words(text, indexed)
+    columns = _columns_of_words(words, vectorizer)
+    counts = np.array([len(positions) for positions in indexed.positions], dtype=np.int64)
+    vocabulary = vectorizer.vocabulary_
+    seen = Counter(vocabulary[token] for token in vectorizer.build_analyzer()(text) if token in vocabulary)
+    ours = Counter()
+    for column, count in zip(columns.tolist(), counts.tolist(), strict=True):
+        if column >= 0:
+            ours[column] += count
+    if seen != ours:
+        raise ValueError(
+            "the vectorizer's tokens of text are not the tokens of lime's words taken one by one: its token "
+            "pattern spans lime's separators, so a column's count is not a function of the kept words"
+        )
+    return words, columns, counts
+
+
+def tfidf_columns(text, vectorizer):
+    """The vectorizer column of each word of lime's local dictionary of ``text`` (-1 if the model cannot see it).
+
+    A lime word is invisible when the vectorizer's analyzer drops it (one character, stop word) or when its
+    token is not in the fitted vocabulary.  Unlike :func:`word_columns`, no two words may share a column, so
+    that each visible word has a TF-IDF weight of its own.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    vectorizer : TfidfVectorizer
+        Fitted, with the paper's normalised TF-IDF (``norm='l2'``, ``use_idf=True``, no sublinear tf, not
+        binary).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (d,)
+        The column of each word of ``local_dictionary(text)``, -1 for an invisible word.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a str or ``vectorizer`` not a TfidfVectorizer.
+    ValueError
+        If two lime words fall into the same column (e.g. "The" and "the" under lower-casing): then the
+        TF-IDF coordinate is not a function of one lime word and per-word TF-IDF weights are ill-defined;
+        as :func:`word_columns` otherwise.
+
+    Examples
+    --------
+    >>> from limetheory.book import fit_yelp_vectorizer
+    >>> vectorizer = fit_yelp_vectorizer(["good food", "bad service"])
+    >>> tfidf_columns("Good food, bad", vectorizer).tolist()
+    [2, 1, 0]
+    """
+    return _tfidf_columns(text, vectorizer)[0]
+
+
+def _tfidf_columns(text, vectorizer):
+    """:func:`tfidf_columns` and the words' counts, from one tokenisation."""
+    text = check_text(text)
+    check_vectorizer(vectorizer, tfidf=True, unigrams=True)
+    words, columns, counts = _word_columns(text, vectorizer)
+    owner = {}
+    for word, column in zip(words, columns.tolist(), strict=True):
+        if column >= 0:
+            if column in owner:
+                raise ValueError(
+                    f"the lime words {owner[column]!r} and {word!r} share the vectorizer column "
+                    f"{_column_name(vectorizer, column)!r}; per-word TF-IDF weights are ill-defined (use "
+                    "lt.word_columns, a vectorizer with lowercase=False, or another text)"
+                )
+            owner[column] = word
+    return columns.astype(int), counts
+
+
+def _column_name(vectorizer, column):
+    """The vocabulary term of a column (for messages)."""
+    return next(term for term, index in vectorizer.vocabulary_.items() if index == column)
+
+
+def tfidf_weights(text, vectorizer):
+    """The unnormalised TF-IDF weights m_j * v_j of the words of lime's local dictionary of ``text``.
+
+    m_j is the number of occurrences of lime word j in ``text`` (lime removes all of them at once) and v_j
+    the vectorizer's inverse document frequency of its column; the weight is 0 for a word the model cannot
+    see.  The normalised TF-IDF of the document is ``w / ||w||`` on the columns :func:`tfidf_columns`.
+    This is the ``tfidf`` argument of :func:`~limetheory.beta_linear_approx`.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    vectorizer : TfidfVectorizer
+        As in :func:`tfidf_columns`.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (d,)
+        The weight of each word of ``local_dictionary(text)``, 0 for an invisible word.
+
+    Raises
+    ------
+    TypeError
+        As :func:`tfidf_columns`.
+    ValueError
+        As :func:`tfidf_columns` (two lime words in one column), or if no word of ``text`` is visible.
+
+    Examples
+    --------
+    >>> from limetheory.book import fit_yelp_vectorizer
+    >>> tfidf_weights("Good food, bad", fit_yelp_vectorizer(["good food", "bad service"])).round(6).tolist()
+    [1.405465, 1.405465, 1.405465]
+    """
+    columns, counts = _tfidf_columns(text, vectorizer)
+    idf = np.asarray(vectorizer.idf_, dtype=float)
+    counts = counts.astype(float)
+    weights = np.where(columns >= 0, counts * idf[np.maximum(columns, 0)], 0.0)
+    if not weights.max() > 0:
+        raise ValueError("text has no word that the vectorizer can see")
+    return weights
+
+
+def column_entries(vectorizer, words, occurrences):
+    """Word j's vectorizer columns, each counted ``occurrences[j]`` times: {(j, column): count}.
+
+    A column comes from the vectorizer's analyzer on the word alone; a word may have several columns or none.
+    """
+    analyze = vectorizer.build_analyzer()
+    vocabulary = vectorizer.vocabulary_
+    entries = {}
+    for j, word in enumerate(words):
+        for feature in analyze(word):
+            column = vocabulary.get(feature)
+            if column is not None:
+                entries[j, column] = entries.get((j, column), 0) + occurrences[j]
+    return entries
+
+
+def count_matrix(entries, d, columns):
+    """The sparse (d x q) integer matrix of ``entries`` {(j, column): count}, with q = len(columns).
+
+    Column k of the matrix is the vocabulary column ``columns[k]``.
+    """
+    where = {column: k for k, column in enumerate(columns)}
+    # sparse: a word has at most a few columns, so a dense matrix would waste O(d^2) memory at large d;
+    # integer entries keep every sum of counts exact
+    keys = list(entries)
+    return sp.csr_matrix(
+        (
+            np.array([entries[key] for key in keys], dtype=np.int64),
+            (np.array([j for j, _ in keys], dtype=np.int64), np.array([where[c] for _, c in keys], dtype=np.int64)),
+        ),
+        shape=(d, len(columns)),
+    )
+
+
+def normalize_rows(matrix, norm):
+    """``sklearn.preprocessing.normalize(matrix, norm=norm, copy=False)``, without its input validation.
+
+    For a CSR matrix of floats, normalize only validates and then calls these in-place kernels; calling them
+    directly gives the same numbers and saves a fixed cost that dominates small runs.
+    """
+    if matrix.format == "csr" and matrix.dtype in (np.float32, np.float64):
+        (inplace_csr_row_normalize_l1 if norm == "l1" else inplace_csr_row_normalize_l2)(matrix)
+        return matrix
+    return normalize(matrix, norm=norm, copy=False)
+
+
+class DocumentCounts:
+    """A document as lime sees it (its distinct tokens) and as the vectorizer sees it (a count matrix).
+
+    ``counts`` is the sparse (d x q) integer matrix whose row j holds lime word j's number of occurrences in
+    its vectorizer columns (q = the document's distinct visible columns, listed in ``columns``); the counts of a
+    perturbed document are then ``mask @ counts``.  The vectorizer must be one whose tokenisation this mirrors
+    exactly (``check_vectorizer(..., mirrored_by=...)``); the caller checks that, and :meth:`self_check`
+    compares rows with the vectorizer's own transform of the real strings.
+    """
+
+    def __init__(self, text, vectorizer):
+        self.text = text
+        self.vectorizer = vectorizer
+        self.indexed = IndexedString(text)  # lime's defaults: split on \W+, bag of words
+        self.words = [str(w) for w in self.indexed.inverse_vocab]
+        self.d = len(self.words)
+        if self.d < 2:  # as lt.lime_explanations
+            raise ValueError(
+                f"text must contain at least 2 distinct words, got {self.words}: with d = 1 every perturbation "
+                "removes the only word, so the explanation is undefined (Sigma is singular)"
+            )
+        if vectorizer.lowercase and "\u03a3" in text:
+            # Python lower-cases the capital sigma according to its neighbours (final sigma), so a word's
+            # lower-case form could depend on which other words were removed
+            raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
+        preprocess = vectorizer.build_preprocessor()
+        words = set(self.words)  # a set: membership in lime's list would cost O(d) per piece, O(d^2) in all
+        for piece in set(self.indexed.as_list) - words:
+            if _WORD_CHARACTER.search(preprocess(piece)):
+                raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
+        # a word may have several columns here (lower-casing can turn a word character into a separator: "İ"
+        # becomes "i" and a combining dot), unlike in word_columns, which refuses such a word
+        entries = column_entries(vectorizer, self.words, [len(positions) for positions in self.indexed.positions])
+        self.columns = np.array(sorted({column for _, column in entries}), dtype=np.int64)
+        self.counts = count_matrix(entries, self.d, self.columns)
+        self.n_features = len(vectorizer.vocabulary_)
+        self._matrix_type = None  # the vectorizer's sparse matrix class, learnt from its first real transform
+
+    @property
+    def matrix_type(self):
+        """The sparse matrix class the vectorizer's ``transform`` returns (learnt from one real call)."""
+        if self._matrix_type is None:
+            self._matrix_type = type(self.vectorizer.transform([self.text]))
+        return self._matrix_type
+
+    def documents(self, masks):
+        """The strings lime would build for these masks (1 = word kept)."""
+        return perturbed_documents(self.text, masks)
+
+    def kept_counts(self, masks):
+        """The (m x q) integer counts of the document's columns in the perturbed documents of ``masks``."""
+        # sparse x sparse in integers: exact counts, memory proportional to the kept entries (never m x q dense)
+        return sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64) @ self.counts
+
+    def transform(self, masks):
+        """``vectorizer.transform(self.documents(masks))``, computed from the counts of :meth:`kept_counts`."""
+        masks = np.asarray(masks)
+        counts = sp.csr_matrix(self.kept_counts(masks))
+        counts.eliminate_zeros()
+        counts.sort_indices()  # positions are sorted, and self.columns is increasing: sorted column indices
+        vectorizer = self.vectorizer
+        matrix = self.matrix_type(
+            (counts.data.astype(vectorizer.dtype), self.columns[counts.indices], counts.indptr.astype(np.int64)),
+            shape=(len(masks), self.n_features),
+        )
+        if vectorizer.binary:
+            matrix.data.fill(1)
+        if isinstance(vectorizer, TfidfVectorizer):  # TfidfTransformer.transform, step by step
+            if vectorizer.sublinear_tf:
+                np.log(matrix.data, matrix.data)
+                matrix.data += 1.0
+            if vectorizer.use_idf:
+                matrix.data *= vectorizer.idf_[matrix.indices]
+            if vectorizer.norm is not None:
+                matrix = normalize_rows(matrix, vectorizer.norm)
+        return matrix
+
+    def self_check(self, masks):
+        """Compare a few rows with ``vectorizer.transform`` of the real strings; raise ValueError on a mismatch."""
+        # lime's own inverse_removing on the IndexedString already built (a second tokenisation of a long
+        # document would cost as much as the rest of a small run)
+        strings = [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+        truth = self.vectorizer.transform(strings)
+        if self._matrix_type is None:  # one transform call fewer per run: a fixed cost that matters when d is small
+            self._matrix_type = type(truth)
+        ours = sp.csr_matrix(self.transform(masks))
+        truth = sp.csr_matrix(truth)
+        ours.sort_indices()
+        truth.sort_indices()
+        same = (
+            ours.shape == truth.shape
+            and np.array_equal(ours.indptr, truth.indptr)
+            and np.array_equal(ours.indices, truth.indices)
+            and np.allclose(ours.data, truth.data, rtol=1e-12, atol=0.0)
+        )
+        if not same:
+            raise ValueError(
+                "the vectorizer's TF-IDF of perturbed documents could not be reproduced from word counts "
+                "(self-check against vectorizer.transform failed); use lt.lime_explanations instead"
+            )

@@ -1,0 +1,11 @@
+"""Exact explanations of real models: ``explain`` and its routes, ``Explanation``, ``LimeSpread``, Monte Carlo.
+
+What it holds: the route a fitted pipeline takes (``routing``), its result (``result``), lime's spread around the
+limit (``spread``), the stratified Monte Carlo estimate (``montecarlo``), lime's ``bow``/``char_level`` modes
+(``modes``), trees and tree ensembles read as formulas in lime's words (``trees``, ``leaves``).
+
+Who may import it: ``limetheory.book`` and the top-level namespace.
+What it may import: ``limetheory.theory``, ``limetheory.engine`` and the root helpers; never ``book``
+(tests/test_module_boundaries.py).  ``trees`` lives here, not in ``theory``, because turning a fitted tree into a
+formula needs the vectorizer's view of the document (``engine.presence``, ``engine.tokens``).
+"""

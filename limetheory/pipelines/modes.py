@@ -1,0 +1,233 @@
+r"""lime's other text modes for :func:`limetheory.explain`: ``bow``, ``split_expression``, ``mask_string``, characters.
+
+``LimeTextExplainer(bow=..., split_expression=..., mask_string=..., char_level=...)`` changes what a feature is,
+not how lime samples: with d features (distinct words with ``bow=True``; occurrences with ``bow=False``;
+characters with ``char_level=True``) the masks, the weights ψ and Σ are those of the paper with this d.  What
+changes is the model as a function of the mask:
+
+* ``bow=False``: a removed occurrence is replaced by ``mask_string`` ('UNKWORDZ' when None).  A vectorizer
+  column then counts the *kept occurrences* of its word(s), plus, when the vocabulary holds the mask token, the
+  *removed* ones (the mask token is a word like any other unless the vectorizer drops it);
+* a custom ``split_expression`` changes lime's words, which must still be whole tokens of the vectorizer
+  (checked by :class:`limetheory.engine.fast.LimeTextCounts`);
+* ``char_level=True``: removing characters changes the words themselves, so no route reads the model through
+  word counts; the model is evaluated on lime's own strings (enumeration for d <= 14, Monte Carlo otherwise).
+
+This module says, for one document under one mode, what each route needs: lime's features and perturbed strings
+(the same ``IndexedString`` / ``IndexedCharacters`` lime builds), each feature's vectorizer column for the
+linear route (:func:`linear_features`), and the presence structure of the columns for the tree route
+(:func:`mode_document_columns`: groups of features sharing a column, the columns' values on each kept subset).
+The word-count mirror of the vectorizer is the fast engine's :class:`limetheory.engine.fast.LimeTextCounts`, not a copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from lime.lime_text import IndexedCharacters, IndexedString
+from scipy.sparse.csgraph import connected_components
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from .._validation import check_bool, check_text
+from ..engine.fast import LimeTextCounts
+from ..engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
+
+#: lime's default split expression (``LimeTextExplainer`` and ``IndexedString``)
+LIME_SPLIT = r"\W+"
+
+
+@dataclass(frozen=True)
+class TextMode:
+    """lime's text settings for one explanation (lime's names and defaults)."""
+
+    bow: bool = True
+    split_expression: object = LIME_SPLIT
+    mask_string: str | None = None
+    char_level: bool = False
+
+    @property
+    def is_default(self):
+        r"""True for lime's default word mode (bag of words split on ``\W+``), where ``mask_string`` is never used."""
+        return self.bow and not self.char_level and self.split_expression == LIME_SPLIT
+
+    @property
+    def unit(self):
+        """What one feature is, in words, for messages."""
+        if self.char_level:
+            return "distinct characters" if self.bow else "characters"
+        return "distinct words" if self.bow else "word occurrences (bow=False)"
+
+    def indexed(self, text):
+        """lime's own ``IndexedString`` (or ``IndexedCharacters``) of ``text`` under this mode."""
+        if self.char_level:
+            return IndexedCharacters(text, bow=self.bow, mask_string=self.mask_string)
+        return IndexedString(text, bow=self.bow, split_expression=self.split_expression, mask_string=self.mask_string)
+
+
+def check_mode(bow=True, split_expression=LIME_SPLIT, mask_string=None, char_level=False):
+    """The :class:`TextMode` of lime's settings, each checked (TypeError naming the argument and what is allowed)."""
+    bow = check_bool(bow, "bow")
+    char_level = check_bool(char_level, "char_level")
+    if not (callable(split_expression) or isinstance(split_expression, str)):
+        raise TypeError(
+            f"split_expression must be a regular expression (str) or a callable, got {type(split_expression).__name__}"
+        )
+    if mask_string is not None and not isinstance(mask_string, str):
+        raise TypeError(f"mask_string must be None or a str, got {type(mask_string).__name__}")
+    return TextMode(bow=bow, split_expression=split_expression, mask_string=mask_string, char_level=char_level)
+
+
+def mode_features(text, mode):
+    """lime's features of ``text`` under ``mode`` (``inverse_vocab``, in lime's order), refusing fewer than 2."""
+    text = check_text(text)
+    features = [str(feature) for feature in mode.indexed(text).inverse_vocab]
+    if len(features) < 2:
+        raise ValueError(
+            f"text must contain at least 2 {mode.unit} (lime removes features; with d = {len(features)} the "
+            f"explanation is undefined), got {text!r:.80}"
+        )
+    return features
+
+
+def mode_documents(text, mode):
+    """Masks (m, d) -> the strings lime builds for them under ``mode`` (its own ``inverse_removing``)."""
+    indexed = mode.indexed(check_text(text))
+
+    def documents(z):
+        return [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in np.asarray(z)]
+
+    return documents
+
+
+@dataclass(frozen=True)
+class LinearFeatures:
+    """Each feature's vectorizer column and count, and the mask token's columns, for the linear route.
+
+    ``columns[j]`` is the column feature j feeds (-1: none), ``counts[j]`` how many times it feeds it (its
+    occurrences with ``bow=True``, 1 with ``bow=False``); a removed feature adds ``mask_counts`` to the columns
+    ``mask_columns`` (empty unless ``bow=False`` and the vocabulary holds the mask token).
+    """
+
+    columns: np.ndarray
+    counts: np.ndarray
+    mask_columns: np.ndarray
+    mask_counts: np.ndarray
+
+
+def linear_features(text, vectorizer, mode):
+    """The :class:`LinearFeatures` of ``text`` under ``mode`` (ValueError when a feature feeds several columns).
+
+    Built from the fast engine's word-count mirror of the vectorizer (:class:`limetheory.engine.fast.LimeTextCounts`),
+    which refuses a split that cuts the vectorizer's tokens apart and is checked here against the vectorizer's
+    own transform of the document and of the document with every feature removed.
+    """
+    if mode.char_level:
+        raise ValueError("with char_level=True removing characters changes the words: columns are not word counts")
+    document = LimeTextCounts(
+        text, vectorizer, bow=mode.bow, split_expression=mode.split_expression, mask_string=mode.mask_string
+    )
+    document.self_check(np.array([np.ones(document.d), np.zeros(document.d)], dtype=np.int8))
+    counts = sp.csr_matrix(document.counts)
+    per_feature = np.diff(counts.indptr)
+    if (per_feature > 1).any():
+        j = int(np.flatnonzero(per_feature > 1)[0])
+        raise ValueError(f"the vectorizer reads the feature {document.words[j]!r} as several tokens")
+    columns = np.full(document.d, -1, dtype=np.int64)
+    values = np.ones(document.d, dtype=np.int64)
+    rows = np.flatnonzero(per_feature == 1)
+    columns[rows] = document.columns[counts.indices[counts.indptr[rows]]]
+    values[rows] = counts.data[counts.indptr[rows]]
+    fed = document.mask_counts > 0
+    return LinearFeatures(columns, values, document.columns[fed], document.mask_counts[fed])
+
+
+def mask_token_refusal(vectorizer, features):
+    """Why the mask token's columns stop the linear route (None when absent or when the model stays affine).
+
+    A removed occurrence adds the mask token: its count is the number of removed features, d - Σz.  On plain
+    counts without a norm the model stays affine in z (handled exactly); a norm, binary or sublinear counts make
+    it a function of that count that the grouped route does not take.
+    """
+    if not len(features.mask_columns):
+        return None
+    plain = not vectorizer.binary and not getattr(vectorizer, "sublinear_tf", False)
+    if plain and getattr(vectorizer, "norm", None) is None:
+        return None
+    return (
+        "the vocabulary holds the mask token, whose count is the number of removed occurrences; with "
+        f"{'a norm' if plain else 'binary or sublinear counts'} the model is not a sum over kept occurrences"
+    )
+
+
+def mask_token_weight(vectorizer, features, coef):
+    """What one removed feature adds to the linear score through the mask token's columns (0 without them)."""
+    if not len(features.mask_columns):
+        return 0.0
+    with_idf = isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf
+    idf = vectorizer.idf_[features.mask_columns] if with_idf else 1.0
+    return float(np.sum(coef[features.mask_columns] * features.mask_counts * idf))
+
+
+def mode_document_columns(text, vectorizer, mode, *, n_features=None):
+    """The presence structure of ``text`` under ``mode`` for the tree route (a ``presence.DocumentColumns``).
+
+    Features that feed a common column form a group (with ``bow=False``, the occurrences of one word: the word is
+    present when one of its kept occurrences is, an Or over positions); each column's value on each kept subset
+    of its group is the vectorizer's, computed by the fast engine's mirror and checked against the vectorizer's
+    own transform on lime's strings.  Refused (ValueError, with the reason): a normalised TF-IDF, a vocabulary
+    that holds the mask token (its count is the number of removed features, a function of every feature),
+    ``char_level=True``, a group of more than ``MAX_GROUP_WORDS`` features, a model of another width.
+    """
+    if mode.char_level:
+        raise ValueError("with char_level=True removing characters changes the words: no split reads a word count")
+    refusal = presence_refusal(vectorizer)
+    if refusal is not None:
+        raise ValueError(f"{refusal}; {EXPLAIN_ADVICE}")
+    if n_features is not None and n_features != len(vectorizer.vocabulary_):
+        raise ValueError(
+            f"the model must read the vectorizer's {len(vectorizer.vocabulary_)} columns, got n_features_in_ = "
+            f"{n_features}"
+        )
+    document = LimeTextCounts(
+        text, vectorizer, bow=mode.bow, split_expression=mode.split_expression, mask_string=mode.mask_string
+    )
+    if document.mask_counts.any():
+        raise ValueError(
+            f"the vocabulary holds the mask token {document.indexed.mask_string!r}: its count is the number of "
+            "removed occurrences, which no group of features decides; " + EXPLAIN_ADVICE
+        )
+    d, counts = document.d, sp.csr_matrix(document.counts)
+    q = len(document.columns)
+    graph = sp.bmat([[None, counts], [counts.T, None]], format="csr")  # features and columns, linked when fed
+    _, label = connected_components(graph, directed=False)
+    fed = np.diff(counts.indptr) > 0
+    groups = {}
+    for j in np.flatnonzero(fed).tolist():
+        groups.setdefault(int(label[j]), []).append(j)
+    groups = tuple(sorted(tuple(g) for g in groups.values()))
+    largest = max((len(g) for g in groups), default=0)
+    if largest > MAX_GROUP_WORDS:
+        raise ValueError(
+            f"text has {largest} {mode.unit} feeding linked vectorizer columns, above the limit of {MAX_GROUP_WORDS} "
+            f"(their 2^k kept subsets are enumerated); {EXPLAIN_ADVICE}"
+        )
+    group_of_column, values, masks, where = {}, {}, [np.ones(d, dtype=np.int8)], {}
+    for g, group in enumerate(groups):
+        for t in range(2 ** len(group)):
+            mask = np.ones(d, dtype=np.int8)  # the other features kept: a column's value depends on its group only
+            mask[list(group)] = [(t >> i) & 1 for i in range(len(group))]
+            where[g, t] = len(masks)
+            masks.append(mask)
+    masks = np.array(masks)
+    matrix = sp.csr_matrix(document.transform(masks))
+    document.self_check(masks[: min(len(masks), 64)])  # the mirror against the vectorizer's transform of lime's strings
+    dense = matrix[:, document.columns].toarray()
+    for g, group in enumerate(groups):
+        members = [k for k in range(q) if label[d + k] == label[group[0]]]
+        for k in members:
+            column = int(document.columns[k])
+            group_of_column[column] = g
+            values[column] = dense[[where[g, t] for t in range(2 ** len(group))], k].astype(np.float32)
+    return DocumentColumns(words=document.words, groups=groups, group_of_column=group_of_column, values=values)
