@@ -8,9 +8,9 @@ coefficient of 0.995 in the limit is about 0.001 in lime).  :func:`agreement_not
 ``explain`` computed: in ``notes`` and in one ``UserWarning``.
 
 Cost: lime's centre is O(d) and needs no model call (:func:`limetheory.pipelines.spread.lime_centre`); only
-where it differs from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread needed, with Ω from the
-route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the model (all masks when there
-are fewer), in O(masks × d) (:func:`limetheory.pipelines.spread.lime_spread`).
+where it differs from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread
+needed, with Ω from the route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the
+model (all masks when there are fewer), in O(masks × d) (:func:`limetheory.pipelines.spread.lime_spread`).
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ for, a bound method of one, or any function from a list of str to an (n, k) arra
 The routes stay tied to the real model: the linear route must reproduce it on the document and on a few perturbed
 documents, to the rounding of the pipeline's dtype, before its β is trusted; the tree route reads only splits that
 ``limetheory.pipelines.leaves`` has checked to be functions of which words are present; enumeration and the
-estimate call the model on lime's own perturbed strings.  An exact route whose cost is above the work limit is not refused: it
-gives way to the estimate with a note that states its time and the ``max_work`` that runs it.  Last, the limit is
-compared with where lime's coefficients concentrate at the user's ``num_samples``
+estimate call the model on lime's own perturbed strings.  An exact route whose cost is above the work limit is not
+refused: it gives way to the estimate with a note that states its time and the ``max_work`` that runs it.  Last,
+the limit is compared with where lime's coefficients concentrate at the user's ``num_samples``
 (:mod:`limetheory.pipelines.agreement`).
 """
 
