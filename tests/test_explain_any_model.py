@@ -503,5 +503,5 @@ def test_long_documents_are_estimated_not_refused():
     def positive(documents):  # a cheap black box: the share of a few positive words
         return np.array([[sum(doc.count(w) for w in ("good", "great", "love")) / (1 + len(doc))] for doc in documents])
 
-    result = lt.explain(positive, text)
-    assert result.method == "monte_carlo" and result.num_samples > 19_000 and np.isfinite(result.beta).all()
+    result = lt.explain(positive, text, max_calls=20_000, progress=False)
+    assert result.method == "monte_carlo" and not result.exact and np.isfinite(result.beta).all()

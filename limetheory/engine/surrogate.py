@@ -132,7 +132,8 @@ def expected_lime_fit(sigma, gamma, y0, num_samples, lam=1.0):
     .. math::
 
        (m \Sigma + P + x_0 x_0^\top)^{-1} (m \Gamma + x_0 y_0),
-       \qquad P = \lambda \operatorname{diag}(0, 1, \ldots, 1),
+
+       P = \lambda \operatorname{diag}(0, 1, \ldots, 1),
 
     the target around which lime's coefficients concentrate (to first order).  As num_samples grows it tends to
     :math:`\Sigma^{-1} \Gamma = \beta^f`; the first row and the penalty shift it by O(1/num_samples).

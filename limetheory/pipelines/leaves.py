@@ -22,10 +22,12 @@ probability
 
 .. math::
 
-   \mathbb{P}(K \text{ kept}, R \text{ removed} \mid s)
+   &\mathbb{P}(K \text{ kept}, R \text{ removed} \mid s)
      = \frac{\binom{d - a - b}{k - a}}{\binom{d}{k}}
-     = \prod_{i < a} \frac{k - i}{d - i} \, \prod_{i < b} \frac{d - k - i}{d - a - i},
-   \qquad a = \lvert K \rvert, \; b = \lvert R \rvert,
+
+   &\qquad = \prod_{i < a} \frac{k - i}{d - i} \, \prod_{i < b} \frac{d - k - i}{d - a - i},
+
+   &\qquad a = \lvert K \rvert, \; b = \lvert R \rvert,
 
 a ratio of binomials computed as a product of a + b factors (no cancellation, no overflow), and
 :math:`\mathbb{P}(\text{atom}, z_j = 1 \mid s)` is that probability for j in K, 0 for j in R, and the

@@ -37,23 +37,22 @@ from sklearn.base import is_classifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int, check_positive_finite, check_text, seconds_text, work_limit
+from .._validation import check_bool, check_int, check_positive_finite, check_text, seconds_text, work_limit
 from ..engine.tokens import local_dictionary
 from ..theory.explanation import all_masks, beta_enumerate
 from ..theory.sampling import kernel_weights
 from .agreement import agreement_notes
 from .blackbox import mask_scores, read_model
+from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
+from .estimate_route import estimate_explanation
 from .linear_route import LinearReading, RouteUnavailable
 from .modes import LIME_SPLIT, check_mode, mode_document_columns, mode_documents, mode_features
-from .montecarlo import MaskSample, estimate_beta, masks_removing
+from .montecarlo import MaskSample, masks_removing
 from .result import LIME_NUM_SAMPLES, Explanation
 
 METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo", "estimate")
 #: largest number of distinct words for which every mask is enumerated (16383 model calls)
 MAX_ENUMERATION_WORDS = 14
-#: masks of the estimate by default: its standard errors are then a few percent of lime's own spread at lime's
-#: default n = 5000 (see the docstring of ``explain``)
-DEFAULT_MONTE_CARLO_SAMPLES = 20_000
 #: perturbed documents on which an exact route is checked against the pipeline, besides the document itself
 _SELF_CHECK_MASKS = 8
 
@@ -253,32 +252,26 @@ def explain_controls(model, text, output, label, nu, mode=None):
         return ()
 
 
-def _estimates(score_masks, d, nu, labels, *, masks, seed, controls_of):
-    """The estimate route for each label (montecarlo.estimate_beta): {label: MonteCarloEstimate}.
+def _estimates(reader, text, score_masks, d, nu, labels, *, mode, lime_n, tol, max_calls, seed, progress, controls_of):
+    """The estimate route for each label: {label: (LimitEstimate, masks -> scores, a note on the rows)}.
 
-    The estimate takes the work its masks need: it is the route that answers every document lime can explain
-    (the masks are capped by ``max_calls``; the closed routes' limits do not apply).
+    A pipeline goes to ``estimate_route.estimate_explanation`` (rows from counts where it can); a classifier_fn is
+    scored on lime's strings by ``estimate.estimate_limit``, ten lime runs' worth of calls by default.
     """
-    cache = {}
-
-    def remembered(z):  # the labels' pilots draw the same masks from the same seed: one model call for all
-        key = (z.shape, z.tobytes())
-        if key not in cache:
-            cache.clear()
-            cache[key] = score_masks(z)
-        return cache[key]
-
-    live = int((kernel_weights(d, nu=nu) > 0).sum())
-    if masks < 4 * live:
-        raise ValueError(
-            f"max_calls must be >= {4 * live} for a document of {d} distinct words (2 masks for each number of "
-            f"removed words, in the pilot and in the main sample), got {masks}"
-        )
     results = {}
     for label in labels:
+        column = _column(score_masks, label)
         rng = np.random.default_rng(seed)
-        with work_limit(np.inf):
-            results[label] = estimate_beta(_column(remembered, label), d, nu, masks, rng, controls=controls_of(label))
+        if reader.pipeline is None:
+            budget = DEFAULT_CALLS_PER_LIME_RUN * lime_n if max_calls is None else max_calls
+            estimate = estimate_limit(column, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
+                                      random_state=rng, progress=progress, controls=())  # fmt: skip
+            results[label] = (estimate, column, "estimate: the model scored on lime's perturbed strings")
+        else:
+            results[label] = estimate_explanation(
+                reader.pipeline, text, reader.output, label, nu, column, d, mode=mode, num_samples=lime_n, tol=tol,
+                max_calls=max_calls, random_state=rng, progress=progress, controls=controls_of(label),
+            )  # fmt: skip
     return results
 
 
@@ -295,8 +288,10 @@ def explain(
     num_samples=None,
     random_state=0,
     method="auto",
+    tol=0.1,
     max_calls=None,
     max_work=None,
+    progress=True,
     bow=True,
     split_expression=LIME_SPLIT,
     mask_string=None,
@@ -315,13 +310,13 @@ def explain(
     ensembles whose splits are functions of which words are present), ``"enumeration"`` (any model, d <= 14,
     through the model's outputs), then ``"monte_carlo"``, the estimate (any model, any d).
 
-    The estimate is unbiased with standard errors: Σ⁻¹ is known exactly, Γ is averaged over masks stratified on
-    the number of removed words, and a control variate fitted on a pilot fifth of the masks (an affine function of
-    the mask, plus the exact linear decision function of a pipeline that has one, e.g. for a logistic regression's
-    ``predict_proba``) removes most of the variance (``limetheory.pipelines.montecarlo``).  Measured on the paper's
-    29-word Yelp review, logistic regression on the default TfidfVectorizer, ``predict_proba``, 20000 masks
-    (``benchmarks/explain_coverage.py``): the standard errors are at most 0.29 of lime's own standard deviation at
-    n = 5000; without a decision function (e.g. an MLP) expect about 0.55.
+    The estimate route (``"monte_carlo"``) is unbiased, with standard errors that the sample gives: Σ⁻¹ is exact
+    and Γ is averaged over masks stratified on the number of removed words, with exact control variates refitted
+    batch after batch, the model's own decision function when it has a linear one, and a linked surrogate
+    (``limetheory.pipelines.estimate``).  It draws until every standard error is at most ``tol`` times lime's standard
+    deviation at ``num_samples``, or until ``max_calls`` is spent, and ``notes`` say what it reached.  A pipeline
+    whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts, without
+    building strings (``limetheory.pipelines.count_rows``); a ``benchmarks/any_classifier_speed.py`` run times it.
 
     Last, the limit is compared with the centre lime's coefficients concentrate around at ``num_samples``: where
     they are more than 2 of lime's standard deviations apart (small kernel widths, few samples), ``notes`` says so
@@ -366,8 +361,14 @@ def explain(
     method : {"auto", "linear", "trees", "enumeration", "monte_carlo", "estimate"}
         The route: "auto" takes the first that applies; a named route is taken or refused with the reason
         (``"estimate"`` is another name of ``"monte_carlo"``).
+    tol : float
+        The estimate route draws until every standard error is at most ``tol`` times lime's standard deviation at
+        ``num_samples`` (default 0.1), or until ``max_calls`` is spent (``limetheory.estimate``).
     max_calls : int or None
-        The masks (model calls) of the estimate (default 20000).
+        The estimate route's budget of model calls; None: 200 lime runs' worth when the rows come from the
+        vectorizer's counts (cheap calls), 10 otherwise.
+    progress : bool
+        A progress bar on estimate work that lasts more than about 2 s.
     max_work : float or None
         Floating-point operations an exact route may take (default: the package's limit of 2e10, about 10 s).
         Above it, "auto" takes the estimate and ``notes`` states the route's time and the ``max_work`` to pass.
@@ -448,6 +449,8 @@ def explain(
     lime_n = LIME_NUM_SAMPLES if num_samples is None else check_int(num_samples, "num_samples", minimum=1)
     if max_calls is not None:
         max_calls = check_int(max_calls, "max_calls", minimum=2)
+    tol = check_positive_finite(tol, "tol")
+    progress = check_bool(progress, "progress")
     if max_work is not None:
         max_work = check_positive_finite(max_work, "max_work")
     if num_features is not None:
@@ -519,16 +522,11 @@ def explain(
         )
     estimates = {}
     if missing:
-        masks = DEFAULT_MONTE_CARLO_SAMPLES if max_calls is None else max_calls
         estimates = _estimates(
-            score_masks,
-            d,
-            nu,
-            missing,
-            masks=masks,
-            seed=seed,
+            reader, text, score_masks, d, nu, missing, mode=mode, lime_n=lime_n, tol=tol, max_calls=max_calls,
+            seed=seed, progress=progress,
             controls_of=lambda c: explain_controls(reader.pipeline, text, reader.output, c, nu, mode),
-        )
+        )  # fmt: skip
     common = dict(
         words=words,
         kernel_width=kernel_width,
@@ -562,17 +560,17 @@ def explain(
                 **common,
             )
         else:
-            estimate = estimates[current]
+            estimate, scores, rows = estimates[current]
             family[current] = Explanation(
                 beta=estimate.beta,
                 exact=False,
                 method="monte_carlo",
                 stderr=estimate.stderr,
                 label=current,
-                num_samples=estimate.num_samples,
+                num_samples=estimate.calls,
                 sample=estimate.sample,
-                notes=tuple(reasons[current]),
-                mask_fn=_column(score_masks, current),
+                notes=(*reasons[current], rows, estimate.note),
+                mask_fn=scores,
                 **common,
             )
     for member in family.values():

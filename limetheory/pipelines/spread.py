@@ -9,8 +9,10 @@ rows from LIME's law.  Its normal equations are :math:`A \hat\beta = b` with
 
 .. math::
 
-   \hat\beta - c \approx \bar A^{-1} \sum_i \bigl(\pi_i x_i (y_i - x_i^\top c) - \mathbb{E}[\ldots]\bigr),
-   \qquad \operatorname{Cov}(\hat\beta) \approx m \bar A^{-1} \Omega_c \bar A^{-1},
+   \hat\beta - c &\approx \bar A^{-1} \sum_i \bigl(\pi_i x_i (y_i - x_i^\top c) \\
+   &\qquad - \mathbb{E}[\ldots]\bigr),
+
+   \operatorname{Cov}(\hat\beta) &\approx m \bar A^{-1} \Omega_c \bar A^{-1},
 
 with :math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's law.  As n grows,
 :math:`m \bar A^{-1} \Omega_c \bar A^{-1} \to \Sigma^{-1} \Omega \Sigma^{-1} / m`, the CLT covariance of the paper's
@@ -32,10 +34,13 @@ keeping the index patterns whose expectation is of order :math:`m^{-1}` (mean) a
 
 .. math::
 
-   \mathbb{E}[\hat\beta] - c = -m W \mathbb{E}[D W \xi] + O(m^{-2}),
+   \mathbb{E}[\hat\beta] - c &= -m W \mathbb{E}[D W \xi] + O(m^{-2}),
 
-   \operatorname{Cov}(\hat\beta) = m W \Omega_c W - m (W H W + (W H W)^\top)
-   + m^2 W (P_1 + P_2) W + m^2 (W Q W + (W Q W)^\top) + O(m^{-3}),
+   \operatorname{Cov}(\hat\beta) &= m W \Omega_c W - m (W H W + (W H W)^\top)
+
+   &\quad + m^2 W (P_1 + P_2) W
+
+   &\quad + m^2 (W Q W + (W Q W)^\top) + O(m^{-3}),
 
 with, for independent rows 1 and 2, :math:`H = \mathbb{E}[D W \xi \xi^\top]`,
 :math:`P_1 = \mathbb{E}[D_1 W \xi_2 \xi_1^\top W D_2]`, :math:`P_2 = \mathbb{E}[D W \Omega_c W D]` and

@@ -32,8 +32,9 @@ Then (with :math:`\alpha_0 = \psi(1/d) \sum_s w_s / d`):
 
    \sigma_0 &= d \alpha_0 \mathbb{E}[a^2], \qquad \sigma_1 = -\alpha_0 A,
 
-   \sigma_2 &= \frac{\alpha_0}{d}\left(1 + (d-1)^2 \frac{V}{Q}\right), \qquad
-   \sigma_3 = \frac{\alpha_0}{d}\left(1 - (d-1) \frac{V}{Q}\right),
+   \sigma_2 &= \frac{\alpha_0}{d}\left(1 + (d-1)^2 \frac{V}{Q}\right),
+
+   \sigma_3 &= \frac{\alpha_0}{d}\left(1 - (d-1) \frac{V}{Q}\right),
 
 every one a product of sums of non-negative terms, except σ₃, which changes sign.
 Quantities proportional to :math:`\psi(1/d)^k` are assembled from their logarithms: a value outside the range of
@@ -208,8 +209,11 @@ def sigma_coefficients(d, *, nu):
 
        \sigma_0 &= (d-1) \alpha_2 + \alpha_1, \qquad \sigma_1 = -\alpha_1,
 
-       \sigma_2 &= \frac{(d-2) \alpha_0 \alpha_2 - (d-1) \alpha_1^2 + \alpha_0 \alpha_1}{\alpha_1 - \alpha_2},
-       \qquad \sigma_3 = \frac{\alpha_1^2 - \alpha_0 \alpha_2}{\alpha_1 - \alpha_2};
+       (\alpha_1 - \alpha_2)\, \sigma_2 &= (d-2) \alpha_0 \alpha_2
+
+       &\quad - (d-1) \alpha_1^2 + \alpha_0 \alpha_1,
+
+       \sigma_3 &= \frac{\alpha_1^2 - \alpha_0 \alpha_2}{\alpha_1 - \alpha_2};
 
     :math:`\Sigma^{-1}` is :math:`1/c_d` times the matrix with σ₀ in the corner, σ₁ on the rest of the first row
     and column, σ₂ on the rest of the diagonal and σ₃ elsewhere.

@@ -20,7 +20,9 @@ and then, with :math:`Q = \mathbb{E}_m[a (1 - a)]` and :math:`A = \mathbb{E}_m[a
 
 .. math::
 
-   \beta_j = \frac{d - 1}{d Q} \sum_s m_s W_{s,j} + \frac{b}{d}, \qquad \beta_0 = \mathbb{E}_m[F] - A b.
+   \beta_j &= \frac{d - 1}{d Q} \sum_s m_s W_{s,j} + \frac{b}{d},
+
+   \beta_0 &= \mathbb{E}_m[F] - A b.
 
 Only differences F_s - F_1 enter b and E_m[F] (relative to the dominant s = 1), and Var_m(a) is kept
 relative to the second largest weight (see :func:`limetheory.theory.law.weighted_law`), so nothing cancels
@@ -171,8 +173,9 @@ def beta_from_gamma(gamma, d, *, nu):
 
     .. math::
 
-       \beta_j = (\Gamma_j - \bar\Gamma) \frac{d - 1}{d Q \alpha_0} + \frac{C}{d V}, \qquad
-       \beta_0 = \frac{\Gamma_0}{\alpha_0} - \frac{A C}{V}.
+       \beta_j &= (\Gamma_j - \bar\Gamma) \frac{d - 1}{d Q \alpha_0} + \frac{C}{d V},
+
+       \beta_0 &= \frac{\Gamma_0}{\alpha_0} - \frac{A C}{V}.
 
     The map Γ ↦ β has condition number cond(Σ), which exceeds 1/ε for small ν and d
     (e.g. d = 2, ν <= 0.1): there a rounded Γ determines β only up to cond(Σ) · ε (a

@@ -8,10 +8,12 @@ with :math:`\mathbb{E}[H_S \mid S \not\ni j] \approx 1/3` and :math:`\mathbb{E}[
 .. math::
 
    \beta_j &\approx (3 E_j - 2 E_{j,k})\, \lambda_j \phi(\xi)_j
-   = \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j \approx 1.365\, \lambda_j \phi(\xi)_j,
+
+   &= \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j \approx 1.365\, \lambda_j \phi(\xi)_j,
 
    \beta_0 &\approx (2 E_j - 2 E_{j,k})\, f(\phi(\xi))
-   = \frac{3 \sqrt{6} - 4 \sqrt{3}}{3}\, f(\phi(\xi)) \approx 0.140\, f(\phi(\xi)).
+
+   &= \frac{3 \sqrt{6} - 4 \sqrt{3}}{3}\, f(\phi(\xi)) \approx 0.140\, f(\phi(\xi)).
 
 The intercept is the corrected one: the supplement prints 5 E_j in place of 2 E_j.  The book's chapter
 "Linear models at large bandwidth" shows that the replacement of :math:`\mathbb{E}[(1 - H_S)^{-1/2}]` by
@@ -42,10 +44,12 @@ def beta_linear_approx(lam, tfidf):
     .. math::
 
        \beta_0 &= \frac{3 \sqrt{6} - 4 \sqrt{3}}{3} \sum_j \lambda_j \phi(\xi)_j
-       \approx 0.1402\, f(\phi(\xi)),
+
+       &\approx 0.1402\, f(\phi(\xi)),
 
        \beta_{1+j} &= \frac{9 \sqrt{6} - 8 \sqrt{3}}{6}\, \lambda_j \phi(\xi)_j
-       \approx 1.3654\, \lambda_j \phi(\xi)_j.
+
+       &\approx 1.3654\, \lambda_j \phi(\xi)_j.
 
     This is Eq. (simplified-betainf-linear) of the paper's supplement (Proposition 4 with
     :math:`E_j \approx \sqrt{3/2}`, :math:`E_{j,k} \approx \sqrt{4/3}`, ν → ∞, terms of order 1/d

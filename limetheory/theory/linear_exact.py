@@ -1100,8 +1100,9 @@ def conditional_moments_linear_exact(lam, tfidf, *, groups=None, norm="l2"):
 
     .. math::
 
-       \mathbb{E}[z_k f \mid s] = \frac{1}{\sqrt{\pi}} \int u^{-1/2}\,
-       \mathbb{E}\Bigl[z_k W(K) e^{-u R_K / R_{\mathrm{all}}} \Bigm\vert s\Bigr]\, du.
+       \mathbb{E}[z_k f \mid s] &= \frac{1}{\sqrt{\pi}} \int u^{-1/2}
+
+       &\quad \times \mathbb{E}\Bigl[z_k W(K) e^{-u R_K / R_{\mathrm{all}}} \Bigm\vert s\Bigr]\, du.
 
     The inner means are normalised ESPs (module docstring): one forward recursion over the words, a
     two-sided leave-one-out recursion per distinct weight, and products of the other columns for the words of

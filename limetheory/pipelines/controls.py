@@ -1,0 +1,154 @@
+r"""Control variates of the estimate route: functions of the mask whose conditional moments given s are exact.
+
+For a mask with s removed words (uniform among the s-subsets), P(given p words all kept | s) is
+:math:`\binom{d-p}{s} / \binom{d}{s}` (:func:`limetheory.pipelines.strata.kept_probabilities`), so for any
+function of the form
+
+.. math::
+
+   \varphi(z, s) \cdot c = \sum_l h_l(s) \bigl(c_{0l} + (V z) \cdot c_l\bigr)
+       + \sum_l h'_l(s) \sum_{(i, j)} q_{ijl} z_i z_j
+
+(h_l a basis of polynomials in t = s/d, V a fixed linear map of the mask: the identity, one coefficient per word,
+or a few directions for long documents, and products of pairs of chosen words), the vector
+:math:`\mathbb{E}[x\, \varphi \cdot c \mid s]` (x = (1, z)) is exact: a sum of such
+probabilities (:meth:`Design.moments`).
+The estimate then averages only the residual :math:`x (f - \varphi \cdot c)` and adds the exact part back, which
+keeps it unbiased for any c fitted on earlier batches.  The polynomial in t lets the affine control change with the
+number of removed words (a saturating model is steeper when few words are left); the pairs catch the interactions
+of the words that matter most.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from .strata import kept_probabilities
+
+#: relative ridge added to the normal equations of a fit (numerical safety on collinear columns, e.g. t ⊗ 1 when
+#: a single s is sampled)
+FIT_RIDGE = 1e-8
+
+
+def s_basis(sizes, d, degree):
+    """(m, degree) basis of polynomials in t = s/d, centred on [0, 1]: 1, 2t - 1, (2t - 1)², ..."""
+    u = 2.0 * np.asarray(sizes, dtype=float) / d - 1.0
+    return np.column_stack([u**k for k in range(degree)]) if degree else np.zeros((len(u), 0))
+
+
+@dataclass(frozen=True, eq=False)
+class Design:
+    """The polynomial control features φ(z, s) and their exact conditional moments.
+
+    Attributes
+    ----------
+    d : int
+    degree : int
+        Number of polynomials in t multiplying (1, V z).
+    directions : ndarray of shape (d, r) or None
+        V as columns (None: the identity, one feature per word).
+    pairs : tuple of two int arrays or None
+        The pairs of words (i, j), i < j, whose products are features.
+    pair_degree : int
+        Number of polynomials in t multiplying the pair products.
+    """
+
+    d: int
+    degree: int = 3
+    directions: np.ndarray | None = None
+    pairs: tuple | None = None
+    pair_degree: int = 2
+
+    @property
+    def width(self):
+        """The number of linear features r (d for the identity)."""
+        return self.d if self.directions is None else self.directions.shape[1]
+
+    @property
+    def n_pairs(self):
+        """The number of pair products."""
+        return 0 if self.pairs is None else len(self.pairs[0])
+
+    @property
+    def size(self):
+        """The number of features K."""
+        return self.degree * (1 + self.width) + self.pair_degree * self.n_pairs
+
+    def features(self, z, sizes):
+        """(m, K) features of the masks ``z`` (m, d) with ``sizes`` removed words."""
+        z = np.asarray(z)
+        h = s_basis(sizes, self.d, self.degree)
+        linear = z.astype(float) if self.directions is None else z.astype(float) @ self.directions
+        columns = [h[:, k : k + 1] * np.column_stack([np.ones(len(z)), linear]) for k in range(self.degree)]
+        if self.n_pairs:
+            i, j = self.pairs
+            products = (z[:, i] & z[:, j]).astype(float) if z.dtype == bool else z[:, i] * z[:, j] * 1.0
+            hp = s_basis(sizes, self.d, self.pair_degree)
+            columns += [hp[:, k : k + 1] * products for k in range(self.pair_degree)]
+        return np.concatenate(columns, axis=1)
+
+    def moments(self, coefficients, sizes):
+        r""":math:`\mathbb{E}[x\, \varphi(z, s) \cdot c \mid s]` for each s in ``sizes``: shape (len(sizes), d + 1)."""
+        d, width, degree = self.d, self.width, self.degree
+        sizes = np.asarray(sizes, dtype=np.int64)
+        c = np.asarray(coefficients, dtype=float)
+        p1, p2, p3 = (p[sizes - 1] for p in kept_probabilities(d))
+        h = s_basis(sizes, d, degree)
+        blocks = c[: degree * (1 + width)].reshape(degree, 1 + width)
+        constant = h @ blocks[:, 0]
+        per_word = blocks[:, 1:] if self.directions is None else blocks[:, 1:] @ self.directions.T  # (degree, d)
+        b = h @ per_word  # (S, d): the coefficient of each word at each s
+        total = b.sum(axis=1)
+        out = np.empty((len(sizes), d + 1))
+        out[:, 0] = constant + p1 * total
+        out[:, 1:] = (p1 * constant)[:, None] + (p1 - p2)[:, None] * b + (p2 * total)[:, None]
+        if self.n_pairs:
+            i, j = self.pairs
+            q = s_basis(sizes, d, self.pair_degree) @ c[degree * (1 + width) :].reshape(self.pair_degree, -1)
+            pair_total = q.sum(axis=1)
+            rows = np.zeros((len(sizes), d))
+            np.add.at(rows.T, i, q.T)
+            np.add.at(rows.T, j, q.T)
+            out[:, 0] += p2 * pair_total
+            out[:, 1:] += p2[:, None] * rows + (p3 * pair_total)[:, None] - p3[:, None] * rows
+        return out
+
+
+def top_pairs(weights, count):
+    """All pairs (i, j), i < j, of the ``count`` words with the largest ``abs(weights)``."""
+    top = np.sort(np.argsort(-np.abs(np.asarray(weights)), kind="stable")[:count])
+    i, j = np.triu_indices(len(top), 1)
+    return top[i], top[j]
+
+
+class NormalEquations:
+    """Weighted least squares accumulated over batches: Σ w φ φᵀ and Σ w φ y for one or more responses y."""
+
+    def __init__(self, size, responses=1):
+        self.matrix = np.zeros((size, size))
+        self.rhs = np.zeros((size, responses))
+        self.rows = 0
+
+    def add(self, features, responses, weights):
+        """Add rows (features, responses) with their weights."""
+        weighted = features * weights[:, None]
+        self.matrix += weighted.T @ features
+        self.rhs += weighted.T @ np.asarray(responses, dtype=float).reshape(len(features), -1)
+        self.rows += len(features)
+
+    def solve(self):
+        """The coefficients (K, responses); zeros before any row."""
+        if self.rows == 0:
+            return np.zeros_like(self.rhs)
+        diagonal = np.diag(self.matrix).copy()
+        scale = np.where(diagonal > 0, diagonal, 1.0)
+        matrix = self.matrix / np.sqrt(np.outer(scale, scale))
+        matrix[np.diag_indices_from(matrix)] += FIT_RIDGE
+        try:
+            solution = scipy.linalg.solve(matrix, self.rhs / np.sqrt(scale)[:, None], assume_a="pos")
+        except (np.linalg.LinAlgError, ValueError):
+            solution = np.linalg.lstsq(matrix, self.rhs / np.sqrt(scale)[:, None], rcond=None)[0]
+        return solution / np.sqrt(scale)[:, None]

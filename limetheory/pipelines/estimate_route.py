@@ -1,0 +1,56 @@
+"""The estimate route of :func:`limetheory.explain`: which masks-to-scores function it uses, and its budget.
+
+A pipeline whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts
+(:mod:`limetheory.pipelines.count_rows`): a call costs little, so the budget is large (:data:`COUNT_CALLS_PER_LIME_RUN`
+lime runs' worth) and the default ``tol`` is reached.  Anything else is scored on lime's perturbed strings, and
+a call is the cost: ten lime runs' worth by default (:data:`limetheory.pipelines.estimate.DEFAULT_CALLS_PER_LIME_RUN`),
+after which the notes say what precision was reached.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .count_rows import count_score_masks
+from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
+
+#: model calls by default when the rows come from counts, in lime runs of ``num_samples``
+COUNT_CALLS_PER_LIME_RUN = 200
+#: lime's default num_samples: the precision target is set against lime at this n unless told otherwise
+LIME_NUM_SAMPLES = 5000
+
+
+def _columns(output):
+    """Raw outputs of the pipeline's rest -> (m, k) columns, as explain reads them."""
+
+    def shape(values):
+        if values.ndim == 1:
+            return np.column_stack([-values, values]) if output == "decision_function" else values[:, None]
+        return values
+
+    return shape
+
+
+def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=None, num_samples=None, tol=0.1,
+                         max_calls=None, random_state=0, progress=True, controls=()):  # fmt: skip
+    """(LimitEstimate, the masks -> scores function used, a note on the rows) for :func:`limetheory.explain`.
+
+    ``mask_fn`` scores masks on lime's strings; it is replaced by scores from counts when the pipeline allows
+    (lime's default word mode only: ``mode`` None).
+    """
+    lime_n = LIME_NUM_SAMPLES if num_samples is None else num_samples
+    score, reason = (
+        (None, "another text mode") if mode is not None else count_score_masks(model, text, output, _columns(output))
+    )
+    if score is not None:
+        per_run, rows = COUNT_CALLS_PER_LIME_RUN, "rows from the document's counts (no string built)"
+
+        def scores(z):
+            return score(z)[:, label]
+    else:
+        per_run, rows = DEFAULT_CALLS_PER_LIME_RUN, f"lime's perturbed strings ({reason})"
+        scores = mask_fn
+    budget = per_run * lime_n if max_calls is None else max_calls
+    estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
+                              random_state=random_state, progress=progress, controls=controls)  # fmt: skip
+    return estimate, scores, f"estimate: the model scored on {rows}"

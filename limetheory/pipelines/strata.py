@@ -1,0 +1,166 @@
+r"""Strata of LIME's law for the estimate route: bins of the number s of removed words, and masks drawn in them.
+
+LIME draws s uniformly on 1..d, then removes a uniform s-subset of the words, and weighs the sample by
+π = ψ(s/d).  With P(s) = 1/d,
+
+.. math::
+
+   \Gamma = \mathbb{E}[\pi x f] = \sum_s P(s) \psi_s \mathbb{E}[x f \mid s]
+          = \sum_b W_b \, \mathbb{E}_{q_b}[x f], \qquad W_b = \sum_{s \in b} P(s) \psi_s,
+
+where the bins b are runs of consecutive s and, inside a bin, s is drawn from :math:`q_b(s) \propto \psi_s`:
+importance sampling of s towards lime's weights, which leaves no weight inside the average.  For d up to
+:data:`MAX_STRATA` every s is a bin of its own (plain stratification on s); beyond, the bins keep the number of
+strata, and with it the smallest useful batch, bounded however long the document is.
+
+An expectation under LIME's own (untilted) law is :math:`\mathbb{E}[h] = \sum_b W_b \mathbb{E}_{q_b}[h / \psi_s]`.
+
+The module also holds the patterned (d+1)x(d+1) algebra the route needs: lime's expected normal matrix
+:math:`\bar A = m \Sigma + P + x_0 x_0^\top` and its inverse have four distinct entries (corner, edge,
+diagonal, off-diagonal), so each is applied to a row in O(d).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..theory.coefficients import alphas
+from ..theory.sampling import kernel_weights
+
+#: largest number of strata: one per s up to this d, bins of consecutive s beyond
+MAX_STRATA = 160
+
+
+@dataclass(frozen=True, eq=False)
+class Strata:
+    """Bins of s = 1..d with their weights W_b and the law q_b of s inside each bin.
+
+    Attributes
+    ----------
+    d : int
+    psi : ndarray, shape (d,)
+        ψ(s/d) for s = 1..d.
+    bin_of_s : ndarray of int, shape (d,)
+        The bin of each s (s - 1 indexes it).
+    weight : ndarray, shape (B,)
+        W_b = Σ_{s in b} ψ_s / d (0 for a bin whose weights all underflow).
+    within : ndarray, shape (d,)
+        q_b(s) for each s: ψ_s / Σ_{s' in b} ψ_s' (0 in a dead bin).
+    """
+
+    d: int
+    psi: np.ndarray
+    bin_of_s: np.ndarray
+    weight: np.ndarray
+    within: np.ndarray
+
+    @property
+    def count(self):
+        """The number of bins."""
+        return len(self.weight)
+
+    @property
+    def live(self):
+        """Which bins carry weight (the others are never sampled)."""
+        return self.weight > 0
+
+
+def make_strata(d, nu, max_strata=MAX_STRATA):
+    """:class:`Strata` of s = 1..d at bandwidth ``nu``: one bin per s up to ``max_strata``, runs of s beyond."""
+    psi = kernel_weights(d, nu=nu)
+    bins = min(d, max_strata)
+    bin_of_s = (np.arange(d) * bins) // d
+    totals = np.bincount(bin_of_s, weights=psi, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = np.where(totals[bin_of_s] > 0, psi / totals[bin_of_s], 0.0)
+    return Strata(d=d, psi=psi, bin_of_s=bin_of_s, weight=totals / d, within=within)
+
+
+def allocate(strata, total, spread=None, minimum=2):
+    """Masks per bin: ``minimum`` in each live bin, the rest in proportion to W_b · ``spread`` (Neyman's rule)."""
+    live = strata.live
+    target = strata.weight * (1.0 if spread is None else np.where(live, spread, 0.0))
+    if not target.sum() > 0:
+        target = strata.weight
+    base = minimum * int(live.sum())
+    share = np.floor(max(total - base, 0) * target / target.sum()).astype(np.int64)
+    return np.where(live, minimum + share, 0)
+
+
+def draw_sizes(strata, counts, rng):
+    """The number s of removed words of each mask: ``counts[b]`` draws of s from q_b, bin after bin."""
+    bins = np.repeat(np.arange(strata.count), counts)
+    sizes = np.empty(len(bins), dtype=np.int64)
+    for b in np.flatnonzero(counts):
+        members = np.flatnonzero(strata.bin_of_s == b)
+        where = bins == b
+        if len(members) == 1:
+            sizes[where] = members[0] + 1
+        else:
+            sizes[where] = rng.choice(members, size=int(counts[b]), p=strata.within[members]) + 1
+    return bins, sizes
+
+
+def masks_removing(sizes, d, rng):
+    """(m, d) bool masks, row i removing a uniform random set of ``sizes[i]`` words (1 = kept).
+
+    Selection sampling (Knuth's algorithm S), one word at a time for all rows: word j is removed with probability
+    (number still to remove) / (d - j); O(m d) work and the masks are the only m x d array held.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    m = len(sizes)
+    kept = np.empty((d, m), dtype=bool)
+    to_remove = sizes.astype(float)
+    for j in range(d):
+        removed = rng.random(m) < to_remove / (d - j)  # exactly 1 when every remaining word must go
+        np.logical_not(removed, out=kept[j])
+        to_remove -= removed
+    return np.ascontiguousarray(kept.T)
+
+
+def kept_probabilities(d):
+    """P(p given words all kept | s) for p = 1, 2, 3 and s = 1..d: three arrays of length d."""
+    s = np.arange(1, d + 1, dtype=float)
+    p1 = (d - s) / d
+    p2 = p1 * np.maximum(d - s - 1, 0) / max(d - 1, 1)
+    p3 = p2 * np.maximum(d - s - 2, 0) / max(d - 2, 1)
+    return p1, p2, p3
+
+
+def patterned_inverse(corner, edge, diagonal, off, d):
+    """The four entries of the inverse of [[corner, edge 1ᵀ], [edge 1, (diagonal - off) I + off 11ᵀ]].
+
+    Block elimination: the lower-right block is (p - q) I + q 11ᵀ, whose action on 1 is p - q + d q, so the
+    inverse keeps the pattern and its entries solve four scalar equations.
+    """
+    gap = diagonal - off
+    row = gap + d * off  # the lower-right block times the vector of ones
+    inv_corner = 1.0 / (corner - d * edge * edge / row)
+    inv_edge = -edge * inv_corner / row
+    inv_gap = 1.0 / gap
+    inv_off = (-edge * inv_edge - off * inv_gap) / row
+    return inv_corner, inv_edge, inv_off + inv_gap, inv_off
+
+
+def apply_pattern(pattern, rows):
+    """The patterned matrix (corner, edge, diagonal, off) applied to each row of ``rows`` (m, d + 1), in O(m d)."""
+    corner, edge, diagonal, off = pattern
+    head, tail = rows[:, :1], rows[:, 1:]
+    total = tail.sum(axis=1, keepdims=True)
+    out = np.empty_like(rows)
+    out[:, :1] = corner * head + edge * total
+    out[:, 1:] = edge * head + (diagonal - off) * tail + off * total
+    return out
+
+
+def lime_normal_inverse(d, nu, num_samples, ridge=1.0):
+    r"""The pattern of :math:`\bar A^{-1}`, :math:`\bar A = m \Sigma + P + x_0 x_0^\top` (m = num_samples - 1).
+
+    lime's expected normal matrix at n = ``num_samples`` (:mod:`limetheory.pipelines.spread`): Σ has entries α₀
+    (corner), α₁ (edge and diagonal), α₂ (off-diagonal); P = ridge · diag(0, 1, ..., 1); x₀ the all-ones first row.
+    """
+    a0, a1, a2 = alphas(d, nu=nu, p_max=2)
+    m = num_samples - 1
+    return patterned_inverse(m * a0 + 1.0, m * a1 + 1.0, m * a1 + 1.0 + ridge, m * a2 + 1.0, d)
