@@ -75,6 +75,9 @@ def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_S
         return material, None
     spread = explanation.check_spread(n, omega_samples)
     gap = np.abs(beta[1:] - spread.centre[1:])
+    # materiality again at the model's own y0 (the bounds above only decided whether it was worth the call)
+    rounding = ROUNDING_ULPS * len(beta) * np.finfo(float).eps * max(abs(explanation.y0), float(np.abs(beta).max()))
+    material = gap > max(MATERIAL_SHARE * float(np.abs(beta[1:]).max()), rounding)
     return (gap > AGREEMENT_SDS * spread.std[1:]) & material, spread
 
 
