@@ -32,6 +32,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
+from timing import cpu_seconds, median_cpu_seconds
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
@@ -40,17 +41,6 @@ NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
 LIME_SUBSET = 20
 SEED = 0
-
-
-def seconds(action):
-    """CPU time of the action (this process): other jobs on a shared machine do not inflate it."""
-    start = time.process_time()
-    result = action()
-    return result, time.process_time() - start
-
-
-def median_seconds(action, repeats):
-    return statistics.median(seconds(action)[1] for _ in range(repeats))
 
 
 def lime_function(model, output):
@@ -80,8 +70,8 @@ def one_review(name, model, output, text):
     result = lt.explain(model, text, output=output, kernel_width=KERNEL_WIDTH)
     if not result.exact:
         raise AssertionError(f"{name}: the route taken is {result.method}, not exact ({result.notes})")
-    ours = median_seconds(lambda: lt.explain(model, text, output=output, kernel_width=KERNEL_WIDTH), 5)
-    lime = statistics.median(seconds(lambda seed=seed: one_lime(model, output, text, seed))[1] for seed in range(3))
+    ours = median_cpu_seconds(lambda: lt.explain(model, text, output=output, kernel_width=KERNEL_WIDTH), 5)
+    lime = statistics.median(cpu_seconds(lambda seed=seed: one_lime(model, output, text, seed))[1] for seed in range(3))
     print(f"{name} (route {result.method!r}, d = {len(result.words)})")
     print(f"  lime, one explanation (median of 3): {lime * 1e3:8.1f} ms")
     print(f"  lt.explain, exact (median of 5):      {ours * 1e3:8.1f} ms   ratio {lime / ours:6.1f}x")
@@ -99,7 +89,7 @@ def all_reviews(name, model, output, texts):
         routes[result.method if result.exact else f"NOT EXACT: {result.method}"] += 1
     ours = time.process_time() - start
     subset = np.random.default_rng(SEED).choice(len(texts), size=LIME_SUBSET, replace=False)
-    lime = [seconds(lambda i=i: one_lime(model, output, texts[i], SEED))[1] for i in subset]
+    lime = [cpu_seconds(lambda i=i: one_lime(model, output, texts[i], SEED))[1] for i in subset]
     estimate = np.mean(lime) * len(texts)
     print(f"{name}: all {len(texts)} reviews, routes {dict(routes)}")
     print(f"  lt.explain, every review:                          {ours:8.1f} s")

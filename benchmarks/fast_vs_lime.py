@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import platform
 import statistics
-import time
 
 import numpy as np
 import sklearn
@@ -31,6 +30,7 @@ from lime.lime_text import LimeTextExplainer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
+from timing import cpu_seconds, median_cpu_seconds
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest
@@ -40,16 +40,6 @@ NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
 N_EXP = 100
 SEED = 0
-
-
-def timed(action):
-    start = time.perf_counter()
-    result = action()
-    return result, time.perf_counter() - start
-
-
-def median_seconds(action, repeats):
-    return statistics.median(timed(action)[1] for _ in range(repeats))
 
 
 def compare(name, text, vectorizer, model_fn, *, lime_runs, fast_runs=N_EXP, repeats=3):
@@ -63,17 +53,17 @@ def compare(name, text, vectorizer, model_fn, *, lime_runs, fast_runs=N_EXP, rep
     lime_times, reference = [], None
     for run in range(lime_runs):
         seed = SEED + run
-        result, seconds = timed(
+        result, seconds = cpu_seconds(
             lambda seed=seed: lt.lime_explanations(text, lime_fn, n_exp=1, random_state=seed, **arguments)
         )
         lime_times.append(seconds)
         reference = result if reference is None else reference
     exact = lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=fast_runs, random_state=SEED, **arguments)
-    exact_time = median_seconds(
+    exact_time = median_cpu_seconds(
         lambda: lt.fast_lime_explanations(text, vectorizer, model_fn, n_exp=fast_runs, random_state=SEED, **arguments),
         repeats,
     )
-    batched_time = median_seconds(
+    batched_time = median_cpu_seconds(
         lambda: lt.fast_lime_explanations(
             text, vectorizer, model_fn, n_exp=fast_runs, random_state=SEED, stream="batched", **arguments
         ),
@@ -112,15 +102,15 @@ def compare_default_call(name, text, pipeline, *, num_features, lime_runs, fast_
     """lime's default call (feature selection 'auto') against the engine given the pipeline; times per explanation."""
     lime_times, reference = [], None
     for run in range(lime_runs):
-        result, seconds = timed(
+        result, seconds = cpu_seconds(
             lambda seed=SEED + run: limes_default_call(text, pipeline.predict_proba, seed, num_features)
         )
         lime_times.append(seconds)
         reference = result if reference is None else reference
     arguments = dict(random_state=SEED, feature_selection="auto", num_features=num_features, n_exp=fast_runs)
     exact = lt.fast_lime_explanations(text, pipeline, **arguments)
-    exact_time = median_seconds(lambda: lt.fast_lime_explanations(text, pipeline, **arguments), repeats)
-    batched_time = median_seconds(
+    exact_time = median_cpu_seconds(lambda: lt.fast_lime_explanations(text, pipeline, **arguments), repeats)
+    batched_time = median_cpu_seconds(
         lambda: lt.fast_lime_explanations(text, pipeline, stream="batched", **arguments), repeats
     )
     difference = float(np.abs(exact[0] - reference).max())
@@ -174,13 +164,13 @@ def main():
     model_seconds = []
 
     def timed_model(matrix):
-        result, seconds = timed(lambda: forest_model(matrix))
+        result, seconds = cpu_seconds(lambda: forest_model(matrix))
         model_seconds.append(seconds)
         return result
 
     for stream in ("lime", "batched"):
         model_seconds.clear()
-        _, total = timed(
+        _, total = cpu_seconds(
             lambda stream=stream: lt.fast_lime_explanations(
                 text, forest_vectorizer, timed_model, n_exp=10, num_samples=NUM_SAMPLES, stream=stream
             )
@@ -189,7 +179,7 @@ def main():
               f"fast engine's time (it is evaluated once per distinct perturbed document)")  # fmt: skip
     samples = lt.fast_lime_samples(text, forest_vectorizer, forest_model, num_samples=NUM_SAMPLES, random_state=SEED)
     matrix = DocumentCounts(text, forest_vectorizer).transform(samples.z[0])
-    floor = median_seconds(lambda: forest_model(matrix), 3)
+    floor = median_cpu_seconds(lambda: forest_model(matrix), 3)
     print(
         f"  for comparison, predict_proba on one explanation's {NUM_SAMPLES} TF-IDF rows in one call takes "
         f"{floor * 1e3:.1f} ms, {floor / lime_per:.0%} of lime's time per explanation"

@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
-import time
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
+from timing import median_cpu_and_wall
 
 import limetheory as lt
 import limetheory._validation as guards
@@ -40,13 +39,7 @@ REPEATS = 3
 
 def median_times(action, repeats=REPEATS):
     """Median CPU and wall time of ``action`` over ``repeats`` calls, and its last result."""
-    cpu, wall = [], []
-    for _ in range(repeats):
-        start_cpu, start_wall = time.process_time(), time.perf_counter()
-        result = action()
-        cpu.append(time.process_time() - start_cpu)
-        wall.append(time.perf_counter() - start_wall)
-    return statistics.median(cpu), statistics.median(wall), result
+    return median_cpu_and_wall(action, repeats)
 
 
 def corpus():

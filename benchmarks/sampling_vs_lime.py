@@ -9,10 +9,9 @@ Prints the median times and their ratio.  Run with ``make bench``.
 from __future__ import annotations
 
 import os
-import statistics
-import time
 
 import numpy as np
+from timing import median_cpu_seconds
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
@@ -25,15 +24,6 @@ def constant_classifier(documents):
     return np.tile([0.5, 0.5], (len(documents), 1))
 
 
-def median_seconds(action, repeats=REPEATS):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def main():
     if os.environ.get("LIMETHEORY_DATA_DIR"):
         text = lt.load_yelp_reviews().text[EXAMPLE_REVIEW_INDEX]
@@ -41,10 +31,10 @@ def main():
         text = " ".join(f"word{j}" for j in range(29))
     d = len(lt.local_dictionary(text))
     rng = np.random.default_rng(0)
-    lime_time = median_seconds(
-        lambda: lt.capture_lime_samples(text, constant_classifier, num_samples=NUM_SAMPLES, random_state=0)
+    lime_time = median_cpu_seconds(
+        lambda: lt.capture_lime_samples(text, constant_classifier, num_samples=NUM_SAMPLES, random_state=0), REPEATS
     )
-    ours_time = median_seconds(lambda: lt.sample_masks(d, NUM_SAMPLES - 1, rng))
+    ours_time = median_cpu_seconds(lambda: lt.sample_masks(d, NUM_SAMPLES - 1, rng), REPEATS)
     print(f"sampling {NUM_SAMPLES} perturbations of a d = {d} document (median of {REPEATS})")
     print(f"  lime (capture_lime_samples, constant model): {lime_time * 1e3:9.2f} ms")
     print(f"  limetheory.sample_masks:                     {ours_time * 1e3:9.2f} ms")

@@ -8,6 +8,7 @@ from .engine.tokens import local_dictionary, perturbed_documents, tfidf_columns,
 from .pipelines.leaves import beta_tree_model, conditional_moments_trees
 from .pipelines.result import Explanation
 from .pipelines.routing import explain
+from .pipelines.shapley_values import ShapleyValues, shapley
 from .pipelines.spread import LimeSpread
 from .pipelines.trees import presence_formula, tree_formula_for_document, tree_to_formula
 from .theory.boolean import beta_boolean, indicator_polynomial, mask_function
@@ -31,6 +32,7 @@ from .theory.explanation import (
 from .theory.linear_approx import beta_linear_approx
 from .theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .theory.sampling import kernel_weights, prob_kept, psi, sample_masks
+from .theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
 from .theory.sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 
 __version__ = "0.1.0"
@@ -38,6 +40,10 @@ __version__ = "0.1.0"
 __all__ = [
     "explain",
     "Explanation",
+    "shapley",
+    "ShapleyValues",
+    "shapley_enumerate",
+    "shapley_from_conditional_moments",
     "LimeSpread",
     "beta_boolean",
     "indicator_polynomial",

@@ -582,6 +582,23 @@ def _other_modules_cases():
         ("mask_function-complex", lambda: lt.mask_function(sp.I * food, words), ValueError, "^expr has a constant"),
     ]
     cases += [
+        ("shapley-model=None", lambda: lt.shapley(None, TEXT), TypeError, "^model must be a fitted scikit-learn"),
+        ("shapley_enumerate-f=None", lambda: lt.shapley_enumerate(None, 3), TypeError, "^f must be a callable"),
+        ("shapley_enumerate-d=23", lambda: lt.shapley_enumerate(len, 23), ValueError, "^d must be <= 22"),
+        (
+            "shapley_from_conditional_moments-shape",
+            lambda: lt.shapley_from_conditional_moments(1.0, [0.5, 0.0], np.zeros((2, 3))),
+            ValueError,
+            "^zf_given_s must be a \\(d, d\\) array",
+        ),
+        (
+            "shapley_from_conditional_moments-nan",
+            lambda: lt.shapley_from_conditional_moments(NAN, [0.5, 0.0], np.zeros((2, 2))),
+            ValueError,
+            "^f_full must",
+        ),
+    ]
+    cases += [
         ("fast-one-word", fast(text="good"), ValueError, "at least 2 distinct words"),
         ("fast-samples-one-word", fast(lt.fast_lime_samples, text="good good"), ValueError, "at least 2 distinct"),
     ]

@@ -34,19 +34,32 @@ import warnings
 
 import numpy as np
 from sklearn.base import is_classifier
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_bool, check_int, check_positive_finite, check_text, seconds_text, work_limit
-from ..engine.tokens import local_dictionary
+from ..engine.tokens import local_dictionary, perturbed_documents, word_columns
 from ..theory.explanation import all_masks, beta_enumerate
+from ..theory.linear_exact import beta_linear_exact
 from ..theory.sampling import kernel_weights
 from .agreement import agreement_notes
-from .blackbox import mask_scores, read_model
+from .blackbox import BATCH as _BATCH
+from .blackbox import OUTPUTS, mask_scores, read_model
 from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 from .estimate_route import estimate_explanation
 from .linear_route import LinearReading, RouteUnavailable
-from .modes import LIME_SPLIT, check_mode, mode_document_columns, mode_documents, mode_features
+from .modes import (
+    LIME_SPLIT,
+    check_mode,
+    linear_features,
+    mask_token_refusal,
+    mask_token_weight,
+    mode_document_columns,
+    mode_documents,
+    mode_features,
+)
 from .montecarlo import MaskSample, masks_removing
 from .result import LIME_NUM_SAMPLES, Explanation
 
@@ -109,7 +122,8 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
 # ----------------------------------------------------------------------------- lime's arguments
 
 
-def _check_words(text):
+def check_words(text):
+    """(text, lime's words of it), refusing a document of fewer than 2 distinct words."""
     text = check_text(text)
     words = local_dictionary(text)
     if len(words) < 2:
@@ -439,7 +453,7 @@ def explain(
     mode = check_mode(bow, split_expression, mask_string, char_level)
     mode = None if mode.is_default else mode
     if mode is None:
-        text, words = _check_words(text)
+        text, words = check_words(text)
     else:
         words = mode_features(text, mode)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
@@ -582,3 +596,197 @@ def _lookup(sample):
     """The mask function of an enumerated sample: rows of ``all_masks`` are in binary order, so a mask is its code."""
     weights = 1 << np.arange(sample.z.shape[1], dtype=np.int64)
     return lambda z: sample.f[np.asarray(z, dtype=np.int64) @ weights]
+
+
+# ----------------------------------------------------------------------------- the readers Shapley values share
+# (limetheory.pipelines.shapley_values reads a Pipeline through these; explain reads models through blackbox)
+
+#: relative agreement required by self_check between a reconstruction and the real pipeline
+_SELF_CHECK_RTOL = 1e-9
+
+
+def check_pipeline(model):
+    """The pipeline's vectorizer, after checking that ``model`` is a fitted Pipeline that starts with one."""
+    if not isinstance(model, Pipeline):
+        raise TypeError(
+            "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
+            f"got {type(model).__name__}"
+        )
+    vectorizer = model.steps[0][1]
+    if not isinstance(vectorizer, CountVectorizer):
+        raise TypeError(
+            "model's first step must be a scikit-learn CountVectorizer or TfidfVectorizer (the words lime removes "
+            f"must be the words the model reads), got {type(vectorizer).__name__}"
+        )
+    try:
+        check_is_fitted(vectorizer, "vocabulary_")
+        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+            check_is_fitted(vectorizer, "idf_")
+        final = model.steps[-1][1]
+        if final is not None and final != "passthrough":
+            check_is_fitted(final)
+    except NotFittedError:
+        raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
+    return vectorizer
+
+
+def output_function(model, output):
+    """Documents -> the model's ``output`` as an (n, columns) array (a binary decision_function as (-score, score))."""
+    if not isinstance(output, str) or output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
+    if not hasattr(model, output):
+        available = [name for name in OUTPUTS if hasattr(model, name)]
+        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
+    if output == "predict" and is_classifier(model):
+        raise ValueError(
+            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
+            "'decision_function'"
+        )
+    method = getattr(model, output)
+
+    def columns(documents):
+        values = np.asarray(method(documents), dtype=float)
+        if values.ndim == 1:
+            # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
+            values = np.column_stack([-values, values]) if output == "decision_function" else values[:, None]
+        return values
+
+    return columns
+
+
+def pipeline_mask_function(text, columns, label, documents_of=None):
+    """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
+
+    ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``).
+    """
+
+    def f(z):
+        z = np.asarray(z, dtype=np.int8)
+        unique, inverse = np.unique(z, axis=0, return_inverse=True)
+        values = np.empty(len(unique))
+        for start in range(0, len(unique), _BATCH):
+            batch = unique[start : start + _BATCH]
+            documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
+            out = columns(documents)[:, label]
+            if not np.isfinite(out).all():
+                raise ValueError("the model returned a non-finite value (NaN or inf) on a perturbed document")
+            values[start : start + _BATCH] = out
+        return values[inverse.ravel()]
+
+    return f
+
+
+class LinearColumns:
+    """The model as a linear function of the words' TF-IDF columns, read from the vectorizer and ``coef_``."""
+
+    def __init__(self, model, vectorizer, text, output, label, mode=None):
+        if len(model.steps) != 2:
+            raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+        estimator = model.steps[1][1]
+        if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
+            raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
+        wanted = "predict" if not is_classifier(estimator) else "decision_function"
+        if output != wanted:
+            raise RouteUnavailable(f"output={output!r} is not linear in the features (the linear output is {wanted!r})")
+        coef = estimator.coef_
+        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
+        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
+        self.sign = 1.0
+        row = label
+        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
+            row, self.sign = 0, (1.0 if label == 1 else -1.0)
+        self.coef, self.intercept = coef[row], float(intercept[row] if intercept.size > 1 else intercept[0])
+        features = None
+        try:
+            if mode is None:
+                columns, counts = word_columns(text, vectorizer)
+            else:  # lime's features of another text mode (limetheory.pipelines.modes): occurrences, other splits
+                features = linear_features(text, vectorizer, mode)
+                columns, counts = features.columns, features.counts
+        except ValueError as error:
+            raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+        # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
+        self.mask_weight = 0.0
+        if features is not None:
+            refusal = mask_token_refusal(vectorizer, features)
+            if refusal is not None:
+                raise RouteUnavailable(refusal)
+            self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
+        values = counts.astype(float)
+        shared = _shared(columns)
+        if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
+            if shared.any():
+                raise RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
+            values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
+        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+            values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
+        self.norm = vectorizer.norm if isinstance(vectorizer, TfidfVectorizer) else None
+        self.columns = columns
+        self.values = np.where(columns >= 0, values, 0.0)
+        self.lam = self.sign * np.where(columns >= 0, self.coef[np.maximum(columns, 0)], 0.0)
+        # a label per column, and a label of its own for each invisible word
+        self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
+
+    def __call__(self, z):
+        """The model's output on the masks z, from the words' columns (no string is built)."""
+        z = np.asarray(z, dtype=float)
+        labels, group_of_word = np.unique(self.groups, return_inverse=True)
+        per_group = np.zeros((len(z), len(labels)))
+        np.add.at(per_group.T, group_of_word, (z * self.values).T)
+        lam_of_group = np.zeros(len(labels))
+        lam_of_group[group_of_word] = self.lam
+        raw = per_group @ lam_of_group
+        if self.norm is not None:
+            norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
+            raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+        return raw + self.sign * self.intercept + self.mask_weight * (z.shape[1] - z.sum(axis=1))
+
+    def beta(self, nu):
+        """LIME's exact limit β of this linear model at bandwidth ν (intercept first)."""
+        d = len(self.values)
+        beta = np.zeros(d + 1)
+        if (self.values > 0).any():  # else no word the model sees: a constant
+            try:
+                beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
+            except ValueError as error:  # e.g. more words in one column than the grouped recursion takes
+                raise RouteUnavailable(f"beta_linear_exact refuses this document: {error}") from None
+        beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
+        beta[1:] -= self.mask_weight
+        return beta
+
+
+def _shared(columns):
+    visible = columns[columns >= 0]
+    counts = np.bincount(visible) if visible.size else np.zeros(0, dtype=np.int64)
+    return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)
+
+
+def self_check(route, reconstruction, mask_fn, d, rng):
+    """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
+    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
+    z = masks_removing(sizes, d, rng)
+    ours, truth = reconstruction(z), mask_fn(z)
+    scale = max(1.0, float(np.abs(truth).max()))
+    if not np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale):
+        raise RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
+
+
+def _known_columns(model, output):
+    """The number of columns of the output, read from the fitted model when it says (None: ask the model)."""
+    classes = getattr(model.steps[-1][1], "classes_", None)
+    if output in ("predict_proba", "decision_function") and classes is not None and np.ndim(classes) == 1:
+        return len(classes)  # a binary decision_function is given two columns, (-score, score)
+    return None
+
+
+def check_label(model, output, columns, text, label):
+    """``label`` as an int in range; the model is called on the document only when its outputs are not declared."""
+    label = check_int(label, "label", minimum=0)
+    n_columns = _known_columns(model, output)
+    if n_columns is None:
+        n_columns = columns([text]).shape[1]
+    if label >= n_columns:
+        raise ValueError(
+            f"label must be in 0..{n_columns - 1} (the model's output has {n_columns} columns), got {label}"
+        )
+    return label
