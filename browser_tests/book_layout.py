@@ -109,6 +109,7 @@ def findings(page: str, width: int, measured: dict) -> dict[str, list[str]]:
         "wide displays": [],
         "wide inline code": [],
         "desktop overflow": [],
+        "search boxes": [],
         "listed displays": [],
     }
     for tex, scroll, box, cue in measured["displays"]:

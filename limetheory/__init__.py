@@ -5,7 +5,9 @@ from .engine.empirical import LimeSamples, capture_lime_samples, lime_explanatio
 from .engine.fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
 from .engine.surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .engine.tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
+from .pipelines.corpus import explain_many
 from .pipelines.leaves import beta_tree_model, conditional_moments_trees
+from .pipelines.pick import explanation_matrix, global_importance, refit_limit, submodular_pick
 from .pipelines.result import Explanation
 from .pipelines.routing import explain
 from .pipelines.shapley_values import ShapleyValues, shapley
@@ -39,6 +41,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "explain",
+    "explain_many",
+    "submodular_pick",
+    "global_importance",
+    "explanation_matrix",
+    "refit_limit",
     "Explanation",
     "shapley",
     "ShapleyValues",

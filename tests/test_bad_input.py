@@ -602,7 +602,85 @@ def _other_modules_cases():
         ("fast-one-word", fast(text="good"), ValueError, "at least 2 distinct words"),
         ("fast-samples-one-word", fast(lt.fast_lime_samples, text="good good"), ValueError, "at least 2 distinct"),
     ]
+    cases += _corpus_cases()
     return cases
+
+
+def _corpus_cases():
+    """explain_many, submodular_pick, global_importance and their helpers (issue 28)."""
+    from limetheory.pipelines.pick import refit_limit
+    from limetheory.pipelines.routing import explain_linear_many
+
+    def model():
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+
+        return make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(["good food", "bad food"], [1, 0])
+
+    def many(texts=(TEXT,), **kwargs):
+        return lambda: lt.explain_many(model(), texts, progress=False, **kwargs)
+
+    frame = lambda: lt.explain_many(model(), [TEXT], progress=False, output="decision_function")  # noqa: E731
+    return [
+        ("explain_many-texts=str", many(TEXT), TypeError, "^texts must be a sequence of str"),
+        ("explain_many-texts=int", many([TEXT, 3]), TypeError, "^texts must hold str only"),
+        ("explain_many-texts=None", many(None), TypeError, "^texts must be a sequence of str"),
+        ("explain_many-n_jobs=0", many(n_jobs=0), ValueError, "^n_jobs must be a positive number"),
+        ("explain_many-n_jobs=float", many(n_jobs=2.0), TypeError, "^n_jobs must be an integer"),
+        ("explain_many-backend=int", many(backend=3), TypeError, "^backend must be the name of a joblib"),
+        ("explain_many-backend=unknown", many(backend="spark"), ValueError, "^backend must be a joblib backend"),
+        ("explain_many-collect=str", many(collect="no"), TypeError, "^collect must be True or False"),
+        ("explain_many-collect-no-path", many(collect=False), ValueError, "^collect=False keeps the explanations"),
+        ("explain_many-path=int", many(path=3), TypeError, "^path must be None or a folder"),
+        ("explain_many-chunk_size=0", many(chunk_size=0), ValueError, "^chunk_size must be >= 1"),
+        ("explain_many-nu", many(nu=0.25), TypeError, "^explain_many got options that explain does not take"),
+        ("explain_many-bad-option", many(kernel_width=-1), ValueError, "^document 0: kernel_width must be"),
+        ("submodular_pick-budget=0", lambda: lt.submodular_pick(frame(), 0), ValueError, "^budget must be >= 1"),
+        ("submodular_pick-budget>n", lambda: lt.submodular_pick(frame(), 2), ValueError, "^budget must be at most"),
+        ("submodular_pick-frame=int", lambda: lt.submodular_pick(3, 1), TypeError, "^frame_or_explanations must"),
+        ("submodular_pick-frame=str", lambda: lt.submodular_pick("x", 1), TypeError, "^frame_or_explanations must"),
+        (
+            "submodular_pick-columns",
+            lambda: lt.submodular_pick(frame().drop(columns="coefficient"), 1),
+            ValueError,
+            "^frame_or_explanations must have the columns",
+        ),
+        (
+            "submodular_pick-num_features=0",
+            lambda: lt.submodular_pick(frame(), 1, num_features=0),
+            ValueError,
+            "^num_features must be >= 1",
+        ),
+        (
+            "global_importance-refit-no-width",
+            lambda: lt.global_importance(frame().drop(columns="kernel_width")),
+            ValueError,
+            "^refit=True needs the frame's kernel_width",
+        ),
+        ("global_importance-refit=str", lambda: lt.global_importance(frame(), refit="yes"), TypeError, "^refit must"),
+        (
+            "explanation_matrix-num_features",
+            lambda: lt.explanation_matrix(frame(), num_features=1.5),
+            TypeError,
+            "^num_features must be an integer",
+        ),
+        ("refit_limit-selected", lambda: refit_limit([0, 1, 2], [2], kernel_width=25), ValueError, "^selected must"),
+        ("refit_limit-width", lambda: refit_limit([0, 1, 2], [0], kernel_width=0), ValueError, "^kernel_width must"),
+        ("refit_limit-beta", lambda: refit_limit([0.5], [], kernel_width=25), ValueError, "^beta must be a 1-D"),
+        (
+            "explain_linear_many-width",
+            lambda: explain_linear_many(model(), [TEXT], kernel_width=-1),
+            ValueError,
+            "^kernel_width must be a finite",
+        ),
+        (
+            "explain_linear_many-model",
+            lambda: explain_linear_many("model", [TEXT]),
+            TypeError,
+            "^model must be a fitted scikit-learn Pipeline",
+        ),
+    ]
 
 
 CASES = _cases()

@@ -2,7 +2,9 @@
 
 What it holds: the route a fitted pipeline takes (``routing``), its result (``result``), lime's spread around the
 limit (``spread``), the stratified Monte Carlo estimate (``montecarlo``), lime's ``bow``/``char_level`` modes
-(``modes``), trees and tree ensembles read as formulas in lime's words (``trees``, ``leaves``).
+(``modes``), trees and tree ensembles read as formulas in lime's words (``trees``, ``leaves``); corpora:
+``explain_many`` over chunks and joblib's backends (``corpus``), its resumable Parquet folder (``store``), and
+lime's submodular pick and global importance on exact explanations (``pick``).
 
 Who may import it: ``limetheory.book`` and the top-level namespace.
 What it may import: ``limetheory.theory``, ``limetheory.engine`` and the root helpers; never ``book``

@@ -761,13 +761,21 @@ def _shared(columns):
     return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)
 
 
+def _self_check_masks(d, rng):
+    """The masks of the self-check: nothing, one, all but one and all words removed, and random sizes."""
+    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
+    return masks_removing(sizes, d, rng)
+
+
+def _reproduces(ours, truth):
+    scale = max(1.0, float(np.abs(truth).max()))
+    return bool(np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale))
+
+
 def self_check(route, reconstruction, mask_fn, d, rng):
     """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
-    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
-    z = masks_removing(sizes, d, rng)
-    ours, truth = reconstruction(z), mask_fn(z)
-    scale = max(1.0, float(np.abs(truth).max()))
-    if not np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale):
+    z = _self_check_masks(d, rng)
+    if not _reproduces(reconstruction(z), mask_fn(z)):
         raise RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
 
 
@@ -790,3 +798,89 @@ def check_label(model, output, columns, text, label):
             f"label must be in 0..{n_columns - 1} (the model's output has {n_columns} columns), got {label}"
         )
     return label
+
+
+def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predict_proba", random_state=0):
+    """:func:`explain`'s linear route for many documents: the pipeline read once, one call for all the self-checks.
+
+    For each text, the :class:`Explanation` that ``explain(model, text, kernel_width=kernel_width, label=label,
+    output=output, random_state=random_state)`` returns when its first route, the linear one, applies (the same
+    β, computed by the same code, so equal bit for bit), or None where explain would not take it or would raise
+    (fewer than 2 words, a model that is not linear in the columns, a self-check that fails, a non-finite value):
+    call :func:`explain` on those to learn why.  Per document, explain calls the pipeline once for its
+    self-check; here one call serves every document (``limetheory.pipelines.corpus`` explains a chunk with it).
+
+    Parameters
+    ----------
+    model : sklearn.pipeline.Pipeline
+        As for :func:`explain`.
+    texts : sequence of str
+        The documents.
+    kernel_width, label, output, random_state
+        As for :func:`explain` (the self-check's masks come from ``random_state``, as there).
+
+    Returns
+    -------
+    list of Explanation or None
+        One entry per text.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> docs = ["good food", "bad food", "good service", "slow service"]
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> many = explain_linear_many(model, ["good food, bad service", "good"], output="decision_function")
+    >>> one = explain(model, "good food, bad service", output="decision_function")
+    >>> bool((many[0].beta == one.beta).all()), many[1]
+    (True, None)
+    """
+    vectorizer = check_pipeline(model)
+    kernel_width = check_positive_finite(kernel_width, "kernel_width")
+    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    columns = output_function(model, output)
+    nu = kernel_width / 100.0
+    pending = []  # (position, text, words, label, linear model, masks, their unique rows, inverse)
+    for position, text in enumerate(texts):
+        try:
+            text, words = check_words(text)
+            text_label = check_label(model, output, columns, text, label)
+            linear = LinearColumns(model, vectorizer, text, output, text_label)
+        except (RouteUnavailable, ValueError, TypeError):
+            continue
+        z = _self_check_masks(len(words), np.random.default_rng(random_state))
+        unique, inverse = np.unique(z.astype(np.int8), axis=0, return_inverse=True)
+        pending.append((position, text, words, text_label, linear, z, unique, inverse.ravel()))
+    results = [None] * len(texts)
+    if not pending:
+        return results
+    documents = [document for item in pending for document in perturbed_documents(item[1], item[6])]
+    values = np.concatenate([columns(documents[start : start + _BATCH]) for start in range(0, len(documents), _BATCH)])
+    start = 0
+    for position, _, words, text_label, linear, z, unique, inverse in pending:
+        truth = values[start : start + len(unique), text_label][inverse]
+        start += len(unique)
+        if not np.isfinite(truth).all() or not _reproduces(linear(z), truth):
+            continue
+        try:
+            beta = linear.beta(nu)
+        except RouteUnavailable:
+            continue
+        if not np.isfinite(beta).all():
+            continue
+        results[position] = Explanation(
+            words=words,
+            beta=beta,
+            exact=True,
+            method="linear",
+            stderr=None,
+            kernel_width=kernel_width,
+            output=output,
+            label=text_label,
+            num_samples=None,
+            notes=(),
+            mask_fn=linear,
+            random_state=random_state,
+        )
+    return results

@@ -1,0 +1,171 @@
+"""``lt.explain_many`` on the paper's 1000 Yelp reviews (issue 28): one process, two processes, a dask cluster.
+
+Three models fitted on the 1000 reviews (labels: ``stars``), as in ``explain_speed.py``:
+
+* a logistic regression on the default ``TfidfVectorizer()`` explained through ``decision_function`` (the exact
+  linear route; the chunks' self-checks in one call of the pipeline,
+  ``limetheory.pipelines.routing.explain_linear_many``);
+* the same model with explain's default call, ``predict_proba`` (the Monte Carlo route: an estimate);
+* a 100-tree random forest on binary counts, ``predict_proba`` (the exact tree route).
+
+For each, the wall time of ``explain_many`` with ``n_jobs=1``, with ``n_jobs=2`` (joblib's loky processes) and on
+a ``dask.distributed.LocalCluster`` of two single-threaded worker processes (``backend="dask"``); the workers are
+started and warmed up (one small call) before the clock starts, as a user's pool would be.  The three answers are
+checked to be equal bit for bit.  Documents per second per core divide by the cores used (1, 2, 2).  lime is
+timed (CPU time, one explanation per document, its defaults: n = 5000, kernel width 25, every word kept) on a
+seeded sample of ``--lime-documents`` reviews and its time for the corpus estimated as the corpus size times its
+mean; the ratios are that estimate over our wall time.
+
+The Monte Carlo route costs about a second per review today, so the ``predict_proba`` row runs on a seeded sample
+of ``--proba-documents`` reviews (50 by default; pass 1000 for all) and says so.  Run with
+``python benchmarks/corpus.py`` (about 5 minutes here) with ``LIMETHEORY_DATA_DIR`` set and
+``OPENBLAS_NUM_THREADS=1``.  The machine's load average is printed: wall times on a shared machine are only as
+good as the cores it leaves free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import platform
+import time
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+
+import limetheory as lt
+
+NUM_SAMPLES = 5000
+KERNEL_WIDTH = 25
+SEED = 0
+
+
+def wall(action):
+    start = time.perf_counter()
+    result = action()
+    return result, time.perf_counter() - start
+
+
+def lime_function(model, output):
+    """lime's classifier_fn for the explained output: a binary decision function as the columns (-score, score)."""
+    if output == "predict_proba":
+        return model.predict_proba
+
+    def decision(documents):
+        score = model.decision_function(documents)
+        return np.column_stack([-score, score])
+
+    return decision
+
+
+def lime_seconds_per_document(model, output, texts, sample):
+    """Mean CPU time of one real lime explanation (lime's defaults) over the sampled documents."""
+    times = []
+    for i in sample:
+        start = time.process_time()
+        lt.lime_explanations(
+            texts[i],
+            lime_function(model, output),
+            n_exp=1,
+            num_samples=NUM_SAMPLES,
+            kernel_width=KERNEL_WIDTH,
+            random_state=SEED,
+        )
+        times.append(time.process_time() - start)
+    return float(np.mean(times))
+
+
+def run(name, model, options, texts, lime_sample, client):
+    explain = dict(options, progress=False)
+    lt.explain_many(model, texts[:2], n_jobs=2, **explain)  # starts the loky workers
+    one, seconds_one = wall(lambda: lt.explain_many(model, texts, n_jobs=1, **explain))
+    two, seconds_two = wall(lambda: lt.explain_many(model, texts, n_jobs=2, **explain))
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    timings = [("n_jobs=1", seconds_one, 1), ("n_jobs=2 (loky)", seconds_two, 2)]
+    if client is not None:
+        lt.explain_many(model, texts[:2], backend="dask", **explain)  # the workers import the package
+        dask, seconds_dask = wall(lambda: lt.explain_many(model, texts, backend="dask", **explain))
+        pd.testing.assert_frame_equal(one, dask, check_exact=True)
+        timings.append(("dask, 2 workers", seconds_dask, 2))
+    routes = collections.Counter(one.drop_duplicates("document")["method"])
+    lime = lime_seconds_per_document(model, options.get("output", "predict_proba"), texts, lime_sample) * len(texts)
+    print(f"{name}: {len(texts)} reviews, routes {dict(routes)}")
+    print(f"  lime, estimated for these reviews (mean over {len(lime_sample)} drawn with seed {SEED}): {lime:8.1f} s")
+    for label, seconds, cores in timings:
+        rate = len(texts) / seconds / cores
+        print(
+            f"  {label:<16} {seconds:8.2f} s wall   {rate:7.1f} documents/s per core   "
+            f"lime / this: {lime / seconds:6.1f}x"
+        )
+    print(f"  speed-up of n_jobs=2 over n_jobs=1: {seconds_one / seconds_two:.2f}x")
+    return {label: seconds for label, seconds, _ in timings} | {"lime (estimated)": lime}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--proba-documents", type=int, default=50, help="reviews for the predict_proba row")
+    parser.add_argument("--lime-documents", type=int, default=10, help="reviews lime is timed on")
+    parser.add_argument("--no-dask", action="store_true", help="skip the dask cluster")
+    arguments = parser.parse_args()
+    reviews = lt.load_yelp_reviews()
+    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
+    print(
+        f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
+        f"{platform.machine()}, {os.cpu_count()} cores; OPENBLAS_NUM_THREADS="
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; load average {os.getloadavg()[0]:.1f} at the start"
+    )
+    rng = np.random.default_rng(SEED)
+    lime_sample = rng.choice(len(texts), size=arguments.lime_documents, replace=False)
+    proba_sample = np.sort(rng.choice(len(texts), size=min(arguments.proba_documents, len(texts)), replace=False))
+    proba_texts = [texts[i] for i in proba_sample]
+    logistic = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    forest = make_pipeline(
+        CountVectorizer(binary=True), RandomForestClassifier(n_estimators=100, random_state=SEED, n_jobs=1)
+    ).fit(texts, labels)
+    cluster = client = None
+    if not arguments.no_dask:
+        from dask.distributed import Client, LocalCluster
+
+        cluster = LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        )
+        client = Client(cluster)
+    try:
+        results = {
+            "logistic, decision_function": run(
+                "logistic regression, decision_function (exact, linear)",
+                logistic,
+                {"output": "decision_function"},
+                texts,
+                lime_sample,
+                client,
+            ),
+            "logistic, predict_proba": run(
+                f"logistic regression, predict_proba (estimate), a seeded sample of {len(proba_texts)} reviews",
+                logistic,
+                {},
+                proba_texts,
+                np.arange(min(arguments.lime_documents, len(proba_texts))),
+                client,
+            ),
+            "forest (100 trees), predict_proba": run(
+                "random forest (100 trees), predict_proba (exact, trees)", forest, {}, texts, lime_sample, client
+            ),
+        }
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    print("summary (seconds):")
+    print(pd.DataFrame(results).T.round(2).to_string())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,453 @@
+"""``explain_many``: ``explain`` over a corpus, in chunks, on joblib's processes or a dask cluster, resumable.
+
+Every document is explained by :func:`limetheory.explain` itself, with the same options, so each document's rows
+equal ``explain(model, text, **options)`` bit for bit whatever the backend, the number of processes, the chunk
+size or the number of resumed runs.  The model travels to each worker once: for processes on this machine
+(joblib's ``"loky"`` and ``"multiprocessing"`` backends) it is saved once with :func:`joblib.dump` and each process
+loads it on its first chunk; on a ``dask.distributed`` cluster it is broadcast to the workers once
+(``joblib.parallel_config(scatter=[model])``).  The documents go in chunks, and a chunk's explanations come back as
+one table; only the chunks in flight are held by the workers, so memory is bounded by the chunk when the results
+go to a Parquet folder (``path=``, :mod:`limetheory.pipelines.store`) rather than to memory (``collect=False``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import os
+import shutil
+import tempfile
+import uuid
+
+import numpy as np
+
+from .._validation import check_bool, check_int
+from . import store
+from .routing import explain, explain_linear_many
+
+#: the columns of explain_many's frame, in order
+COLUMNS = ("document", "label", "position", "word", "coefficient", "stderr", "exact", "method", "kernel_width")
+#: the ``word`` of each document's intercept row (lime's words are runs of word characters: never this)
+INTERCEPT = "(intercept)"
+#: largest default chunk (documents per task); smaller corpora get about four chunks per worker
+MAX_DEFAULT_CHUNK = 128
+#: joblib backends that start processes on this machine: the model goes to them as a file, loaded once each
+_LOCAL_PROCESS_BACKENDS = ("loky", "multiprocessing")
+#: the model a worker process loaded last (its key, the model): a process serves one run at a time
+_LOADED = {}
+
+
+class _ModelFile:
+    """The model as the worker processes of one run receive it: a file saved once, loaded once per process."""
+
+    def __init__(self, file, key):
+        self.file, self.key = file, key
+
+    def load(self):
+        if _LOADED.get("key") != self.key:
+            import joblib
+
+            _LOADED.clear()
+            _LOADED.update(key=self.key, model=joblib.load(self.file))
+        return _LOADED["model"]
+
+
+def explain_option_names():
+    """The keyword options of :func:`limetheory.explain` (everything but ``model`` and ``text``), in order.
+
+    Examples
+    --------
+    >>> names = explain_option_names()
+    >>> names[:2], "model" in names
+    (['kernel_width', 'label'], False)
+    """
+    return [
+        name
+        for name, parameter in inspect.signature(explain).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+
+
+def _complete_options(options):
+    """explain's options with every default filled in (the fingerprint of a run), ``progress`` left out."""
+    names = explain_option_names()
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        hint = " (explain takes lime's unit: kernel_width = 100 ν)" if "nu" in unknown else ""
+        raise TypeError(f"explain_many got options that explain does not take: {unknown}{hint}; explain's are {names}")
+    parameters = inspect.signature(explain).parameters
+    complete = {name: options.get(name, parameters[name].default) for name in names}
+    complete.pop("progress", None)  # a display setting, not part of the answer
+    return complete
+
+
+def explanations_frame(explanations, documents=None):
+    """Explanations as one tidy DataFrame: a row per (document, coefficient), the intercept's word "(intercept)".
+
+    Parameters
+    ----------
+    explanations : sequence of limetheory.Explanation
+        One per document.
+    documents : sequence of int or None
+        The documents' positions (None: 0, 1, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``document``, ``label``, ``position`` (the index in ``beta``: 0 for the intercept, 1 + j for word
+        j), ``word``, ``coefficient``, ``stderr`` (NaN when exact), ``exact``, ``method``, ``kernel_width``; sorted
+        by document and position, so a document's ``coefficient`` column is its ``beta``.
+
+    Examples
+    --------
+    >>> from limetheory.pipelines.result import Explanation
+    >>> e = Explanation(["good", "bad"], np.array([0.5, 0.2, -0.4]), True, "linear", None, 25.0,
+    ...                 "decision_function", 1, None)
+    >>> explanations_frame([e], [7])[["document", "word", "coefficient"]].values.tolist()
+    [[7, '(intercept)', 0.5], [7, 'good', 0.2], [7, 'bad', -0.4]]
+    """
+    import pandas as pd
+
+    explanations = list(explanations)
+    documents = list(range(len(explanations))) if documents is None else [int(i) for i in documents]
+    if len(documents) != len(explanations):
+        raise ValueError(
+            f"documents must have one position per explanation, got {len(documents)} for {len(explanations)}"
+        )
+    sizes = np.array([len(e.beta) for e in explanations], dtype=np.int64)
+    if not explanations:
+        return _empty_frame()
+    frame = pd.DataFrame(
+        {
+            "document": np.repeat(np.asarray(documents, dtype=np.int64), sizes),
+            "label": np.repeat(np.array([e.label for e in explanations], dtype=np.int64), sizes),
+            "position": np.concatenate([np.arange(size, dtype=np.int64) for size in sizes]),
+            "word": [word for e in explanations for word in (INTERCEPT, *e.words)],
+            "coefficient": np.concatenate([np.asarray(e.beta, dtype=float) for e in explanations]),
+            "stderr": np.concatenate(
+                [
+                    np.full(len(e.beta), np.nan) if e.stderr is None else np.asarray(e.stderr, float)
+                    for e in explanations
+                ]
+            ),
+            "exact": np.repeat(np.array([bool(e.exact) for e in explanations]), sizes),
+            "method": np.repeat(np.array([e.method for e in explanations], dtype=object), sizes),
+            "kernel_width": np.repeat(np.array([e.kernel_width for e in explanations], dtype=float), sizes),
+        },
+        columns=list(COLUMNS),
+    )
+    frame["word"] = frame["word"].astype("str")
+    frame["method"] = frame["method"].astype("str")
+    return frame.sort_values(["document", "position"], kind="stable").reset_index(drop=True)
+
+
+def _empty_frame():
+    import pandas as pd
+
+    frame = pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in zip(COLUMNS, _DTYPES, strict=True)})
+    return frame
+
+
+_DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str", "float64")
+
+
+def _linear_batch_options(options):
+    """explain_linear_many's options when explain's first route for these options is the linear one, else None.
+
+    That is when every option but the four it takes (and those only the estimate route reads) has its default and
+    ``method`` is "auto" or "linear".
+    """
+    defaults = inspect.signature(explain).parameters
+    for name, value in options.items():
+        if name in _LINEAR_BATCH_OPTIONS or name in _IGNORED_BY_EXACT_ROUTES:
+            continue
+        if name == "method" and value in ("auto", "linear"):
+            continue
+        default = defaults[name].default
+        if value is default or (isinstance(value, (str, bool, int, float, type(None))) and value == default):
+            continue
+        return None
+    return {name: options[name] for name in _LINEAR_BATCH_OPTIONS if name in options}
+
+
+#: the options of explain that explain_linear_many takes
+_LINEAR_BATCH_OPTIONS = ("kernel_width", "label", "output", "random_state")
+#: options of explain that only its estimate route reads (and the display of its bar)
+_IGNORED_BY_EXACT_ROUTES = ("num_samples", "tol", "max_calls", "progress")
+
+
+def _explain_one(model, position, text, options):
+    try:
+        return explain(model, text, **options)
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"document {position}: {error}") from error
+
+
+def _explain_chunk(model, documents, texts, options):
+    """Explain one chunk (in a worker): its documents' positions and their frame.
+
+    The first document goes through explain (it checks every option); when the options make the linear route
+    explain's first, the others go through explain_linear_many (one call of the pipeline for all their
+    self-checks, the same β bit for bit), and explain takes the documents that route leaves.
+    """
+    if isinstance(model, _ModelFile):
+        model = model.load()
+    explanations = [_explain_one(model, documents[0], texts[0], options)] if documents else []
+    batch = _linear_batch_options(options)
+    rest = explain_linear_many(model, texts[1:], **batch) if batch is not None else [None] * (len(texts) - 1)
+    for position, text, explanation in zip(documents[1:], texts[1:], rest, strict=True):
+        explanations.append(explanation if explanation is not None else _explain_one(model, position, text, options))
+    return documents, explanations_frame(explanations, documents)
+
+
+def _check_texts(texts):
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("texts must be a sequence of str (one document each), got a single " + type(texts).__name__)
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(f"texts must be a sequence of str (one document each), got {type(texts).__name__}") from None
+    for position, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts must hold str only (one document each), got {type(text).__name__} at {position}")
+    return texts
+
+
+def _check_backend(backend):
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be the name of a joblib backend ('loky', 'dask', ...), got {backend!r:.80}")
+    from joblib.parallel import BACKENDS, EXTERNAL_BACKENDS
+
+    if backend not in BACKENDS and backend not in EXTERNAL_BACKENDS:
+        known = sorted(set(BACKENDS) | set(EXTERNAL_BACKENDS))
+        raise ValueError(f"backend must be a joblib backend, one of {known} (or one registered), got {backend!r}")
+    return backend
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs is None:
+        return None
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a positive number of workers, -1 for all cores, or None; got 0")
+    return n_jobs
+
+
+def _chunk_size(chunk_size, n_documents, workers):
+    if chunk_size is not None:
+        return check_int(chunk_size, "chunk_size", minimum=1)
+    return max(1, min(MAX_DEFAULT_CHUNK, math.ceil(n_documents / (4 * max(1, workers)))))
+
+
+def explain_many(
+    model,
+    texts,
+    *,
+    n_jobs=None,
+    backend="loky",
+    progress=True,
+    path=None,
+    chunk_size=None,
+    collect=True,
+    **explain_options,
+):
+    """Explain every document of a corpus with :func:`limetheory.explain`: one tidy frame, parallel, resumable.
+
+    Each document's rows are ``explain(model, text, **explain_options)`` bit for bit (the same routes, exact
+    where a closed route exists), whatever ``n_jobs``, ``backend``, ``chunk_size`` or the runs a result was
+    resumed from.  The documents go to joblib's workers in chunks, and the model to each worker once (module
+    docstring).
+
+    Parameters
+    ----------
+    model : sklearn.pipeline.Pipeline
+        What :func:`limetheory.explain` takes.
+    texts : sequence of str
+        The documents (a list, a tuple, a pandas Series, ...); a document's position in it is its ``document``.
+    n_jobs : int or None
+        Workers, as in scikit-learn: None for one (or the active ``joblib.parallel_config``'s), -1 for every
+        core (with ``backend="dask"``: every worker thread of the cluster).
+    backend : str
+        A joblib backend: ``"loky"`` (processes on this machine, the default), ``"dask"`` (the active
+        ``dask.distributed.Client``), ``"threading"``, or one registered by a plugin (``"ray"`` after
+        ``ray.util.joblib.register_ray()``).
+    progress : bool
+        A tqdm bar counting documents (``tqdm.auto``: a widget in notebooks, text in terminals).
+    path : str, os.PathLike or None
+        A folder for a Parquet dataset (pyarrow): each finished chunk is written there at once, and a later call
+        with the same path explains only the documents not yet stored and returns them all.  The folder records
+        the model's ``joblib.hash``, a hash of the texts and the options; a call that differs in any of them is
+        refused (:mod:`limetheory.pipelines.store`).
+    chunk_size : int or None
+        Documents per task (None: about four chunks per worker, at most 128).  It does not change the result.
+    collect : bool
+        False (with ``path``): return the folder as a ``pyarrow.dataset.Dataset`` instead of reading every row into
+        memory, so that the run's memory stays bounded by the chunk.
+    **explain_options
+        Keyword options of :func:`limetheory.explain` (``kernel_width``, ``output``, ``label``, ``method``,
+        ``num_samples``, ``random_state``, ...), the same for every document.
+
+    Returns
+    -------
+    pandas.DataFrame or pyarrow.dataset.Dataset
+        One row per (document, coefficient), sorted by document and position, with the columns of
+        :func:`explanations_frame`: ``document``, ``label``, ``position`` (0 the intercept, 1 + j word j),
+        ``word`` (the intercept's is ``"(intercept)"``), ``coefficient``, ``stderr`` (NaN when exact), ``exact``,
+        ``method``, ``kernel_width``.  ``frame.pivot(index="document", columns="word", values="coefficient")`` gives the
+        documents x words matrix (with ``bow=False`` a word may repeat: pivot on ``position`` instead).
+
+    Raises
+    ------
+    TypeError
+        ``texts`` not a sequence of str, an option that explain does not take, arguments of the wrong type.
+    ValueError
+        ``n_jobs=0``, an unknown backend, ``collect=False`` without ``path``, a ``path`` that holds another run;
+        explain's own errors, prefixed with the document's position.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> import limetheory as lt
+    >>> docs = ["good food", "bad food", "good service", "slow service", "good staff", "bad staff"]
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0, 1, 0])
+    >>> texts = ["Good food, bad service", "slow staff but good food"]
+    >>> frame = explain_many(model, texts, output="decision_function", progress=False)
+    >>> frame.columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['document', 'label', 'position', 'word', 'coefficient', 'stderr', 'exact', 'method',
+     'kernel_width']
+    >>> frame.groupby("document").size().tolist(), frame["method"].unique().tolist()
+    ([5, 6], ['linear'])
+    >>> one = lt.explain(model, texts[1], output="decision_function")
+    >>> bool((frame[frame.document == 1].coefficient.to_numpy() == one.beta).all())
+    True
+    """
+    texts = _check_texts(texts)
+    n_jobs, backend = _check_n_jobs(n_jobs), _check_backend(backend)
+    progress, collect = check_bool(progress, "progress"), check_bool(collect, "collect")
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be None or a folder name (str or os.PathLike), got {type(path).__name__}")
+    if not collect and path is None:
+        raise ValueError("collect=False keeps the explanations on disk only: it needs a path")
+    options = _complete_options(explain_options)
+    if chunk_size is not None:
+        check_int(chunk_size, "chunk_size", minimum=1)
+    folder, done, record = None, set(), None
+    if path is not None:
+        record = store.fingerprint(model, texts, options, _package_version())
+        folder = store.check_store(path, record)
+        if folder.exists():
+            store.remove_leftovers(folder)
+            done = store.stored_documents(folder)
+    todo = [position for position in range(len(texts)) if position not in done]
+    per_document = dict(options)
+    if "progress" in explain_option_names():
+        per_document["progress"] = False  # one bar, for the corpus
+    frames = []
+    if todo:
+        frames = _run(model, texts, todo, per_document, n_jobs, backend, progress, chunk_size, folder, record, collect)
+    if folder is None:
+        import pandas as pd
+
+        if not frames:
+            return _empty_frame()
+        return pd.concat(frames).sort_values(["document", "position"], kind="stable").reset_index(drop=True)
+    if not collect:
+        import pyarrow.dataset as ds
+
+        return ds.dataset([str(file) for file in store.chunk_files(folder)], format="parquet")
+    return read_explanations(folder)
+
+
+def _package_version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("limetheory")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, folder, record, collect):
+    import joblib
+
+    config = {"backend": backend}
+    if backend == "dask":
+        config["scatter"] = [model]  # broadcast once to every worker
+        n_jobs = -1 if n_jobs is None else n_jobs
+    with joblib.parallel_config(**config):
+        workers = joblib.effective_n_jobs(n_jobs)  # on dask, -1 counts the cluster's worker threads
+        size = _chunk_size(chunk_size, len(todo), workers)
+        chunks = [todo[start : start + size] for start in range(0, len(todo), size)]
+        scratch, shipped = None, model
+        if backend in _LOCAL_PROCESS_BACKENDS and workers > 1:
+            scratch = tempfile.mkdtemp(prefix="limetheory-model-")
+            file = os.path.join(scratch, "model.joblib")
+            joblib.dump(model, file)
+            shipped = _ModelFile(file, uuid.uuid4().hex)
+        try:
+            tasks = (
+                joblib.delayed(_explain_chunk)(shipped, chunk, [texts[i] for i in chunk], options) for chunk in chunks
+            )
+            parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            frames = []
+            with _bar(len(todo), progress) as bar:
+                for documents, frame in parallel(tasks):
+                    if folder is not None:
+                        _store_chunk(folder, record, frame, documents)
+                    elif collect:
+                        frames.append(frame)
+                    if bar is not None:
+                        bar.update(len(documents))
+            return frames
+        finally:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _bar(total, progress):
+    """A tqdm bar counting documents (tqdm.auto, imported only when shown), or a context holding None."""
+    if not progress:
+        return contextlib.nullcontext()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="doc", desc="explain_many")
+
+
+def _store_chunk(folder, record, frame, documents):
+    import pyarrow as pa
+
+    store.create_store(folder, record)
+    store.write_chunk(folder, pa.Table.from_pandas(frame, preserve_index=False), documents)
+
+
+def read_explanations(path):
+    """The explanations stored by ``explain_many(..., path=path)``, as its frame (sorted by document, position).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`explanations_frame`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> read_explanations(tempfile.mkdtemp()).shape
+    (0, 9)
+    """
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    files = store.chunk_files(path)
+    if not files:
+        return _empty_frame()
+    frame = pd.concat([pq.read_table(file).to_pandas() for file in files], ignore_index=True)
+    frame = frame[list(COLUMNS)].astype(dict(zip(COLUMNS, _DTYPES, strict=True)))
+    return frame.sort_values(["document", "position"], kind="stable").reset_index(drop=True)
