@@ -836,6 +836,9 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     >>> bool((many[0].beta == one.beta).all()), many[1]
     (True, None)
     """
+    # explain's defaults: output None is a Pipeline's predict_proba, label None lime's label 1
+    output = "predict_proba" if output is None else output
+    label = 1 if label is None else label
     vectorizer = check_pipeline(model)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
