@@ -93,7 +93,7 @@ def coverage(name, model, output, model_fn, texts, chosen, *, exact=True):
 
 def variance_reduction(model, text):
     """Mean variance of the Monte Carlo coefficients, at MONTE_CARLO_MASKS masks, for three estimators."""
-    result = lt.explain(model, text, method="monte_carlo", num_samples=MONTE_CARLO_MASKS, random_state=SEED)
+    result = lt.explain(model, text, method="monte_carlo", max_calls=MONTE_CARLO_MASKS, random_state=SEED)
     d, nu = len(result.words), KERNEL_WIDTH / 100
     sigma_inverse = lt.sigma_inverse(d, nu=nu)
     # plain: Σ⁻¹ times the average of π x f over i.i.d. masks: covariance Σ⁻¹ Cov(π x f) Σ⁻¹ / N, with Cov(π x f)

@@ -16,6 +16,8 @@ so they accept d <= ``MAX_LINEAR_D`` = 2**24; dense (d + 1) x (d + 1) matrices s
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -25,6 +27,10 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 #: largest number of floating-point operations one call may do (about ten seconds on one core here)
 WORK_LIMIT_FLOPS = 2e10
+#: operations per second assumed when a refusal states a time (the rate WORK_LIMIT_FLOPS's "ten seconds" assumes)
+FLOPS_PER_SECOND = 2e9
+#: the limit in force: WORK_LIMIT_FLOPS, or what ``work_limit`` sets for the calls inside it
+_WORK_LIMIT = contextvars.ContextVar("limetheory_work_limit", default=WORK_LIMIT_FLOPS)
 #: peak bytes per word of the O(d) routines (115 measured at d = 10**7, rounded up)
 LINEAR_BYTES_PER_WORD = 128
 #: largest d accepted by the O(d) routines: MEMORY_LIMIT_BYTES / LINEAR_BYTES_PER_WORD
@@ -62,7 +68,10 @@ def check_memory(nbytes, what: str, advice: str = "") -> None:
 
 
 def check_work(flops, what: str, advice: str = "") -> None:
-    """Refuse a call that would take more than ``WORK_LIMIT_FLOPS`` floating-point operations, stating the estimate.
+    """Refuse a call that would take more than the work limit (``WORK_LIMIT_FLOPS``), stating the estimate.
+
+    The limit is ``WORK_LIMIT_FLOPS`` unless a caller raised it with :func:`work_limit` (``explain(max_work=)``).
+    The message states the estimate in operations and in seconds at ``FLOPS_PER_SECOND``.
 
     Parameters
     ----------
@@ -79,14 +88,53 @@ def check_work(flops, what: str, advice: str = "") -> None:
     >>> check_work(4e16, "alphas at d = 10000000 with p_max = 10000000")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: alphas at d = 10000000 with p_max = 10000000 costs about 4e+16 floating-point operations, ...
+    ValueError: alphas at d = 10000000 with p_max = 10000000 costs about 4e+16 floating-point operations ...
     """
-    if flops > WORK_LIMIT_FLOPS:
+    limit = _WORK_LIMIT.get()
+    if flops > limit:
         tail = f"; {advice}" if advice else ""
         raise ValueError(
-            f"{what} costs about {float(flops):.2g} floating-point operations, above the limit of "
-            f"{WORK_LIMIT_FLOPS:.2g} (about ten seconds){tail}"
+            f"{what} costs about {float(flops):.2g} floating-point operations (about "
+            f"{seconds_text(flops)} here), above the limit of {limit:.2g} (about {seconds_text(limit)}){tail}"
         )
+
+
+def seconds_text(flops) -> str:
+    """The time ``flops`` operations take at ``FLOPS_PER_SECOND``, in words (``"10 s"``, ``"4.2 min"``, ...).
+
+    Examples
+    --------
+    >>> seconds_text(2e10), seconds_text(5.2e11), seconds_text(1e15)
+    ('10 s', '4.3 min', '5.8 days')
+    """
+    seconds = float(flops) / FLOPS_PER_SECOND
+    for unit, size, from_ in (("days", 86400.0, 172800.0), ("h", 3600.0, 7200.0), ("min", 60.0, 100.0)):
+        if seconds >= from_:
+            return f"{_rounded(seconds / size)} {unit}"
+    return f"{_rounded(seconds)} s"
+
+
+def _rounded(value):
+    """Two significant digits below 10, whole numbers above (no exponent in a time)."""
+    return f"{value:.2g}" if value < 10 else f"{value:.0f}"
+
+
+@contextlib.contextmanager
+def work_limit(flops):
+    """Within the block, :func:`check_work` refuses above ``flops`` instead of ``WORK_LIMIT_FLOPS``.
+
+    ``explain(..., max_work=)`` runs an exact route whose estimate is above the default limit this way.
+
+    Examples
+    --------
+    >>> with work_limit(1e12):
+    ...     check_work(5e11, "a long document")
+    """
+    token = _WORK_LIMIT.set(float(flops))
+    try:
+        yield
+    finally:
+        _WORK_LIMIT.reset(token)
 
 
 def check_linear_d(d: int, name: str = "d", what: str = "this O(d) routine") -> int:

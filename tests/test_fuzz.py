@@ -930,6 +930,89 @@ FORMULAS = [
 MANY_WORDS = [f"w{i}" for i in range(30)]
 _word_lists = either(st.sampled_from([WORDS, MANY_WORDS, ["good"]]), st.sampled_from([["good", "good"], "good", None]))
 REGISTRY["beta_boolean"].args = st.tuples(st.sampled_from(FORMULAS), _word_lists, bandwidths())
+# corpora and Shapley values: a small corpus's frame, explained once, feeds the corpus views
+_CORPUS = ["good food", "bad service", "good service", "slow staff"]
+_CORPUS_FRAME = lt.explain_many(EXPLAIN_MODEL, _CORPUS, output="decision_function", progress=False)
+_MOMENTS = lt.conditional_moments_linear_exact([1.0, -2.0, 0.5], [1.0, 1.0, 2.0])
+REGISTRY.update(
+    {
+        "explain_many": Spec(
+            lt.explain_many,
+            st.tuples(
+                either(st.just(EXPLAIN_MODEL), st.sampled_from([VECTORIZER, None, "model"])),
+                either(st.just(_CORPUS[:2]), st.one_of(st.lists(texts(), max_size=2), anything())),
+            ),
+            st.fixed_dictionaries(
+                {"progress": st.just(False)},
+                optional={
+                    "output": either(st.sampled_from(["predict_proba", "decision_function"])),
+                    "chunk_size": either(ints(1, 4)),
+                },
+            ),
+            check=is_instance(pd.DataFrame),
+            examples=15,
+        ),
+        "explanation_matrix": Spec(
+            lt.explanation_matrix,
+            st.tuples(either(st.just(_CORPUS_FRAME))),
+            _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
+            check=is_instance(tuple),
+            examples=15,
+        ),
+        "global_importance": Spec(
+            lt.global_importance,
+            st.tuples(either(st.just(_CORPUS_FRAME))),
+            _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
+            check=is_instance(pd.DataFrame, pd.Series),
+            examples=15,
+        ),
+        "submodular_pick": Spec(
+            lt.submodular_pick,
+            st.tuples(either(st.just(_CORPUS_FRAME)), either(ints(1, 4))),
+            _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
+            check=is_instance(pd.DataFrame),
+            examples=15,
+        ),
+        "refit_limit": Spec(
+            lt.refit_limit,
+            st.tuples(
+                either(st.just(np.array([0.1, 0.5, -0.2, 0.3])), float_arrays((4,))),
+                either(st.just([0, 2]), st.lists(ints(-1, 5), max_size=3)),
+            ),
+            st.fixed_dictionaries({"kernel_width": either(reals(1.0, 100.0))}),
+            check=is_instance(np.ndarray),
+            examples=20,
+        ),
+        "shapley": Spec(
+            lt.shapley,
+            st.tuples(either(st.just(EXPLAIN_MODEL), st.sampled_from([VECTORIZER, None])), texts()),
+            _kw(
+                output=either(st.sampled_from(["predict_proba", "decision_function"])),
+                label=ints(0, 2),
+                random_state=ints(0, 9),
+            ),
+            check=is_instance(lt.ShapleyValues),
+            examples=20,
+        ),
+        "ShapleyValues": Spec(
+            lt.ShapleyValues, st.tuples(*[anything()] * 9), check=is_instance(lt.ShapleyValues), refuses=False
+        ),
+        "shapley_enumerate": Spec(
+            lt.shapley_enumerate,
+            st.tuples(either(st.sampled_from(MASK_FUNCTIONS)), st.one_of(ints(1, 8), st.just(23))),
+            check=is_instance(tuple),
+        ),
+        "shapley_from_conditional_moments": Spec(
+            lt.shapley_from_conditional_moments,
+            st.tuples(
+                either(st.just(0.7), reals()),
+                either(st.just(_MOMENTS[0]), float_arrays((3,))),
+                either(st.just(_MOMENTS[1]), float_arrays((3, 3))),
+            ),
+            check=is_instance(np.ndarray),
+        ),
+    }
+)
 REGISTRY["beta_boolean"].valid = st.tuples(
     st.tuples(st.sampled_from(FORMULAS[:7]), st.just(WORDS), st.floats(0.01, 10.0)), st.just({})
 )

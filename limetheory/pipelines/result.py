@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_int
-from .montecarlo import allocation, enumerated_sample, stratified_sample
-from .spread import lime_spread
+from .._validation import check_bool, check_int
+from .montecarlo import enumerated_sample
+from .spread import lime_spread, omega_sample
 
 #: masks behind the estimate of Ω when it cannot be enumerated (d > 14): its relative error is about 1/√(this)
 OMEGA_SAMPLES = 20_000
@@ -17,6 +17,8 @@ OMEGA_SAMPLES = 20_000
 MAX_EXACT_OMEGA_WORDS = 14
 #: rows shown by the HTML summary
 HTML_ROWS = 10
+#: lime's default num_samples: the n at which lime's spread is predicted unless the user says otherwise
+LIME_NUM_SAMPLES = 5000
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -40,18 +42,41 @@ class Explanation:
     output : str
         The model output explained (``"predict_proba"``, ``"decision_function"`` or ``"predict"``).
     label : int
-        The column of that output.
+        The column of that output (lime's label).
     num_samples : int or None
         The masks behind a Monte Carlo ``beta`` (None when exact).
     notes : tuple of str
-        Why each route tried before ``method`` did not apply (empty when the first route applied).
+        Why each route tried before ``method`` did not apply (empty when the first route applied), what precision
+        an estimate reached, and whether lime at ``lime_num_samples`` will agree with the limit.
     mask_fn : callable
         Masks (m, d) -> the model's output on lime's perturbed documents (used by ``lime_spread``).
     sample : limetheory.pipelines.montecarlo.MaskSample or None
         The masks and outputs behind ``beta`` (all masks for ``"enumeration"``, the stratified sample for
         ``"monte_carlo"``), reused by ``lime_spread``; None for the closed routes.
     random_state : int
-        The seed of the Monte Carlo route and of the masks behind an estimated lime spread.
+        The seed of the Monte Carlo route and of the masks behind an estimated lime spread (with
+        ``explain(random_state=None)``, the seed that was drawn: pass it to repeat the call).
+    lime_num_samples : int
+        lime's n that the explanation is compared with (``explain(num_samples=)``, lime's default 5000): the
+        default of ``lime_spread`` and ``plot``.
+    labels : tuple of int
+        Every label explained by the same call (lime's ``labels``, or its ``top_labels`` largest outputs), in
+        lime's order; ``as_list(label=...)`` and ``for_label`` read each.
+    document_outputs : ndarray of shape (k,) or None
+        The model's k outputs on the document itself (lime's ``predict_proba`` of its Explanation), when the route
+        called the model on it (``outputs()`` computes them otherwise).
+    scores_fn : callable or None
+        Masks (m, d) -> the model's k outputs on lime's perturbed documents (every column).
+    top_labels : tuple of int or None
+        The labels chosen by ``top_labels`` (largest output first), None when the labels were given.
+    num_features : int or None
+        The most words ``as_list`` and ``to_lime`` hold (the largest absolute coefficients; None: every word).
+    class_names : tuple of str or None
+        Names of the output's columns (the classifier's ``classes_`` when the model has them).
+    text : str or None
+        The document.
+    mode : limetheory.pipelines.modes.TextMode or None
+        lime's text settings (None: lime's defaults).
 
     Examples
     --------
@@ -81,6 +106,17 @@ class Explanation:
     mask_fn: object = field(repr=False, compare=False, default=None)
     sample: object = field(repr=False, compare=False, default=None)
     random_state: int = field(repr=False, compare=False, default=0)
+    lime_num_samples: int = field(repr=False, compare=False, default=LIME_NUM_SAMPLES)
+    labels: tuple = field(repr=False, compare=False, default=())
+    document_outputs: np.ndarray | None = field(repr=False, compare=False, default=None)
+    scores_fn: object = field(repr=False, compare=False, default=None)
+    top_labels: tuple | None = field(repr=False, compare=False, default=None)
+    num_features: int | None = field(repr=False, compare=False, default=None)
+    class_names: tuple | None = field(repr=False, compare=False, default=None)
+    text: str | None = field(repr=False, compare=False, default=None)
+    mode: object = field(repr=False, compare=False, default=None)
+    _family: dict = field(repr=False, compare=False, default_factory=dict)
+    _shared: dict = field(repr=False, compare=False, default_factory=dict)
     _cache: dict = field(repr=False, compare=False, default_factory=dict)
 
     @property
@@ -88,13 +124,56 @@ class Explanation:
         """The paper's bandwidth ν = kernel_width / 100."""
         return self.kernel_width / 100.0
 
-    def as_list(self):
+    def for_label(self, label):
+        """The explanation of another label explained by the same call (``labels`` lists them).
+
+        Parameters
+        ----------
+        label : int
+            One of ``labels``.
+
+        Returns
+        -------
+        Explanation
+            Its own ``beta``, ``stderr``, ``method`` and ``notes``.
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import CountVectorizer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> import limetheory as lt
+        >>> docs = ["good food", "bad food", "slow staff", "good staff", "bad wine", "slow wine"]
+        >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [0, 1, 2, 0, 1, 2])
+        >>> e = lt.explain(model.decision_function, "good food, slow staff", labels=(0, 2))
+        >>> e.labels, e.for_label(2).label, e.for_label(2).method
+        ((0, 2), 2, 'linear')
+        """
+        if isinstance(label, bool) or not isinstance(label, (int, np.integer)):
+            raise TypeError(f"label must be an integer, got {type(label).__name__}")
+        label = int(label)
+        if label == self.label:
+            return self
+        if label not in self._family:
+            held = self.labels or (self.label,)
+            raise ValueError(f"label {label} was not explained: this explanation holds labels {held}")
+        return self._family[label]
+
+    def as_list(self, label=None, *, num_features=None):
         """The word coefficients in the format of lime's ``Explanation.as_list()``, largest absolute weight first.
+
+        Parameters
+        ----------
+        label : int or None
+            Which label (one of ``labels``); None: this explanation's ``label``, the first explained.
+        num_features : int or None
+            The most words listed (None: ``explain``'s ``num_features``, every word when that was None).
 
         Returns
         -------
         list of (str, float)
-            One pair per word of the document (lime with every word kept); ties keep lime's word order.
+            One pair per word of the document, or the ``num_features`` of largest absolute weight; ties keep
+            lime's word order.
 
         Examples
         --------
@@ -103,10 +182,57 @@ class Explanation:
         ...                 "decision_function", 1, None)
         >>> e.as_list()
         [('bad', -0.5), ('good', 0.2)]
+        >>> e.as_list(num_features=1)
+        [('bad', -0.5)]
         """
-        weights = self.beta[1:]
-        order = np.argsort(-np.abs(weights), kind="stable")
-        return [(self.words[j], float(weights[j])) for j in order]
+        if label is not None:
+            return self.for_label(label).as_list(num_features=num_features)
+        if num_features is None:
+            num_features = self.num_features
+        else:
+            num_features = check_int(num_features, "num_features", minimum=1)
+        return [(self.words[j], float(self.beta[1 + j])) for j in self.word_order(num_features)]
+
+    def word_order(self, num_features=None):
+        """Word indices by decreasing absolute coefficient (stable: ties in lime's word order), at most num_features."""
+        order = np.argsort(-np.abs(self.beta[1:]), kind="stable")
+        return order if num_features is None else order[:num_features]
+
+    def to_lime(self, class_names=None):
+        """lime's own ``lime.explanation.Explanation`` holding these coefficients, for lime's views.
+
+        ``show_in_notebook``, ``as_html``, ``as_list``, ``as_map`` and ``as_pyplot_figure`` then work as for an
+        explanation lime computed, on every label this call explained (``labels``), with ``num_features`` words each
+        (every word when None).  ``intercept`` holds β₀; ``predict_proba`` the model's outputs on the document;
+        ``local_pred`` the limit surrogate at the document (β₀ plus every coefficient); ``score`` (lime's weighted R²
+        of its own fit) is None: the limit has no sample.
+
+        Parameters
+        ----------
+        class_names : sequence of str or None
+            Names of the output's columns (None: the classifier's ``classes_`` when known, else lime's "0", "1", ...).
+
+        Returns
+        -------
+        lime.explanation.Explanation
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import CountVectorizer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> import limetheory as lt
+        >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+        >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+        >>> lime_view = lt.explain(model.decision_function, "good food, bad staff").to_lime()
+        >>> sorted((str(word), round(weight, 3) + 0.0) for word, weight in lime_view.as_list(label=1))
+        [('bad', -0.675), ('food', 0.0), ('good', 0.675), ('staff', 0.0)]
+        >>> "<html>" in lime_view.as_html()
+        True
+        """
+        from .lime_view import lime_explanation
+
+        return lime_explanation(self, class_names)
 
     def to_frame(self):
         """A pandas DataFrame, one row per coefficient (the intercept first, as ``"(intercept)"``).
@@ -120,38 +246,40 @@ class Explanation:
             frame["stderr"] = self.stderr
         return frame.set_index("word")
 
-    def _omega_sample(self, omega_samples):
+    def _omega_sample(self, omega_samples, enumerate_up_to=MAX_EXACT_OMEGA_WORDS):
+        """The masks behind Ω: the route's own sample, all masks (d <= ``enumerate_up_to``), or ``omega_samples``."""
         if self.sample is not None and (self.sample.exact or omega_samples is None):
             return self.sample
         d = len(self.words)
-        if d <= MAX_EXACT_OMEGA_WORDS:
+        if d <= enumerate_up_to:
             if "exact" not in self._cache:
                 self._cache["exact"] = enumerated_sample(self.mask_fn, d, self.nu)
             return self._cache["exact"]
         size = OMEGA_SAMPLES if omega_samples is None else omega_samples
         key = ("omega", size)
         if key not in self._cache:
-            counts, _ = allocation(d, self.nu, size)
             rng = np.random.default_rng([self.random_state, 1])  # a stream apart from the one behind beta
-            self._cache[key] = stratified_sample(self.mask_fn, d, self.nu, counts, rng)
+            self._cache[key] = omega_sample(self.mask_fn, d, self.nu, size, rng)
         return self._cache[key]
 
-    def lime_spread(self, num_samples=5000, *, omega_samples=None, order=1):
+    def lime_spread(self, num_samples=None, *, omega_samples=None, order=1):
         r"""Where lime's coefficients concentrate at ``num_samples`` and their standard deviations there.
 
         lime's coefficients at n samples are approximately normal around the centre of its normal equations
         (its ridge and its first row shift it from ``beta`` by O(1/n)) with covariance
-        :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.pipelines.spread`).  Ω is exact when the document
-        has at most 14 distinct words (all masks enumerated with the model), and otherwise estimated from a stratified
-        sample of ``omega_samples`` masks (20000 by default, or the Monte Carlo route's own sample), which the
-        result states.
+        :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.pipelines.spread`), in O(masks × d) at any d.
+        Ω is exact when the document has at most 14 distinct words (all masks enumerated with the model), and
+        otherwise estimated from the Monte Carlo route's own sample or from ``omega_samples`` masks of the model
+        (20000 by default; stratified on the number of removed words when there are at least two for each, else
+        i.i.d.); the result states which (``exact``, ``omega_samples``).
 
         Parameters
         ----------
-        num_samples : int
-            lime's ``num_samples`` (>= 1), counting the document itself.
+        num_samples : int or None
+            lime's ``num_samples`` (>= 1), counting the document itself; None: ``lime_num_samples`` (the
+            ``num_samples`` given to ``explain``, lime's 5000 by default).
         omega_samples : int or None
-            Masks behind the estimate of Ω when it is not exact (None: the default).
+            Masks behind the estimate of Ω when it is not exact (None: the route's sample or 20000).
         order : {1, 2}
             1: the centre c_n of lime's normal equations in expectation (lime's mean is c_n + O(1/n)) and the
             first-order standard deviations.  2: the centre with the O(1/n) bias of lime's ratio estimator and the
@@ -163,6 +291,7 @@ class Explanation:
             ``centre``, ``std`` (arrays of length d + 1), ``exact`` and ``omega_samples``; ``interval(0.95)`` gives
             the predicted 95% range of each coefficient.
         """
+        num_samples = self.lime_num_samples if num_samples is None else num_samples
         num_samples = check_int(num_samples, "num_samples", minimum=1, maximum=2**53)
         if omega_samples is not None:
             omega_samples = check_int(omega_samples, "omega_samples", minimum=2, maximum=10**7)
@@ -171,9 +300,57 @@ class Explanation:
         sample = self._omega_sample(omega_samples)
         return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr, order=order)
 
+    def check_spread(self, num_samples, omega_samples):
+        """lime's spread for ``explain``'s agreement check, from at most about ``omega_samples`` masks of the model.
+
+        The route's own sample when it has one; all masks when there are no more than ``omega_samples``; else a
+        stratified sample of that size (cached: ``lime_spread(omega_samples=...)`` with the same size reuses it).
+        """
+        d = len(self.words)
+        if self.sample is not None:
+            sample = self.sample
+        elif d <= MAX_EXACT_OMEGA_WORDS and 2**d - 1 <= omega_samples:
+            sample = self._omega_sample(None)
+        else:
+            sample = self._omega_sample(omega_samples, enumerate_up_to=0)
+        return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr)
+
+    def outputs(self):
+        """The model's k outputs on the document itself (lime's first row), computed once when first needed.
+
+        Returns
+        -------
+        ndarray, shape (k,)
+            ``document_outputs`` when ``explain`` had them; else one call of the model (shared by every label).
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import CountVectorizer
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> from sklearn.pipeline import make_pipeline
+        >>> import limetheory as lt
+        >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+        >>> model = make_pipeline(CountVectorizer(), DecisionTreeClassifier(random_state=0)).fit(docs, [1, 0, 1, 0])
+        >>> lt.explain(model, "good food, fine staff").outputs().tolist()  # P(0), P(1) on the document
+        [0.0, 1.0]
+        """
+        if self.document_outputs is not None:
+            return self.document_outputs
+        if "outputs" not in self._shared:  # one dict for every label of the call
+            ones = np.ones((1, len(self.words)), dtype=np.int8)
+            self._shared["outputs"] = np.asarray(self.scores_fn(ones), dtype=float)[0]
+        return self._shared["outputs"]
+
+    @property
+    def outputs_known(self):
+        """True when the model's outputs on the document are at hand (``outputs()`` makes no model call)."""
+        return self.document_outputs is not None or "outputs" in self._shared or self.scores_fn is None
+
     @property
     def y0(self):
         """The model's output on the document itself (lime's first row), computed once when first needed."""
+        if self.document_outputs is not None or self.scores_fn is not None:
+            return float(self.outputs()[self.label])
         if "y0" not in self._cache:
             y0 = float(self.mask_fn(np.ones((1, len(self.words)), dtype=np.int8))[0])
             if not np.isfinite(y0):
@@ -181,50 +358,58 @@ class Explanation:
             self._cache["y0"] = y0
         return self._cache["y0"]
 
-    def plot(self, ax=None, *, num_samples=5000, max_words=20):
+    def plot(self, ax=None, *, num_samples=None, max_words=20, spread=True, label=None):
         """Bars of the limit coefficients, with lime's predicted 95% range at ``num_samples`` as error bars.
 
         Parameters
         ----------
         ax : matplotlib Axes or None
             Where to draw (a new figure when None).
-        num_samples : int
-            lime's n for the error bars (see ``lime_spread``).
+        num_samples : int or None
+            lime's n for the error bars (see ``lime_spread``; None: ``lime_num_samples``).
         max_words : int
             The words with the largest absolute coefficients shown (>= 1).
+        spread : bool
+            Draw lime's predicted range (True) or the limit alone (False, no model call).
+        label : int or None
+            Which explained label (None: this explanation's).
 
         Returns
         -------
         matplotlib Axes
         """
+        if label is not None:
+            return self.for_label(label).plot(ax, num_samples=num_samples, max_words=max_words, spread=spread)
         import matplotlib.pyplot as plt
 
         max_words = check_int(max_words, "max_words", minimum=1)
-        spread = self.lime_spread(num_samples)
-        low, high = spread.interval(0.95)
-        order = np.argsort(-np.abs(self.beta[1:]), kind="stable")[:max_words][::-1]
+        spread = check_bool(spread, "spread")
+        order = self.word_order(max_words)[::-1]
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 0.3 * len(order) + 1.2))
         positions = np.arange(len(order))
         values = self.beta[1 + order]
         ax.barh(positions, values, color=np.where(values >= 0, "tab:orange", "tab:blue"), alpha=0.8)
-        centre = spread.centre[1 + order]
-        error = np.vstack([centre - low[1 + order], high[1 + order] - centre])
-        ax.errorbar(
-            centre,
-            positions,
-            xerr=error,
-            fmt="o",
-            color="black",
-            markersize=3,
-            capsize=3,
-            label=f"lime at n = {num_samples} (95%)",
-        )
+        if spread:
+            prediction = self.lime_spread(num_samples)
+            low, high = prediction.interval(0.95)
+            centre = prediction.centre[1 + order]
+            error = np.vstack([centre - low[1 + order], high[1 + order] - centre])
+            ax.errorbar(
+                centre,
+                positions,
+                xerr=error,
+                fmt="o",
+                color="black",
+                markersize=3,
+                capsize=3,
+                label=f"lime at n = {prediction.num_samples} (95%)",
+            )
+            ax.legend(loc="best", fontsize="small")
         ax.set_yticks(positions, [self.words[j] for j in order])
         ax.axvline(0.0, color="grey", linewidth=0.8)
-        kind = "exact" if self.exact else "Monte Carlo"
+        kind = "exact" if self.exact else "estimate"
         ax.set_xlabel(f"coefficient ({self.output}[{self.label}], {kind}: {self.method})")
-        ax.legend(loc="best", fontsize="small")
         return ax
 
     def _repr_html_(self):

@@ -19,6 +19,13 @@ with :math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's la
 Theorem 1.  Ω is a sum over masks: exact when the masks are all enumerated, an unbiased estimate from a
 stratified sample otherwise.
 
+Nothing here forms a (d + 1) × (d + 1) matrix: Σ, :math:`\bar A` and :math:`\bar A^{-1}` are *patterned* (one
+value in the corner, one on the rest of the first row and column, one on the rest of the diagonal, one
+elsewhere), so :math:`\bar A^{-1}` is applied to a vector in O(d) by a 2 × 2 solve (:func:`solve_patterned`), and
+only the diagonal of the sandwich is needed: :math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1}) =
+\mathbb{E}[(\bar A^{-1} w)^2] - (\bar A^{-1} \mathbb{E}[w])^2` with :math:`w = \pi x (f - x^\top c)`.  The cost
+is O(m d) for m masks, so the spread is computed at any d (the masks are taken in blocks of bounded memory).
+
 c is lime's centre to first order only: :math:`\mathbb{E}[\hat\beta] - c = O(1/n)`, like c - β itself (a ratio
 estimator is biased).  With W = Ā⁻¹, the centred rows :math:`D_i = \pi_i x_i x_i^\top - \Sigma` and
 :math:`\xi_i = \pi_i x_i (y_i - x_i^\top c) - \mu`, :math:`\hat\beta - c = (I + V)^{-1} U` with
@@ -40,7 +47,8 @@ with, for independent rows 1 and 2, :math:`H = \mathbb{E}[D W \xi \xi^\top]`,
 :math:`Q = \mathbb{E}[D W D] W \Omega_c + \mathbb{E}[D_1 W D_2 W \xi_1 \xi_2^\top] + \mathbb{E}[D_1 W D_2 W \xi_2
 \xi_1^\top]` (the square of the mean's correction cancels the remaining pattern).  Every expectation is over one
 row or a product of one-row moments (the tensor :math:`T_{acf} = \mathbb{E}[D_{ac} \xi_f]`), computed from the same
-masks as Ω: ``order=2`` of :meth:`limetheory.pipelines.result.Explanation.lime_spread`.
+masks as Ω: ``order=2`` of :meth:`limetheory.pipelines.result.Explanation.lime_spread` (dense matrices: for small d
+and small n, where it matters).
 """
 
 from __future__ import annotations
@@ -50,12 +58,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_memory, check_work
-from ..engine.surrogate import expected_lime_fit
-from ..theory.coefficients import sigma_matrix
-from .montecarlo import design
+from ..theory.coefficients import alphas, sigma_matrix
+from ..theory.sampling import kernel_weights
+from .montecarlo import MaskSample, allocation, design
 
 #: lime's ridge penalty (``Ridge(alpha=1)``)
 LIME_RIDGE = 1.0
+#: entries of one block of masks mapped by the inverse, or drawn, at a time (32 MiB of doubles)
+_BLOCK_ENTRIES = 2**22
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -137,6 +147,162 @@ class LimeSpread:
         return self.centre - half, self.centre + half
 
 
+def solve_patterned(corner, edge, diagonal, off, rows):
+    r"""Solve :math:`M v = w` for each row w of ``rows`` (shape (m, d + 1)), M patterned, in O(m d).
+
+    M has ``corner`` at (0, 0), ``edge`` on the rest of its first row and column, ``diagonal`` on the rest of its
+    diagonal and ``off`` elsewhere.  With :math:`S = \sum_{j \ge 1} v_j`, the first equation and the sum of the
+    others are a 2 × 2 system in :math:`(v_0, S)`; then :math:`v_j = (w_j - e v_0 - o S) / (g - o)`.
+
+    Examples
+    --------
+    >>> from limetheory.theory.coefficients import sigma_matrix
+    >>> m = 7 * sigma_matrix(3, nu=0.25) + np.diag([0.0, 1, 1, 1]) + 1.0
+    >>> w = np.array([[1.0, 2.0, -1.0, 0.5]])
+    >>> bool(np.allclose(solve_patterned(m[0, 0], m[0, 1], m[1, 1], m[1, 2], w)[0], np.linalg.solve(m, w[0])))
+    True
+    """
+    rows = np.asarray(rows, dtype=float)
+    d = rows.shape[1] - 1
+    head, tail = rows[:, 0], rows[:, 1:]
+    total = tail.sum(axis=1)
+    a11, a12, a21, a22 = corner, edge, edge * d, diagonal - off + off * d
+    det = a11 * a22 - a12 * a21
+    v0 = (head * a22 - a12 * total) / det
+    s = (a11 * total - a21 * head) / det
+    out = np.empty_like(rows)
+    out[:, 0] = v0
+    out[:, 1:] = (tail - (edge * v0 + off * s)[:, None]) / (diagonal - off)
+    return out
+
+
+def _sigma_pattern(d, nu):
+    """Σ's four values (corner α₀, edge α₁, diagonal α₁, off-diagonal α₂)."""
+    a = alphas(d, nu=nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
+    return a[0], a[1], a[1], a[2]
+
+
+def _apply_patterned(pattern, vector):
+    """M v for a patterned M (its four values) and one vector, in O(d)."""
+    corner, edge, diagonal, off = pattern
+    head, tail = vector[0], vector[1:]
+    total = tail.sum()
+    return np.concatenate([[corner * head + edge * total], edge * head + (diagonal - off) * tail + off * total])
+
+
+def omega_diagonal_sandwich(sample, centre, inverse_pattern):
+    r""":math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})` from a :class:`MaskSample`, in blocks of masks.
+
+    ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by :func:`solve_patterned`).
+    """
+    d1 = sample.z.shape[1] + 1
+    block = max(1, _BLOCK_ENTRIES // d1)
+    second = np.zeros(d1)
+    first = np.zeros(d1)
+    for start in range(0, len(sample.f), block):
+        stop = start + block
+        x = design(sample.z[start:stop])
+        residual = sample.f[start:stop] - x @ centre
+        mapped = solve_patterned(*inverse_pattern, x * (sample.psi[start:stop] * residual)[:, None])
+        prob = sample.prob[start:stop]
+        second += prob @ mapped**2
+        first += prob @ mapped
+    return second - first**2
+
+
+def omega_sample(mask_fn, d, nu, size, rng):
+    """``size`` masks of d words with the model's outputs, for Ω: stratified on s when it fits, else i.i.d.
+
+    Stratified (``montecarlo.allocation``: at least two masks for each number s of removed words with a weight)
+    when ``size`` allows it, else i.i.d. from LIME's law (s uniform on 1..d, then a uniform set of s words), each
+    with probability 1 / size.  The masks are drawn and evaluated in blocks (each row a random permutation of its
+    removals, no sort), so memory is the masks themselves (``size`` × d bytes) whatever d.
+
+    Examples
+    --------
+    >>> sample = omega_sample(lambda z: z.sum(axis=1) * 1.0, 5, 0.25, 300, np.random.default_rng(0))
+    >>> sample.z.shape[1], len(sample.f) <= 300, bool(np.isclose(sample.prob.sum(), 1.0)), sample.exact
+    (5, True, True, False)
+    """
+    weights = kernel_weights(d, nu=nu)
+    live = int((weights > 0).sum())
+    if size >= 2 * live:
+        counts, _ = allocation(d, nu, size)
+        sizes = np.repeat(np.arange(1, d + 1), counts)
+        with np.errstate(divide="ignore"):
+            per_mask = np.where(counts > 0, (1.0 / d) / np.maximum(counts, 1), 0.0)
+        prob = per_mask[sizes - 1]
+    else:
+        sizes = np.sort(rng.integers(1, d + 1, size=size))
+        prob = np.full(size, 1.0 / size)
+    z = np.empty((len(sizes), d), dtype=np.int8)
+    f = np.empty(len(sizes))
+    block = max(1, _BLOCK_ENTRIES // d)
+    for start in range(0, len(sizes), block):
+        removed = sizes[start : start + block]
+        kept = (np.arange(d)[None, :] >= removed[:, None]).astype(np.int8)  # the first s removed, then permuted
+        z[start : start + block] = rng.permuted(kept, axis=1)
+        f[start : start + block] = mask_fn(z[start : start + block])
+    return MaskSample(z=z, f=f, prob=prob, psi=weights[sizes - 1], exact=False)
+
+
+def _centre(beta, nu, y0, num_samples):
+    """lime's centre at ``num_samples`` and the patterned values of its expected normal matrix."""
+    sigma = _sigma_pattern(len(beta) - 1, nu)
+    rows = num_samples - 1
+    # lime's normal equations in expectation: (m Σ + P + x0 x0^T) c = m Σ β + x0 y0 (surrogate.expected_lime_fit)
+    corner, edge, diagonal, off = (rows * v + 1.0 for v in sigma)
+    expected = (corner, edge, diagonal + LIME_RIDGE, off)
+    right = rows * _apply_patterned(sigma, np.asarray(beta, dtype=float)) + y0
+    return solve_patterned(*expected, right[None, :])[0], expected
+
+
+def lime_centre(beta, nu, y0, num_samples):
+    """Where lime's coefficients concentrate at ``num_samples`` (no model call): O(d), at any d.
+
+    :func:`limetheory.engine.surrogate.expected_lime_fit` with Σ's pattern instead of the dense matrix.
+
+    Examples
+    --------
+    >>> from limetheory.theory.coefficients import sigma_matrix
+    >>> from limetheory.engine.surrogate import expected_lime_fit
+    >>> beta = np.array([0.5, 1.0, -2.0, 0.25])
+    >>> dense = expected_lime_fit(sigma_matrix(3, nu=0.25), sigma_matrix(3, nu=0.25) @ beta, 0.1, 50)
+    >>> bool(np.allclose(lime_centre(beta, 0.25, 0.1, 50), dense, rtol=1e-12))
+    True
+    """
+    return _centre(beta, nu, y0, num_samples)[0]
+
+
+def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1):
+    """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``).
+
+    ``order=1``: O(m d) for m masks of d words, patterned solves (module docstring), no (d + 1) × (d + 1) matrix.
+    ``order=2`` adds the O(1/n) bias to the centre and the next term to the covariance (module docstring), with
+    dense matrices.
+    """
+    d1 = len(beta)
+    m = len(sample.f)
+    omega_samples = None if sample.exact else m
+    centre, expected = _centre(beta, nu, y0, num_samples)
+    rows = num_samples - 1
+    if rows == 0:  # only the document itself: lime's fit is deterministic
+        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_samples, beta_stderr, order)
+    if order == 1:
+        variance = rows * omega_diagonal_sandwich(sample, centre, expected)
+        std = np.sqrt(np.clip(variance, 0.0, None))
+        return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr, order)
+    check_memory(8.0 * m * d1 * 3 + 8.0 * 6 * d1 * d1, f"lime's spread from {m} masks of {d1 - 1} words")
+    penalty = LIME_RIDGE * np.eye(d1)
+    penalty[0, 0] = 0.0
+    inverse = np.linalg.inv(rows * sigma_matrix(d1 - 1, nu=nu) + penalty + np.ones((d1, d1)))
+    covariance = rows * inverse @ omega(sample, centre) @ inverse.T
+    bias, next_term = _second_order_terms(sample, centre, inverse, rows)
+    centre, covariance = centre + bias, covariance + next_term
+    std = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr, order)
+
+
 def omega(sample, centre):
     r""":math:`\Omega_c = \operatorname{Cov}(\pi x (f - x^\top c))` under LIME's law, from a :class:`MaskSample`."""
     x = design(sample.z)
@@ -144,33 +310,6 @@ def omega(sample, centre):
     weighted = x * (sample.psi * residual)[:, None]  # pi x (f - x c)
     mean = sample.prob @ weighted
     return (weighted * sample.prob[:, None]).T @ weighted - np.outer(mean, mean)
-
-
-def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1):
-    """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``).
-
-    ``order=2`` adds the O(1/n) bias to the centre and the next term to the covariance (module docstring).
-    """
-    d1 = len(beta)
-    m = len(sample.f)
-    check_memory(8.0 * m * d1 * 3 + 8.0 * 6 * d1 * d1, f"lime's spread from {m} masks of {d1 - 1} words")
-    check_work(4.0 * m * d1 * d1 + 4.0 * d1**3, f"lime's spread from {m} masks of {d1 - 1} words", "use fewer masks")
-    sigma = sigma_matrix(d1 - 1, nu=nu)
-    centre = expected_lime_fit(sigma, sigma @ beta, y0, num_samples, lam=LIME_RIDGE)
-    rows = num_samples - 1
-    omega_count = None if sample.exact else m
-    if rows == 0:  # only the document itself: lime's fit is deterministic
-        return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_count, beta_stderr, order)
-    penalty = LIME_RIDGE * np.eye(d1)
-    penalty[0, 0] = 0.0
-    expected = rows * sigma + penalty + np.ones((d1, d1))
-    inverse = np.linalg.inv(expected)
-    covariance = rows * inverse @ omega(sample, centre) @ inverse.T
-    if order == 2:
-        bias, next_term = _second_order_terms(sample, centre, inverse, rows)
-        centre, covariance = centre + bias, covariance + next_term
-    std = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    return LimeSpread(num_samples, centre, std, sample.exact, omega_count, beta_stderr, order)
 
 
 def _second_order_terms(sample, centre, inverse, rows):

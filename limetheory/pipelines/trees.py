@@ -265,10 +265,11 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
     ``sublinear_tf``), see ``limetheory.engine.presence``: then the split becomes a boolean formula in the words
     that feed its column (one word: the word or its negation; words sharing a column under lower-casing,
     e.g. "The" and "the": a formula in both), and a column no word of ``text`` feeds is 0 in every document
-    LIME builds.  A normalised TF-IDF (the default ``TfidfVectorizer()``, as in :func:`limetheory.book.models.train_random_forest`)
-    divides by the norm of the whole row, which depends on every kept word: it is refused, and ``lt.explain``
-    gives an honest Monte Carlo estimate for such a tree.  A tree trained on presence features
-    (``vectorizer.transform(docs) > 0``) reads ``CountVectorizer(binary=True, vocabulary=vectorizer.vocabulary_)``.
+    LIME builds.  A normalised TF-IDF (the default ``TfidfVectorizer()``, as in
+    :func:`limetheory.book.models.train_random_forest`) divides by the norm of the whole row, which depends on
+    every kept word: it is refused, and ``lt.explain`` gives an honest Monte Carlo estimate for such a tree.  A
+    tree trained on presence features (``vectorizer.transform(docs) > 0``) reads
+    ``CountVectorizer(binary=True, vocabulary=vectorizer.vocabulary_)``.
 
     The result equals ``tree.predict_proba(vectorizer.transform(docs))[:, class_index]`` (``predict`` for a
     regressor) on every perturbed document ``docs`` that lime builds from ``text`` (by removing all

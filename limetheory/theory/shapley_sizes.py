@@ -176,7 +176,14 @@ def shapley_enumerate(f, d):
     z = np.empty((codes.size, d), dtype=np.int8)
     for j in range(d):
         z[:, j] = (codes >> j) & 1
-    values = np.asarray(f(z), dtype=float).reshape(-1)
+    out = f(z)
+    try:
+        raw = np.asarray(out)
+        if np.iscomplexobj(raw):  # a cast to float would drop the imaginary part silently
+            raise TypeError
+        values = raw.astype(float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"f must return one real value per mask ({codes.size}), got {out!r:.80}") from None
     if values.size != codes.size:
         raise ValueError(f"f must return one value per mask ({codes.size}), got {values.size}")
     if not np.isfinite(values).all():

@@ -1,0 +1,121 @@
+r"""Will lime agree with the limit?  The limit against where lime's coefficients concentrate at the user's n.
+
+lime's coefficients at n samples concentrate around the centre :math:`c_n` of its normal equations in expectation
+(its ridge and its first row included), with the standard deviations of :mod:`limetheory.pipelines.spread`.  The limit
+:math:`\beta^f` is :math:`c_n` only as n grows: at small kernel widths Σ has tiny eigenvalues, lime's ridge
+dominates the fit, and :math:`c_n` can be far from :math:`\beta^f` at lime's n (at kernel_width = 1 and n = 5000 a
+coefficient of 0.995 in the limit is about 0.001 in lime).  :func:`agreement_notes` states it for every label
+``explain`` computed: in ``notes`` and in one ``UserWarning``.
+
+Cost: lime's centre is O(d) and needs no model call (:func:`limetheory.pipelines.spread.lime_centre`); only
+where it differs from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread
+needed, with Ω from the route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the
+model (all masks when there are fewer), in O(masks × d) (:func:`limetheory.pipelines.spread.lime_spread`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+
+from .spread import lime_centre
+
+#: masks of the model behind Ω for the check when the route has none: the standard deviations are then known to
+#: about 1 / sqrt(2 * 2000) = 1.6% (enough to tell 2 standard deviations from 1.6); all masks when d <= 10
+CHECK_OMEGA_SAMPLES = 2000
+#: lime's standard deviations between the limit and lime's centre beyond which the user is told
+AGREEMENT_SDS = 2.0
+#: differences below this share of the largest word coefficient are not reported: they change no reading of the
+#: explanation (an affine model gives lime no variance, and its ridge still moves the centre by O(1/n))
+MATERIAL_SHARE = 0.01
+#: ulps per term of the centre's rounding, below which a difference is never reported
+ROUNDING_ULPS = 64
+#: outputs known to lie in a range, whatever the model
+OUTPUT_BOUNDS = {"predict_proba": (0.0, 1.0)}
+
+
+def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_SAMPLES):
+    """(flagged, spread): the words whose limit lies beyond ``AGREEMENT_SDS`` of lime's sds from lime's centre.
+
+    ``flagged`` is a boolean array over the words; ``spread`` the :class:`limetheory.pipelines.spread.LimeSpread` at
+    ``num_samples`` (the explanation's ``lime_num_samples`` when None), or None when no difference between the limit
+    and lime's centre is material (then lime's spread is not needed, and the model is not called).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> import limetheory as lt
+    >>> docs = ["good food", "bad food", "good staff", "bad staff"]
+    >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> e = lt.explain(model.decision_function, "good food, bad staff")  # exact, linear route
+    >>> flagged, spread = lime_disagreement(e, 5000)
+    >>> flagged.tolist(), spread  # lime's centre at n = 5000 is within 1% of the limit: no spread needed
+    ([False, False, False, False], None)
+    >>> flagged, spread = lime_disagreement(e, 20)  # lime's ridge at n = 20 pulls its coefficients in
+    >>> flagged.tolist(), spread.num_samples
+    ([True, False, True, False], 20)
+    """
+    n = explanation.lime_num_samples if num_samples is None else num_samples
+    beta, nu = explanation.beta, explanation.nu
+    # lime's centre is affine in the model's output on the document, y0: where y0 is not at hand and the output is
+    # bounded (a probability), the gap at the two bounds bounds it at every y0 (|.| is convex): no model call
+    bounds = OUTPUT_BOUNDS.get(explanation.output)
+    candidates = bounds if bounds is not None and not explanation.outputs_known else (explanation.y0,)
+    gap = np.max([np.abs(beta[1:] - lime_centre(beta, nu, y0, n)[1:]) for y0 in candidates], axis=0)
+    # the centre's patterned solve sums d + 1 terms of the size of β and y0: differences below ROUNDING_ULPS ulps
+    # of each of them are its rounding (a constant model has β = 0 words and a centre of about 1e-16)
+    size = max(max(abs(y0) for y0 in candidates), float(np.abs(beta).max()))
+    rounding = ROUNDING_ULPS * len(beta) * np.finfo(float).eps * size
+    material = gap > max(MATERIAL_SHARE * float(np.abs(beta[1:]).max()), rounding)
+    if not material.any() and explanation.sample is None:  # nothing to report: no model call for lime's spread
+        return material, None
+    spread = explanation.check_spread(n, omega_samples)
+    gap = np.abs(beta[1:] - spread.centre[1:])
+    # materiality again at the model's own y0 (the bounds above only decided whether it was worth the call)
+    rounding = ROUNDING_ULPS * len(beta) * np.finfo(float).eps * max(abs(explanation.y0), float(np.abs(beta).max()))
+    material = gap > max(MATERIAL_SHARE * float(np.abs(beta[1:]).max()), rounding)
+    return (gap > AGREEMENT_SDS * spread.std[1:]) & material, spread
+
+
+def agreement_notes(first, stacklevel=1):
+    """The explanation ``first`` and every label of its family with the agreement (and precision) in ``notes``.
+
+    One ``UserWarning`` lists the labels where lime at ``lime_num_samples`` will not agree with the limit.
+    """
+    family = first._family or {first.label: first}
+    messages = []
+    for label in list(family):
+        member = family[label]
+        flagged, spread = lime_disagreement(member)
+        notes = list(member.notes)
+        n = member.lime_num_samples
+        if member.stderr is not None and spread is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(spread.std > 0, member.stderr / spread.std, np.inf)
+            notes.append(
+                f"estimate from {member.num_samples} masks of the model: standard errors up to {ratio.max():.2g} of "
+                f"lime's standard deviation at n = {n}"
+            )
+        if flagged.any():
+            gap = np.abs(member.beta[1:] - spread.centre[1:])
+            with np.errstate(divide="ignore"):
+                sds = np.where(spread.std[1:] > 0, gap / spread.std[1:], np.inf)
+            j = int(np.argmax(np.where(flagged, gap, -1.0)))
+            message = (
+                f"lime at num_samples={n} will not agree with the limit (label {label}, kernel_width = "
+                f"{member.kernel_width:g}): {int(flagged.sum())} of the {len(member.words)} word coefficients lie more "
+                f"than {AGREEMENT_SDS:g} of lime's standard deviations from where lime's concentrate, e.g. "
+                f"{member.words[j]!r}: limit {member.beta[1 + j]:.3g}, lime about {spread.centre[1 + j]:.3g} ± "
+                f"{spread.std[1 + j]:.2g} ({sds[j]:.3g} sd); lime at that n returns about "
+                f"lime_spread({n}).centre"
+            )
+            notes.append(message)
+            messages.append(message)
+        family[label] = dataclasses.replace(member, notes=tuple(notes))
+    if messages:
+        warnings.warn("; ".join(messages), UserWarning, stacklevel=stacklevel + 1)
+    return family[first.label]

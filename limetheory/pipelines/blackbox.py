@@ -1,0 +1,203 @@
+"""What :func:`limetheory.explain` is given, read as lime reads it: a function from strings to scores.
+
+lime's ``explain_instance(text, classifier_fn)`` calls ``classifier_fn`` on a list of perturbed strings and reads
+an (n, k) array, one column per label.  ``explain`` takes the same function, or a fitted scikit-learn
+``Pipeline`` with the name of its output.  This module turns either into one :class:`ModelReader`:
+
+* a bound method of a fitted ``Pipeline`` (``pipe.predict_proba``, ``pipe.decision_function``, ``pipe.predict``)
+  is recognised through ``__self__`` and ``__name__`` and read as that pipeline and output, so that the exact
+  routes that read the pipeline apply;
+* a ``Pipeline`` of any shape is called on lists of strings (a ``ColumnTransformer`` first step reading one column
+  is given that column), its binary ``decision_function`` as two columns (-score, score);
+* any other callable is lime's ``classifier_fn``: its output must be an (n, k) array of finite numbers, or (n,)
+  for one score (read as one column).
+
+:func:`mask_scores` then gives the model's k outputs on lime's perturbed strings for any masks, in batches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.compose import ColumnTransformer
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from ..engine.tokens import perturbed_documents
+
+#: the outputs of a Pipeline that explain reads
+OUTPUTS = ("predict_proba", "decision_function", "predict")
+#: the name recorded for a function's output
+CLASSIFIER_FN = "classifier_fn"
+#: documents per call of the model
+BATCH = 4096
+
+
+@dataclass(frozen=True)
+class ModelReader:
+    """The model as lime calls it.
+
+    Attributes
+    ----------
+    pipeline : sklearn.pipeline.Pipeline or None
+        The fitted pipeline when one was given (directly or through a bound method), else None.
+    output : str
+        ``"predict_proba"``, ``"decision_function"``, ``"predict"`` or ``"classifier_fn"``.
+    scores : callable
+        A list of n str -> an (n, k) float array of finite numbers (checked on every call).
+    class_names : tuple of str or None
+        The classifier's ``classes_`` as strings, when the model has them.
+    """
+
+    pipeline: object
+    output: str
+    scores: object
+    class_names: tuple | None
+
+
+def read_model(model, output=None):
+    """The :class:`ModelReader` of ``model`` (a Pipeline, a bound method of one, or a classifier_fn).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(["good", "bad"], [1, 0])
+    >>> reader = read_model(model.decision_function)
+    >>> reader.pipeline is model, reader.output, reader.scores(["good", "bad"]).shape
+    (True, 'decision_function', (2, 2))
+    >>> read_model(lambda docs: [len(doc) for doc in docs]).scores(["a b", "abc d"]).tolist()
+    [[3.0], [5.0]]
+    """
+    owner, name = getattr(model, "__self__", None), getattr(model, "__name__", None)
+    if isinstance(owner, Pipeline) and name in OUTPUTS:
+        if output is not None and output != name:
+            raise ValueError(f"output={output!r} contradicts the method passed as model, {name!r}")
+        model, output = owner, name
+    if isinstance(model, Pipeline):
+        return _pipeline_reader(model, "predict_proba" if output is None else output)
+    if callable(model) and not hasattr(model, "fit"):
+        if output is not None:
+            raise TypeError(
+                f"output={output!r} names a Pipeline's method; a classifier_fn is its own output (pass "
+                "output=None, or the Pipeline itself)"
+            )
+        return ModelReader(None, CLASSIFIER_FN, _function_scores(model), None)
+    raise TypeError(
+        "model must be a fitted scikit-learn Pipeline or lime's classifier_fn (a function from a list of str to an "
+        f"(n, k) array, e.g. pipeline.predict_proba), got {type(model).__name__}"
+    )
+
+
+def _pipeline_reader(model, output):
+    if not isinstance(output, str) or output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
+    if not hasattr(model, output):
+        available = [name for name in OUTPUTS if hasattr(model, name)]
+        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
+    if output == "predict" and is_classifier(model):
+        raise ValueError(
+            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
+            "'decision_function'"
+        )
+    method, shape_input = getattr(model, output), _input_of(model)
+
+    def scores(documents):
+        values = _checked(method(shape_input(documents)), len(documents), f"the pipeline's {output}")
+        if values.shape[1] == 1 and output == "decision_function":
+            # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
+            values = np.column_stack([-values[:, 0], values[:, 0]])
+        return values
+
+    classes = getattr(model.steps[-1][1], "classes_", None)
+    names = tuple(str(c) for c in classes) if classes is not None and np.ndim(classes) == 1 else None
+    return ModelReader(model, output, scores, names)
+
+
+def _input_of(model):
+    """How a list of str is given to the pipeline: as is, or as the one column its ColumnTransformer reads."""
+    first = model.steps[0][1]
+    if not isinstance(first, ColumnTransformer):
+        return list
+    names = getattr(first, "feature_names_in_", None)
+    width = getattr(first, "n_features_in_", None)
+    if width != 1:
+        raise TypeError(
+            f"model's ColumnTransformer reads {width} input columns; lime removes words from one text: pass a "
+            "classifier_fn that builds the other columns for each perturbed text"
+        )
+    if names is not None:
+        import pandas as pd
+
+        return lambda documents: pd.DataFrame({str(names[0]): list(documents)})
+    return lambda documents: np.array(list(documents), dtype=object).reshape(-1, 1)
+
+
+def _function_scores(function):
+    def scores(documents):
+        return _checked(function(list(documents)), len(documents), "classifier_fn")
+
+    return scores
+
+
+def _checked(values, n, what):
+    """``values`` as an (n, k) float array of finite numbers, or a clear error naming ``what`` returned it."""
+    try:
+        values = np.asarray(values.toarray() if hasattr(values, "toarray") else values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must return numbers (an (n, k) array), got {type(values).__name__}") from None
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2 or values.shape[0] != n or values.shape[1] == 0:
+        raise ValueError(
+            f"{what} must return an array of shape (n,) or (n, k) with k >= 1 for n = {n} documents, got shape "
+            f"{values.shape}"
+        )
+    if not np.isfinite(values).all():
+        raise ValueError(f"{what} returned a non-finite value (NaN or inf) on a perturbed document")
+    return values
+
+
+def mask_scores(text, reader, documents_of=None, columns=None):
+    """Masks (m, d) -> the model's outputs (m, k) on lime's perturbed strings, each distinct mask once, in batches.
+
+    ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``);
+    ``columns`` is the number of outputs the model gave on the document (a function that changes it is refused).
+
+    Examples
+    --------
+    >>> reader = read_model(lambda docs: [[len(doc), doc.count("good")] for doc in docs])
+    >>> mask_scores("good food, good wine", reader)(np.array([[1, 1, 1], [1, 0, 0], [0, 1, 1]])).tolist()
+    [[20.0, 2.0], [12.0, 2.0], [12.0, 0.0]]
+    """
+
+    def score_masks(z):
+        z = np.asarray(z, dtype=np.int8)
+        unique, inverse = np.unique(z, axis=0, return_inverse=True)
+        values = None
+        for start in range(0, len(unique), BATCH):
+            batch = unique[start : start + BATCH]
+            documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
+            out = reader.scores(documents)
+            expected = columns if columns is not None else out.shape[1]
+            if out.shape[1] != expected:
+                raise ValueError(
+                    f"the model returned {out.shape[1]} columns on perturbed documents and {expected} on the "
+                    "document: its number of outputs must not depend on the text"
+                )
+            if values is None:
+                values = np.empty((len(unique), out.shape[1]))
+            values[start : start + BATCH] = out
+        if values is None:
+            return np.empty((0, columns or 1))
+        return values[inverse.ravel()]
+
+    return score_masks

@@ -1,0 +1,69 @@
+"""An :class:`limetheory.pipelines.result.Explanation` as lime's own ``lime.explanation.Explanation``, for lime's views.
+
+lime's ``LimeTextExplainer.explain_instance`` fills ``local_exp[label]`` (feature id, weight) by decreasing absolute
+weight, ``intercept[label]``, ``predict_proba`` (the model's outputs on the document), ``top_labels`` when asked,
+``score`` and ``local_pred``, with a ``TextDomainMapper`` over the document's ``IndexedString``.  The same fields
+filled with the limit coefficients make ``as_list``, ``as_map``, ``as_html``, ``show_in_notebook`` and
+``as_pyplot_figure`` work unchanged (``show_in_notebook`` with its import of IPython's ``display`` mended).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lime.explanation import Explanation as LimeExplanation
+from lime.lime_text import TextDomainMapper
+
+from .modes import TextMode
+
+
+def lime_explanation(explanation, class_names=None):
+    """lime's ``Explanation`` of every label of ``explanation`` (see ``Explanation.to_lime``)."""
+    if explanation.text is None:
+        raise ValueError("to_lime needs the document: this Explanation was not made by lt.explain")
+    mode = explanation.mode if explanation.mode is not None else TextMode()
+    labels = explanation.labels or (explanation.label,)
+    outputs = explanation.outputs() if explanation.scores_fn is not None else explanation.document_outputs
+    columns = len(outputs) if outputs is not None else max(labels) + 1
+    if class_names is None:
+        class_names = explanation.class_names or tuple(str(c) for c in range(columns))
+    else:
+        if isinstance(class_names, str) or not hasattr(class_names, "__len__"):
+            raise TypeError(f"class_names must be a sequence of str, got {type(class_names).__name__}")
+        if len(class_names) != columns:
+            raise ValueError(f"class_names must name the output's {columns} columns, got {len(class_names)} names")
+    result = LimeExplanation(
+        TextDomainMapper(mode.indexed(explanation.text)),
+        class_names=[str(name) for name in class_names],
+        random_state=np.random.RandomState(explanation.random_state % 2**32),
+    )
+    result.predict_proba = np.asarray(outputs if outputs is not None else np.zeros(columns), dtype=float)
+    if explanation.top_labels is not None:
+        result.top_labels = list(explanation.top_labels)
+    for label in labels:
+        member = explanation.for_label(label)
+        order = member.word_order(member.num_features)
+        result.intercept[label] = float(member.beta[0])
+        result.local_exp[label] = [(int(j), float(member.beta[1 + j])) for j in order]
+    last = explanation.for_label(labels[-1])  # lime keeps the last label's prediction, as it overwrites them
+    result.local_pred = np.array([float(last.beta.sum())])
+    result.show_in_notebook = _show_in_notebook(result)
+    return result
+
+
+def _show_in_notebook(result):
+    """lime's ``show_in_notebook`` for this object, importing ``display`` from where IPython keeps it.
+
+    lime 0.2.0.1 imports ``display`` and ``HTML`` from ``IPython.core.display``, which IPython 9 no longer exports
+    (an ImportError on every explanation lime makes); ``IPython.display`` has both.  Same arguments, same HTML.
+    """
+
+    def show_in_notebook(labels=None, predict_proba=True, show_predicted_value=True, **kwargs):
+        from IPython.display import HTML, display
+
+        html = result.as_html(
+            labels=labels, predict_proba=predict_proba, show_predicted_value=show_predicted_value, **kwargs
+        )
+        display(HTML(html))
+
+    show_in_notebook.__doc__ = LimeExplanation.show_in_notebook.__doc__
+    return show_in_notebook

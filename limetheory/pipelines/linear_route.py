@@ -1,0 +1,199 @@
+r"""The linear route of :func:`limetheory.explain`: a pipeline whose score is linear in the vectorizer's columns.
+
+A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_c w_c \phi(x)_c` when
+
+* the vectorizer is a ``CountVectorizer`` or ``TfidfVectorizer`` that lime's words can be mirrored to
+  (:func:`limetheory.engine.tokens.word_columns`, or :func:`limetheory.pipelines.modes.linear_features` for
+  lime's other text modes), in any floating dtype;
+* every step between them is a fixed affine map of each column: ``'passthrough'`` (or None), a
+  ``StandardScaler`` (:math:`(x - \mu_c) / \sigma_c`; centring only on dense input) or a ``MaxAbsScaler``
+  (:math:`x / s_c`); their composition is folded into the weights and the intercept;
+* the estimator has ``coef_`` and ``intercept_`` and is read through its linear output (``decision_function`` of
+  a classifier, ``predict`` of a regressor).
+
+Then :func:`limetheory.theory.linear_exact.beta_linear_exact` gives the exact β from the words' TF-IDF weights (words
+that share a column as groups).  The reading is trusted only after it reproduces the real pipeline on the document
+and on a few perturbed documents, to the rounding of the pipeline's own dtype (:func:`self_check_tolerance`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import is_classifier
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+from ..engine.tokens import word_columns
+from ..theory.linear_exact import beta_linear_exact
+from .modes import linear_features, mask_token_refusal, mask_token_weight
+
+#: masks of bounded memory evaluated at a time by the reading (rows x groups doubles: 32 MiB)
+_BLOCK_ENTRIES = 2**22
+#: safety factor over the rounding bound of self_check_tolerance
+SELF_CHECK_MARGIN = 4.0
+
+
+class RouteUnavailable(Exception):
+    """A route does not apply to this model and document (the reason is the message)."""
+
+
+def affine_steps(steps, width):
+    """(scale, shift) of the columns after the middle ``steps``: x -> scale * x + shift, or RouteUnavailable.
+
+    ``width`` is the vectorizer's number of columns.
+    """
+    scale, shift = np.ones(width), np.zeros(width)
+    for name, step in steps:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        if isinstance(step, (StandardScaler, MaxAbsScaler)):
+            step_scale = getattr(step, "scale_", None)
+            step_scale = np.ones(width) if step_scale is None else np.asarray(step_scale, dtype=float)
+            mean = getattr(step, "mean_", None) if getattr(step, "with_mean", False) else None
+            mean = np.zeros(width) if mean is None else np.asarray(mean, dtype=float)
+            if step_scale.shape != (width,) or mean.shape != (width,):
+                raise RouteUnavailable(f"the step {name!r} was fitted on {step_scale.size} columns, not {width}")
+            scale, shift = scale / step_scale, (shift - mean) / step_scale
+            continue
+        raise RouteUnavailable(
+            f"the step {name!r} ({type(step).__name__}) is not one of the linear steps the route reads "
+            "('passthrough', StandardScaler, MaxAbsScaler)"
+        )
+    return scale, shift
+
+
+def feature_epsilon(vectorizer):
+    """The machine epsilon of the features the pipeline computes (the vectorizer's floating dtype, else float64)."""
+    dtype = np.dtype(getattr(vectorizer, "dtype", np.float64))
+    return float(np.finfo(dtype).eps) if np.issubdtype(dtype, np.floating) else float(np.finfo(float).eps)
+
+
+def self_check_tolerance(epsilon, visible, magnitude):
+    r"""How far the real pipeline may lie from the reading on a mask, from the rounding of its features.
+
+    The pipeline computes each of the document's ``visible`` columns in its features' precision ``epsilon``
+    (float32 for ``TfidfVectorizer(dtype=np.float32)``): a count times an idf, a norm over the ``visible``
+    columns (a sum of squares and a square root) and a division, then the estimator's dot product over them.  Each
+    term of :math:`\sum_c w_c \phi_c` is off by at most about ``(visible + 4) * epsilon`` relative, and the sum
+    by as much again, so the output is within ``(2 visible + 4) * epsilon * magnitude`` of the exact value, with
+    ``magnitude`` = :math:`\lvert b \rvert + \sum_c \lvert w_c \phi_c \rvert` (the reading's own error, in
+    double precision, is of the same form and smaller).  ``SELF_CHECK_MARGIN`` covers the constants of this
+    bound; a different model differs by far more.
+    """
+    return SELF_CHECK_MARGIN * (2 * visible + 4) * epsilon * magnitude
+
+
+class LinearReading:
+    """The model as a linear function of the words' columns, read from the vectorizer, linear steps and ``coef_``."""
+
+    def __init__(self, model, vectorizer, text, output, label, mode=None):
+        estimator = model.steps[-1][1]
+        if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
+            raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
+        wanted = "predict" if not is_classifier(estimator) else "decision_function"
+        if output != wanted:
+            raise RouteUnavailable(f"output={output!r} is not linear in the features (the linear output is {wanted!r})")
+        coef = estimator.coef_
+        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
+        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
+        self.sign = 1.0
+        row = label
+        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
+            row, self.sign = 0, (1.0 if label == 1 else -1.0)
+        scale, shift = affine_steps(model.steps[1:-1], coef.shape[1])
+        raw = coef[row]
+        # w . (scale x + shift) + b = (w scale) . x + (w . shift + b)
+        self.coef = raw * scale
+        self.intercept = float(intercept[row] if intercept.size > 1 else intercept[0]) + float(raw @ shift)
+        self.intercept_magnitude = abs(float(intercept[row] if intercept.size > 1 else intercept[0])) + float(
+            np.abs(raw) @ np.abs(shift)
+        )
+        self.epsilon = feature_epsilon(vectorizer)
+        features = None
+        try:
+            if mode is None:
+                columns, counts = word_columns(text, vectorizer)
+            else:  # lime's features of another text mode (limetheory.pipelines.modes): occurrences, other splits
+                features = linear_features(text, vectorizer, mode)
+                columns, counts = features.columns, features.counts
+        except ValueError as error:
+            raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+        # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
+        self.mask_weight = 0.0
+        if features is not None:
+            refusal = mask_token_refusal(vectorizer, features)
+            if refusal is not None:
+                raise RouteUnavailable(refusal)
+            self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
+        values = counts.astype(float)
+        shared = _shared(columns)
+        if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
+            if shared.any():
+                raise RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
+            values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
+        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+            values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
+        self.norm = vectorizer.norm if isinstance(vectorizer, TfidfVectorizer) else None
+        self.columns = columns
+        self.values = np.where(columns >= 0, values, 0.0)
+        self.lam = self.sign * np.where(columns >= 0, self.coef[np.maximum(columns, 0)], 0.0)
+        # a label per column, and a label of its own for each invisible word
+        self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
+        self.visible = len(set(columns[columns >= 0].tolist()))
+
+    def __call__(self, z, *, magnitude=False):
+        r"""The model's output on the masks z, from the words' columns (no string is built), in blocks of masks.
+
+        ``magnitude=True``: :math:`\lvert b \rvert + \sum_c \lvert w_c \phi_c \rvert` instead, the scale of the
+        rounding of each output.
+        """
+        z = np.asarray(z, dtype=float)
+        labels, group_of_word = np.unique(self.groups, return_inverse=True)
+        lam_of_group = np.zeros(len(labels))
+        lam_of_group[group_of_word] = np.abs(self.lam) if magnitude else self.lam
+        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product
+        d = len(self.values)
+        membership = sp.csr_matrix((self.values, (np.arange(d), group_of_word.ravel())), shape=(d, len(labels)))
+        out = np.empty(len(z))
+        block = max(1, _BLOCK_ENTRIES // max(1, len(labels)))
+        for start in range(0, len(z), block):
+            rows = z[start : start + block]
+            per_group = np.asarray((membership.T @ rows.T).T)
+            raw = per_group @ lam_of_group
+            if self.norm is not None:
+                norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
+                raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+            removed = rows.shape[1] - rows.sum(axis=1)
+            if magnitude:
+                out[start : start + block] = raw + self.intercept_magnitude + abs(self.mask_weight) * removed
+            else:
+                out[start : start + block] = raw + self.sign * self.intercept + self.mask_weight * removed
+        return out
+
+    def beta(self, nu):
+        """The exact β of the reading at ``nu``: beta_linear_exact on the words' weights, with the intercept."""
+        d = len(self.values)
+        beta = np.zeros(d + 1)
+        if (self.values > 0).any():  # else no word the model sees: a constant
+            beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
+        beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
+        beta[1:] -= self.mask_weight
+        return beta
+
+    def check(self, z, truth):
+        """Refuse (RouteUnavailable) when the real pipeline's outputs ``truth`` on masks ``z`` are not the reading's."""
+        ours = self(z)
+        tolerance = self_check_tolerance(self.epsilon, self.visible, self(z, magnitude=True))
+        if not (np.abs(ours - truth) <= tolerance).all():
+            worst = float(np.max(np.abs(ours - truth) - tolerance))
+            raise RouteUnavailable(
+                f"the linear reading does not reproduce the pipeline's output (off by {worst:.3g} beyond the "
+                "rounding of its features)"
+            )
+
+
+def _shared(columns):
+    visible = columns[columns >= 0]
+    counts = np.bincount(visible) if visible.size else np.zeros(0, dtype=np.int64)
+    return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)
