@@ -4,13 +4,13 @@ lime's coefficients at n samples concentrate around the centre :math:`c_n` of it
 (its ridge and its first row included), with the standard deviations of :mod:`limetheory.pipelines.spread`.  The limit
 :math:`\beta^f` is :math:`c_n` only as n grows: at small kernel widths Σ has tiny eigenvalues, lime's ridge
 dominates the fit, and :math:`c_n` can be far from :math:`\beta^f` at lime's n (at kernel_width = 1 and n = 5000 a
-coefficient of 0.995 in the limit is about 0.001 in lime).  :func:`agreement_notes` states it for every label
+coefficient of 0.995 in the limit is about 0.001 in lime).  ``agreement_notes`` states it for every label
 ``explain`` computed: in ``notes`` and in one ``UserWarning``.
 
-Cost: lime's centre is O(d) and needs no model call (:func:`limetheory.pipelines.spread.lime_centre`); only
+Cost: lime's centre is O(d) and needs no model call (``limetheory.pipelines.spread.lime_centre``); only
 where it differs from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread
 needed, with Ω from the route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the
-model (all masks when there are fewer), in O(masks × d) (:func:`limetheory.pipelines.spread.lime_spread`).
+model (all masks when there are fewer), in O(masks × d) (``limetheory.pipelines.spread.lime_spread``).
 """
 
 from __future__ import annotations

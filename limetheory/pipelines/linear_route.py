@@ -3,7 +3,7 @@ r"""The linear route of :func:`limetheory.explain`: a pipeline whose score is li
 A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_c w_c \phi(x)_c` when
 
 * the vectorizer is a ``CountVectorizer`` or ``TfidfVectorizer`` that lime's words can be mirrored to
-  (:func:`limetheory.engine.tokens.word_columns`, or :func:`limetheory.pipelines.modes.linear_features` for
+  (:func:`limetheory.engine.tokens.word_columns`, or ``limetheory.pipelines.modes.linear_features`` for
   lime's other text modes), in any floating dtype;
 * every step between them is a fixed affine map of each column: ``'passthrough'`` (or None), a
   ``StandardScaler`` (:math:`(x - \mu_c) / \sigma_c`; centring only on dense input) or a ``MaxAbsScaler``
@@ -13,7 +13,7 @@ A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_
 
 Then :func:`limetheory.theory.linear_exact.beta_linear_exact` gives the exact β from the words' TF-IDF weights (words
 that share a column as groups).  The reading is trusted only after it reproduces the real pipeline on the document
-and on a few perturbed documents, to the rounding of the pipeline's own dtype (:func:`self_check_tolerance`).
+and on a few perturbed documents, to the rounding of the pipeline's own dtype (``self_check_tolerance``).
 """
 
 from __future__ import annotations

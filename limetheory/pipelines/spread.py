@@ -21,7 +21,7 @@ stratified sample otherwise.
 
 Nothing here forms a (d + 1) × (d + 1) matrix: Σ, :math:`\bar A` and :math:`\bar A^{-1}` are *patterned* (one
 value in the corner, one on the rest of the first row and column, one on the rest of the diagonal, one
-elsewhere), so :math:`\bar A^{-1}` is applied to a vector in O(d) by a 2 × 2 solve (:func:`solve_patterned`), and
+elsewhere), so :math:`\bar A^{-1}` is applied to a vector in O(d) by a 2 × 2 solve (``solve_patterned``), and
 only the diagonal of the sandwich is needed: :math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1}) =
 \mathbb{E}[(\bar A^{-1} w)^2] - (\bar A^{-1} \mathbb{E}[w])^2` with :math:`w = \pi x (f - x^\top c)`.  The cost
 is O(m d) for m masks, so the spread is computed at any d (the masks are taken in blocks of bounded memory).
@@ -193,7 +193,7 @@ def _apply_patterned(pattern, vector):
 def omega_diagonal_sandwich(sample, centre, inverse_pattern):
     r""":math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})` from a :class:`MaskSample`, in blocks of masks.
 
-    ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by :func:`solve_patterned`).
+    ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by ``solve_patterned``).
     """
     d1 = sample.z.shape[1] + 1
     block = max(1, _BLOCK_ENTRIES // d1)
