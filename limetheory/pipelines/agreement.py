@@ -107,8 +107,9 @@ def agreement_notes(first, stacklevel=1):
             j = int(np.argmax(np.where(flagged, gap, -1.0)))
             message = (
                 f"lime at num_samples={n} will not agree with the limit (label {label}, kernel_width = "
-                f"{member.kernel_width:g}): {int(flagged.sum())} of the {len(member.words)} word coefficients lie more "
-                f"than {AGREEMENT_SDS:g} of lime's standard deviations from where lime's concentrate, e.g. "
+                f"{member.kernel_width:g}): {int(flagged.sum())} of the {len(member.words)} word coefficients lie "
+                f"more than {AGREEMENT_SDS:g} of lime's standard deviations from where lime's coefficients "
+                "concentrate, e.g. "
                 f"{member.words[j]!r}: limit {member.beta[1 + j]:.3g}, lime about {spread.centre[1 + j]:.3g} ± "
                 f"{spread.std[1 + j]:.2g} ({sds[j]:.3g} sd); lime at that n returns about "
                 f"lime_spread({n}).centre"

@@ -3,11 +3,11 @@
 Every document is explained by :func:`limetheory.explain` itself, with the same options, so each document's rows
 equal ``explain(model, text, **options)`` bit for bit whatever the backend, the number of processes, the chunk
 size or the number of resumed runs.  The model travels to each worker once: for processes on this machine
-(joblib's ``"loky"`` and ``"multiprocessing"`` backends) it is saved once with :func:`joblib.dump` and each process
+(joblib's ``"loky"`` and ``"multiprocessing"`` backends) it is saved once with ``joblib.dump`` and each process
 loads it on its first chunk; on a ``dask.distributed`` cluster it is broadcast to the workers once
 (``joblib.parallel_config(scatter=[model])``).  The documents go in chunks, and a chunk's explanations come back as
 one table; only the chunks in flight are held by the workers, so memory is bounded by the chunk when the results
-go to a Parquet folder (``path=``, :mod:`limetheory.pipelines.store`) rather than to memory (``collect=False``).
+go to a Parquet folder (``path=``, ``limetheory.pipelines.store``) rather than to memory (``collect=False``).
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ def explain_many(
         A folder for a Parquet dataset (pyarrow): each finished chunk is written there at once, and a later call
         with the same path explains only the documents not yet stored and returns them all.  The folder records
         the model's ``joblib.hash``, a hash of the texts and the options; a call that differs in any of them is
-        refused (:mod:`limetheory.pipelines.store`).
+        refused (``limetheory.pipelines.store``).
     chunk_size : int or None
         Documents per task (None: about four chunks per worker, at most 128).  It does not change the result.
     collect : bool
@@ -292,7 +292,7 @@ def explain_many(
     -------
     pandas.DataFrame or pyarrow.dataset.Dataset
         One row per (document, coefficient), sorted by document and position, with the columns of
-        :func:`explanations_frame`: ``document``, ``label``, ``position`` (0 the intercept, 1 + j word j),
+        ``explanations_frame``: ``document``, ``label``, ``position`` (0 the intercept, 1 + j word j),
         ``word`` (the intercept's is ``"(intercept)"``), ``coefficient``, ``stderr`` (NaN when exact), ``exact``,
         ``method``, ``kernel_width``.  ``frame.pivot(index="document", columns="word", values="coefficient")`` gives the
         documents x words matrix (with ``bow=False`` a word may repeat: pivot on ``position`` instead).
@@ -434,7 +434,7 @@ def read_explanations(path):
     Returns
     -------
     pandas.DataFrame
-        The columns of :func:`explanations_frame`.
+        The columns of ``explanations_frame``.
 
     Examples
     --------
