@@ -101,6 +101,16 @@ def test_processes_and_chunks_do_not_change_the_answer(logistic, corpus):
     pd.testing.assert_frame_equal(one, two, check_exact=True)
 
 
+def test_a_worker_s_warnings_reach_the_calling_process(logistic, corpus):
+    """explain warns for a kernel_width below 1 (the other unit); from worker processes the warning is re-raised
+    in the caller, once per document that went through explain (the first of each chunk, at least)."""
+    with pytest.warns(UserWarning, match="is lime's unit") as caught:
+        lt.explain_many(
+            logistic, corpus[:4], output="decision_function", kernel_width=0.5, progress=False, n_jobs=2, chunk_size=2
+        )
+    assert sum("is lime's unit" in str(w.message) for w in caught) >= 2
+
+
 def test_dask_cluster_of_two_processes(logistic, corpus):
     distributed = pytest.importorskip("dask.distributed")
     expected = lt.explain_many(logistic, corpus, output="decision_function", progress=False)

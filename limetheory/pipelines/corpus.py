@@ -19,6 +19,7 @@ import os
 import shutil
 import tempfile
 import uuid
+import warnings
 
 import numpy as np
 
@@ -193,12 +194,19 @@ def _explain_chunk(model, documents, texts, options):
     """
     if isinstance(model, _ModelFile):
         model = model.load()
-    explanations = [_explain_one(model, documents[0], texts[0], options)] if documents else []
-    batch = _linear_batch_options(options)
-    rest = explain_linear_many(model, texts[1:], **batch) if batch is not None else [None] * (len(texts) - 1)
-    for position, text, explanation in zip(documents[1:], texts[1:], rest, strict=True):
-        explanations.append(explanation if explanation is not None else _explain_one(model, position, text, options))
-    return documents, explanations_frame(explanations, documents)
+    # explain's warnings (lime at n will not agree, the bandwidth's unit) are recorded in the worker and warned
+    # again in the calling process, where a process or a dask worker would otherwise print them or lose them
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explanations = [_explain_one(model, documents[0], texts[0], options)] if documents else []
+        batch = _linear_batch_options(options)
+        rest = explain_linear_many(model, texts[1:], **batch) if batch is not None else [None] * (len(texts) - 1)
+        for position, text, explanation in zip(documents[1:], texts[1:], rest, strict=True):
+            if explanation is None:
+                explanation = _explain_one(model, position, text, options)
+            explanations.append(explanation)
+    raised = [(str(w.message), w.category) for w in caught]
+    return documents, explanations_frame(explanations, documents), raised
 
 
 def _check_texts(texts):
@@ -394,7 +402,9 @@ def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, fol
             parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             frames = []
             with _bar(len(todo), progress) as bar:
-                for documents, frame in parallel(tasks):
+                for documents, frame, raised in parallel(tasks):
+                    for message, category in raised:
+                        warnings.warn(message, category, stacklevel=3)
                     if folder is not None:
                         _store_chunk(folder, record, frame, documents)
                     elif collect:

@@ -2,7 +2,8 @@ r"""Views of a corpus of explanations: global word importance and lime's submodu
 
 lime's ``SubmodularPick`` (Ribeiro et al. 2016, Algorithm 2; ``lime/submodular_pick.py``) explains a sample of
 documents, keeps each explanation's ``num_features`` words (10 by default) in an explanation matrix W
-(documents x words, summed over the explained labels), scores each word by :math:`I_j = \sqrt{\sum_i |W_{ij}|}`
+(documents x words, summed over the explained labels), scores each word by
+:math:`I_j = \sqrt{\sum_i \lvert W_{ij} \rvert}`
 and picks B documents greedily, each time the one that maximises the coverage
 :math:`c(V) = \sum_j I_j\, [\exists i \in V: W_{ij} \neq 0]`.  Its W changes with lime's random samples, so its
 picks do too.  Here W comes from exact explanations (``explain_many``): the pick is a function of the model and
@@ -55,8 +56,8 @@ def refit_limit(beta, selected, *, kernel_width):
     lime (``num_features`` words, ``feature_selection="highest_weights"`` or ``"auto"`` beyond 6 words) selects the
     words and fits its weighted ridge again on them alone.  As its number of samples grows, that fit tends to the
     minimiser of :math:`\mathbb{E}[\pi (f - b_0 - \sum_{j \in S} b_j z_j)^2]`, whose normal equations are
-    :math:`\Sigma_{ar S ar S}\, b = \Gamma_{ar S}` on :math:`ar S = \{0\} \cup S` (the intercept and the
-    selected words), with :math:`\Gamma = \Sigma eta` from the explanation with every word kept.
+    :math:`\Sigma_{\bar S \bar S}\, b = \Gamma_{\bar S}` on :math:`\bar S = \{0\} \cup S` (the intercept and the
+    selected words), with :math:`\Gamma = \Sigma \beta` from the explanation with every word kept.
 
     Parameters
     ----------
@@ -182,7 +183,8 @@ def global_importance(frame_or_explanations, *, num_features=LIME_NUM_FEATURES, 
     -------
     pandas.DataFrame
         Indexed by word, sorted by ``sp_lime`` (decreasing; ties by word order in W): ``sp_lime`` =
-        :math:`\sqrt{\sum_i |W_{ij}|}` (lime's :math:`I_j`), ``mean_abs`` = :math:`\frac{1}{n}\sum_i |W_{ij}|` over
+        :math:`\sqrt{\sum_i \lvert W_{ij} \rvert}` (lime's :math:`I_j`), ``mean_abs`` =
+        :math:`\frac{1}{n}\sum_i \lvert W_{ij} \rvert` over
         the n documents (0 where the word is absent or not among a document's ``num_features``) and
         ``documents``, the number of documents whose row of W has the word.
 
@@ -215,7 +217,8 @@ def submodular_pick(frame_or_explanations, budget, *, num_features=LIME_NUM_FEAT
 
     The greedy loop of lime's ``SubmodularPick`` (module docstring) on the explanation matrix W of
     :func:`explanation_matrix`: each step adds the document that maximises the coverage
-    :math:`c(V) = \sum_j I_j [\exists i \in V: W_{ij} \neq 0]`, :math:`I_j = \sqrt{\sum_i |W_{ij}|}`; ties go to the
+    :math:`c(V) = \sum_j I_j [\exists i \in V: W_{ij} \neq 0]`,
+    :math:`I_j = \sqrt{\sum_i \lvert W_{ij} \rvert}`; ties go to the
     last document, as in lime.  Deterministic: W is exact, not sampled.
 
     Parameters

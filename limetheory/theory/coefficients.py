@@ -207,7 +207,9 @@ def sigma_coefficients(d, *, nu):
 
     .. math::
 
-       \sigma_0 &= (d-1) \alpha_2 + \alpha_1, \qquad \sigma_1 = -\alpha_1,
+       \sigma_0 &= (d-1) \alpha_2 + \alpha_1,
+
+       \sigma_1 &= -\alpha_1,
 
        (\alpha_1 - \alpha_2)\, \sigma_2 &= (d-2) \alpha_0 \alpha_2
 

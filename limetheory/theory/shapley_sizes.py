@@ -5,8 +5,9 @@ The players are the d distinct words of a document; the value of a set S of word
 
 .. math::
 
-   \phi_j = \sum_{S \not\ni j} \frac{m!\,(d - m - 1)!}{d!} \bigl(v(S \cup \{j\}) - v(S)\bigr),
-   \qquad m = \lvert S \rvert,
+   \phi_j = \sum_{S \not\ni j} \frac{m!\,(d - m - 1)!}{d!}
+
+   \qquad \times \bigl(v(S \cup \{j\}) - v(S)\bigr), \qquad m = \lvert S \rvert,
 
 a weighted sum over sizes of :math:`\mathbb{E}[v(S \cup j) - v(S) \mid \lvert S \rvert = m]` with the weight 1/d
 for every size.  In the book's notation (s removed words, :math:`F_s = \mathbb{E}[f \mid s]` and
