@@ -421,7 +421,11 @@ def _bar(total, progress):
     """A tqdm bar counting documents (tqdm.auto, imported only when shown), or a context holding None."""
     if not progress:
         return contextlib.nullcontext()
-    from tqdm.auto import tqdm
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():  # tqdm.auto warns in a notebook without ipywidgets; its text bar serves
+        warnings.simplefilter("ignore", TqdmWarning)
+        from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="doc", desc="explain_many")
 

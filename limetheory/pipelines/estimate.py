@@ -28,6 +28,7 @@ batches leave only per-stratum sums behind (and at most :data:`RETAINED_MASKS` m
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -513,7 +514,11 @@ def estimate_limit(
 
 
 def _run(estimator, pilot_size):
-    from tqdm.auto import tqdm
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():  # tqdm.auto warns in a notebook without ipywidgets; its text bar serves
+        warnings.simplefilter("ignore", TqdmWarning)
+        from tqdm.auto import tqdm
 
     start = time.process_time()
     bar = tqdm(total=estimator.budget, delay=2.0, disable=not estimator.progress, unit="call", desc="estimate",
