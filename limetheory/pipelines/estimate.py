@@ -39,7 +39,7 @@ from ..theory.explanation import beta_from_gamma
 from .controls import Design, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
 from .montecarlo import MAX_CONDITION, MaskSample, apply_sigma_inverse, sigma_inverse_pattern
-from .strata import allocate, apply_pattern, draw_sizes, lime_normal_inverse, make_strata, masks_removing
+from .strata import allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
 
 #: model calls of a black box by default: ten lime runs' worth
 DEFAULT_CALLS_PER_LIME_RUN = 10
@@ -310,7 +310,7 @@ class _Estimator:
         """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``)."""
         x = np.column_stack([np.ones(len(z)), z])
         residual = f - x @ column.beta_ref
-        u = apply_pattern(self.lime_pattern, x * residual[:, None])
+        u = apply_sigma_inverse(self.lime_pattern, x * residual[:, None])  # any (corner, edge, diag, off) pattern
         psi = self.strata.psi[sizes - 1]
         column.lime_sum += _bin_sums(bins, u, self.strata.count)
         column.lime_squares += _bin_sums(bins, psi[:, None] * u**2, self.strata.count)

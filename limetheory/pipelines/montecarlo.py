@@ -138,7 +138,11 @@ def sigma_inverse_pattern(d, nu):
 
 
 def apply_sigma_inverse(pattern, rows):
-    """Σ⁻¹ applied to each row of ``rows`` (shape (m, d + 1)) in O(m d), through its four distinct entries."""
+    """Σ⁻¹ applied to each row of ``rows`` (shape (m, d + 1)) in O(m d), through its four distinct entries.
+
+    Any matrix of that pattern (corner, edge, diagonal, off-diagonal) is applied the same way: the estimate uses it
+    for lime's expected normal matrix too.
+    """
     corner, edge, diagonal, off = pattern
     head, tail = rows[:, :1], rows[:, 1:]
     total = tail.sum(axis=1, keepdims=True)

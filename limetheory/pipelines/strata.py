@@ -144,17 +144,6 @@ def patterned_inverse(corner, edge, diagonal, off, d):
     return inv_corner, inv_edge, inv_off + inv_gap, inv_off
 
 
-def apply_pattern(pattern, rows):
-    """The patterned matrix (corner, edge, diagonal, off) applied to each row of ``rows`` (m, d + 1), in O(m d)."""
-    corner, edge, diagonal, off = pattern
-    head, tail = rows[:, :1], rows[:, 1:]
-    total = tail.sum(axis=1, keepdims=True)
-    out = np.empty_like(rows)
-    out[:, :1] = corner * head + edge * total
-    out[:, 1:] = edge * head + (diagonal - off) * tail + off * total
-    return out
-
-
 def lime_normal_inverse(d, nu, num_samples, ridge=1.0):
     r"""The pattern of :math:`\bar A^{-1}`, :math:`\bar A = m \Sigma + P + x_0 x_0^\top` (m = num_samples - 1).
 
