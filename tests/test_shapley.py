@@ -196,7 +196,9 @@ def test_permutation_estimate_within_its_standard_errors():
     # 16 words, each within 5 standard errors: a false alarm has probability below 1e-5 (seeded anyway)
     seen = estimate.stderr > 0  # a word the model cannot see contributes 0 in every order
     assert np.abs((estimate.values - exact)[seen] / estimate.stderr[seen]).max() < 5.0
-    assert (estimate.values[~seen] == 0).all() and (np.abs(exact[~seen]) < 1e-15).all()
+    assert (estimate.values[~seen] == 0).all() and (
+        np.abs(exact[~seen]) <= 8 * np.finfo(float).eps
+    ).all()  # O(1) terms that cancel
     assert estimate.stderr.max() < 0.01
 
 

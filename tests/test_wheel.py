@@ -172,7 +172,8 @@ def installed(tmp_path_factory):
     farm = work / "declared-dependencies"
     farm.mkdir()
     requirements = _requirements_of_wheel(wheel)
-    _link_distributions(_closure(requirements), farm)
+    # the core dependencies and the corpus extra (explain_many's Parquet store: its examples use pyarrow)
+    _link_distributions(_closure(requirements) | _closure(requirements, "corpus"), farm)
     # a site directory (its .pth files run) holding exactly the declared dependencies
     (fresh_site / "declared_dependencies.pth").write_text(f"import site; site.addsitedir({str(farm)!r})\n")
     # this environment's pip installs into the fresh one; --no-index: dependencies must already be there
