@@ -68,7 +68,6 @@ from .law import (
     weighted_law,
 )
 
-
 # Up to this p, P(kept | s) is formed as a product of p ratios (p ulps at most, one multiply per s and p);
 # beyond it, from the cumulative sum of logarithms (law.kept_given_s), whose error does not grow with p.
 _DIRECT_PRODUCT_MAX_P = 64
