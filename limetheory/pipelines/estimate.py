@@ -8,9 +8,10 @@ unbiased whatever was fitted on earlier batches, with standard errors that the b
   the bins by Neyman's rule from the spread seen so far;
 * **exact control variates** (:mod:`limetheory.pipelines.controls`): a polynomial in t = s/d times (1, z), plus the
   products of the most important pairs of words, refitted before each batch on up to :data:`FIT_ROWS_PER_BATCH`
-  masks of every earlier batch (weighted least squares on the estimator's own weights); their conditional moments given s are exact, so only the residual is
-  averaged. Lime's own regression adjusts for the words in the same way, with one affine fit for all s: letting it
-  change with s and adding pairs is what makes the estimate more efficient than lime per model call;
+  masks of every earlier batch (weighted least squares on the estimator's own weights); their conditional moments
+  given s are exact, so only the residual is averaged. Lime's own regression adjusts for the words in the same way,
+  with one affine fit for all s: letting it change with s and adding pairs is what makes the estimate more
+  efficient than lime per model call;
 * **the caller's controls**: functions of the masks with an exact β (the model's own decision function, computed
   from the words' columns), their coefficients fitted on the pilot batch and then held;
 * **a nonlinear surrogate** (:mod:`limetheory.pipelines.link_surrogate`): link⁻¹ of the polynomial, fitted on the
