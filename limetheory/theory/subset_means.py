@@ -20,8 +20,6 @@ import numpy as np
 _CACHED_WEIGHT_ENTRIES = 4096
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
-
-
 #: a mean below this (means are at most 1) contributes nothing to the quadrature sums: the rule's weights are
 #: below about 1e102 d (u <= 45 / r_min, r_min >= 1e-200 / d), so every neglected term is below 1e-140 |lam|
 #: for d <= 1e4, far below the 1e-13 |lam| of the quadrature; and under it the means have lost digits (they
