@@ -207,6 +207,23 @@ def test_explanations_frame_of_estimates():
     assert frame["stderr"].tolist() == [0.01, 0.02, 0.03] * 2
 
 
+def test_linear_batch_says_where_lime_will_not_agree_as_explain_does(logistic, corpus):
+    """At kernel_width = 2 lime's ridge holds its coefficients far from the limit at n = 5000: notes and a warning."""
+    import warnings
+
+    from limetheory.pipelines.routing import explain_linear_many
+
+    texts = corpus[:4]
+    with pytest.warns(UserWarning, match=r"^4 of the 4 documents have word coefficients that lime") as caught:
+        many = explain_linear_many(logistic, texts, output="decision_function", kernel_width=2)
+    assert len([w for w in caught if "documents have word coefficients" in str(w.message)]) == 1
+    for text, batch in zip(texts, many, strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            one = lt.explain(logistic, text, output="decision_function", kernel_width=2)
+        assert batch.notes == one.notes and any("will not agree" in note for note in batch.notes)
+
+
 def test_linear_batch_is_explain_or_none(reviews, logistic, corpus):
     from limetheory.pipelines.routing import explain_linear_many
 
