@@ -222,6 +222,14 @@ def test_linear_batch_says_where_lime_will_not_agree_as_explain_does(logistic, c
             warnings.simplefilter("ignore", UserWarning)
             one = lt.explain(logistic, text, output="decision_function", kernel_width=2)
         assert batch.notes == one.notes and any("will not agree" in note for note in batch.notes)
+        assert not batch.lime_agrees and not one.lime_agrees
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        frame = lt.explain_many(logistic, texts, output="decision_function", kernel_width=2, progress=False)
+        agreeing = lt.explain_many(logistic, texts, output="decision_function", progress=False)
+    assert not frame.lime_agrees.any()  # the note, kept in the frame per document
+    assert agreeing.lime_agrees.all() == all(lt.explain(logistic, t, output="decision_function").lime_agrees
+                                             for t in texts)  # fmt: skip
 
 
 def test_linear_batch_is_explain_or_none(reviews, logistic, corpus):

@@ -23,7 +23,10 @@ Routes, the first that applies:
 ``"permutation"``
     anything else: an unbiased estimate from random orders of the words with their reversals (antithetic
     pairs), with standard errors; each order's marginal contributions sum to :math:`f(x) - v(\emptyset)`, so
-    efficiency holds for the estimate too (reported as ``efficiency_gap``).
+    efficiency holds for the estimate too (reported as ``efficiency_gap``).  Chosen over KernelSHAP with paired
+    sampling because it measures better: at 4000 model evaluations its mean squared error was a tenth of
+    shap's ``KernelExplainer`` (9.5x at d = 29, 11x at d = 100, the Yelp TF-IDF logistic model;
+    ``benchmarks/shapley.py`` prints both).
 
 The exact routes are tied to the real pipeline as ``explain``'s are: the linear reconstruction must reproduce the
 pipeline on the document and on perturbed documents; the tree route's :math:`v(\emptyset)` and its means over the
