@@ -6,7 +6,7 @@ Python text (``6*(d**2 - 2*d + 3)/...``); wrapping it in :class:`Equations` give
 ``repr`` stays the readable one-line text that nbval compares.
 
 A display must fit a phone's column (414 px wide, 395 px for the math): :class:`Equations` estimates each line's
-rendered width (:func:`limetheory.book.texwidth.tex_width`) and breaks what is too wide, at the signs between
+rendered width (``limetheory.book.texwidth.tex_width``) and breaks what is too wide, at the signs between
 terms, inside the parentheses of a product, and by setting a long left-hand side on a line of its own.
 """
 
@@ -114,7 +114,7 @@ class Equations:
         numbers (Python or numpy, not bool), or strings holding LaTeX; ``op`` is a LaTeX relation (default ``"="``).
         Checked here, so that showing the object cannot fail later. An empty ``lhs`` continues the row above.
     width : float, default PHONE_WIDTH_EM
-        The widest line allowed, in em of the display's font (as :func:`~limetheory.book.texwidth.tex_width`
+        The widest line allowed, in em of the display's font (as ``limetheory.book.texwidth.tex_width``
         estimates it); the default fits a 414 px phone.
 
     Examples
