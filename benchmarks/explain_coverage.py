@@ -37,7 +37,7 @@ from sklearn.pipeline import make_pipeline
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
 from limetheory.pipelines.montecarlo import estimate_beta
-from limetheory.pipelines.routing import explain_controls
+from limetheory.pipelines.route_selection import explain_controls
 from limetheory.pipelines.spread import omega
 
 NUM_SAMPLES = 5000

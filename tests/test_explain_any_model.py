@@ -21,7 +21,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline, make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
 import limetheory as lt
-from limetheory.pipelines.linear_route import LinearReading, self_check_tolerance
+from limetheory.pipelines.pipeline_reading import LinearReading, self_check_tolerance
 from limetheory.pipelines.spread import solve_patterned
 from limetheory.theory.coefficients import sigma_inverse, sigma_matrix
 from limetheory.theory.explanation import all_masks

@@ -16,7 +16,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest
-from limetheory.engine import fast
+from limetheory.engine import fast, lime_documents, lime_sampler
 from limetheory.engine.tokens import DocumentCounts
 
 TOY_CORPUS = [
@@ -217,7 +217,7 @@ def test_weights_survive_an_equivalent_rewrite_of_limes_kernel(monkeypatch):
 
     assert_same_weights(ours, captured_weights(lambda distances, w: np.exp(-(distances**2) / (2 * w**2))))
     with pytest.raises(AssertionError):
-        assert_same_weights(ours, captured_weights(lambda distances, w: fast._kernel(distances, 1.001 * w)))
+        assert_same_weights(ours, captured_weights(lambda distances, w: lime_sampler._kernel(distances, 1.001 * w)))
 
 
 def test_random_state_instance_is_consumed_as_lime_consumes_it(models, yelp):
@@ -234,12 +234,12 @@ def test_random_state_instance_is_consumed_as_lime_consumes_it(models, yelp):
     assert ours_state.randint(2**31) == lime_state.randint(2**31)
 
 
-@pytest.mark.parametrize("stream", fast.STREAMS)
+@pytest.mark.parametrize("stream", lime_sampler.STREAMS)
 def test_chunking_does_not_change_the_result(monkeypatch, stream):
     vectorizer = TfidfVectorizer().fit(TOY_CORPUS)
     arguments = dict(n_exp=5, num_samples=200, random_state=4, stream=stream)
     whole = lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments)
-    monkeypatch.setattr(fast, "_MAX_CHUNK_ENTRIES", 1)  # one run per chunk
+    monkeypatch.setattr(lime_sampler, "_MAX_CHUNK_ENTRIES", 1)  # one run per chunk
     # the same code on the same runs, only grouped differently: equal bit for bit
     np.testing.assert_array_equal(lt.fast_lime_explanations(TOY_TEXT, vectorizer, toy_model, **arguments), whole)
 
@@ -273,12 +273,12 @@ def test_batched_ridge_matches_sklearn_ridge(seed):
 
 def test_distance_table_is_limes_distance_and_gives_the_papers_weights():
     for d in [1, 2, 7, 29, 100]:
-        table = fast._distance_table(d)
+        table = lime_sampler._distance_table(d)
         k = np.arange(d + 1)
         # cosine distance of a mask with k kept words to the all-ones mask, times 100
         np.testing.assert_allclose(table, 100 * (1 - np.sqrt(k / d)), rtol=0, atol=1e-12)
         for nu in [0.1, 0.25, 1.0]:
-            weights = fast._kernel(table[d - np.arange(1, d + 1)], 100 * nu)
+            weights = lime_sampler._kernel(table[d - np.arange(1, d + 1)], 100 * nu)
             np.testing.assert_allclose(weights, lt.kernel_weights(d, nu=nu), rtol=1e-12)
 
 
@@ -640,7 +640,7 @@ def test_a_generator_on_limes_stream_is_refused_with_the_reason():
 def test_bow_false_tfidf_is_bitwise_that_of_limes_masked_strings(name, mask_string):
     """A removed occurrence becomes the mask string: counted when the vocabulary has it ('food'), else not."""
     vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
-    document = fast.LimeTextCounts(TOY_TEXT, vectorizer, bow=False, mask_string=mask_string)
+    document = lime_documents.LimeTextCounts(TOY_TEXT, vectorizer, bow=False, mask_string=mask_string)
     indexed = IndexedString(TOY_TEXT, bow=False, mask_string=mask_string)
     assert document.words == list(indexed.inverse_vocab) and document.d > len(lt.local_dictionary(TOY_TEXT))
     rng = np.random.default_rng(2)
@@ -706,7 +706,7 @@ SPLITS = {"whitespace": r"\s+", "str.split": str.split, "punctuation and spaces"
 def test_other_split_expressions_give_the_vectorizers_tfidf_bit_for_bit(split, bow, name):
     """lime's words then carry punctuation ("food," or "10/10:"); the vectorizer's tokens never straddle them."""
     vectorizer = VECTORIZERS[name]().fit(TOY_CORPUS)
-    document = fast.LimeTextCounts(TOY_TEXT, vectorizer, bow=bow, split_expression=SPLITS[split])
+    document = lime_documents.LimeTextCounts(TOY_TEXT, vectorizer, bow=bow, split_expression=SPLITS[split])
     indexed = IndexedString(TOY_TEXT, bow=bow, split_expression=SPLITS[split])
     assert document.words == [str(word) for word in indexed.inverse_vocab]
     assert any(not word.isalnum() for word in document.words)  # not the default dictionary

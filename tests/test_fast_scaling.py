@@ -24,7 +24,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 
 import limetheory as lt
 from limetheory.book import fit_yelp_vectorizer
-from limetheory.engine import fast
+from limetheory.engine import lime_sampler
 from limetheory.engine.ridge import ridge_coefficients
 from limetheory.engine.tokens import DocumentCounts
 
@@ -237,24 +237,24 @@ def test_memory_stays_linear_in_n_times_d_when_n_is_small():
 
 def test_distance_table_for_some_kept_counts_is_the_full_tables():
     for d in [2, 9, 64, 300]:
-        full = fast._distance_table(d)
+        full = lime_sampler._distance_table(d)
         kept = np.random.default_rng(d).integers(0, d + 1, size=7)
-        part = fast._distance_table(d, kept)
+        part = lime_sampler._distance_table(d, kept)
         np.testing.assert_array_equal(part[kept], full[kept])  # bit for bit
         assert np.isnan(np.delete(part, kept)).all()
 
 
 def test_distance_table_in_blocks_is_the_same(monkeypatch):
-    full = fast._distance_table(50)
-    monkeypatch.setattr(fast, "_MAX_CHUNK_ENTRIES", 30)
-    np.testing.assert_array_equal(fast._distance_table(50), full)
+    full = lime_sampler._distance_table(50)
+    monkeypatch.setattr(lime_sampler, "_MAX_CHUNK_ENTRIES", 30)
+    np.testing.assert_array_equal(lime_sampler._distance_table(50), full)
 
 
 def test_batched_masks_are_selection_sampling_of_the_documented_draws():
     """Independent computation: s_i, then an (d, n - 1) block of uniforms per run, word j removed when
     u_j < (words still to remove) / (d - j)."""
     d, n, runs = 7, 50, 3
-    masks = fast._batched_masks(np.random.default_rng(4), d, n, runs)
+    masks = lime_sampler._batched_masks(np.random.default_rng(4), d, n, runs)
     rng = np.random.default_rng(4)
     for run in range(runs):
         sizes = rng.integers(1, d + 1, size=n - 1)
@@ -272,7 +272,7 @@ def test_batched_masks_are_selection_sampling_of_the_documented_draws():
 def test_lime_stream_masks_are_limes_choice_draws():
     """Independent computation: lime's own calls, randint then choice(range(d), s, replace=False) per sample."""
     d, n = 12, 40
-    masks = fast._lime_stream_masks(np.random.RandomState(6), d, n)
+    masks = lime_sampler._lime_stream_masks(np.random.RandomState(6), d, n)
     state = np.random.RandomState(6)
     sizes = state.randint(1, d + 1, n - 1)
     expected = np.ones((n, d), dtype=np.int8)
@@ -314,11 +314,11 @@ def test_growth_exponents_recover_a_known_power_law():
 
 @pytest.mark.parametrize("d", [1, 2, 3, 10, 29, 100, 257, 1000, 4099])
 def test_replayed_distances_are_the_real_calls_bit_for_bit(d):
-    """fast._lime_distances replays sklearn's cosine_distances arithmetic; fast._distance_table makes the call."""
+    """_lime_distances replays sklearn's cosine_distances arithmetic; _distance_table makes the call (lime_sampler)."""
     kept = np.arange(d + 1)
-    np.testing.assert_array_equal(fast._lime_distances(d, kept), fast._distance_table(d))
+    np.testing.assert_array_equal(lime_sampler._lime_distances(d, kept), lime_sampler._distance_table(d))
     some = np.random.default_rng(d).integers(0, d + 1, size=5)
-    assert np.isnan(np.delete(fast._lime_distances(d, some), some)).all()
+    assert np.isnan(np.delete(lime_sampler._lime_distances(d, some), some)).all()
 
 
 def test_fast_engine_at_d_2_is_within_the_condition_number_bound_of_the_exact_solution():

@@ -26,15 +26,10 @@ from sklearn.linear_model import LogisticRegression
 
 import limetheory as lt
 from limetheory.book import mpreference
-from limetheory.theory.linear_exact import (
-    MAX_SHARED_WORDS,
-    MIN_WEIGHT_RATIO,
-    _inverse_power_quadrature,
-    beta_linear_exact,
-    conditional_moments_linear_exact,
-    gamma_linear_exact,
-    inverse_sqrt_quadrature,
-)
+from limetheory.theory import linear_mixture, linear_moments, subset_means, tfidf_model
+from limetheory.theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
+from limetheory.theory.linear_quadrature import MIN_WEIGHT_RATIO, inverse_power_quadrature, inverse_sqrt_quadrature
+from limetheory.theory.tfidf_model import MAX_SHARED_WORDS
 
 NUS = [0.05, 0.25, 1.0, np.inf]
 SMALL_NUS = [0.005, 0.01, 0.03, 0.05]
@@ -347,9 +342,9 @@ def test_conditional_moments_at_large_d(counts, weights):
     lam = np.random.default_rng(2).normal(size=sum(counts))
     expected_f, expected_zf, tfidf = _class_moments(counts, weights, lam)
     if len(tfidf) == 300:
-        model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
-        nodes, _ = lt.theory.linear_exact._inverse_power_quadrature(model.r_min, 0.5)
-        assert lt.theory.linear_exact._negligible_sizes(model, nodes).min() < 300  # the skipping is exercised
+        model = tfidf_model.scale_free_model(lam, tfidf, None, "l2")
+        nodes, _ = inverse_power_quadrature(model.r_min, 0.5)
+        assert subset_means.negligible_sizes(model, nodes).min() < 300  # the skipping is exercised
     f_given_s, zf_given_s = conditional_moments_linear_exact(lam, tfidf)
     np.testing.assert_allclose(f_given_s, expected_f, rtol=0, atol=1e-12 * np.abs(lam).max())
     np.testing.assert_allclose(zf_given_s, expected_zf, rtol=0, atol=1e-12 * np.abs(lam).max())
@@ -689,7 +684,7 @@ def test_grouped_moments_are_consistent_at_larger_d():
 @pytest.mark.parametrize("r_min", [1.0, 1e-3, 1e-8, 1e-30])
 def test_inverse_first_power_quadrature(r_min):
     """The L1 norm's rule for 1/r: relative error below 1e-13 on [r_min, 1]."""
-    nodes, weights = _inverse_power_quadrature(r_min, 1.0)
+    nodes, weights = inverse_power_quadrature(r_min, 1.0)
     assert (weights > 0).all()
     with mpmath.workdps(30):
         worst = max(
@@ -794,14 +789,14 @@ def test_node_blocks_change_nothing(monkeypatch, block_entries):
     the same beta: the blocks add the same per-node terms in another order, so the results differ by rounding
     of sums of positive weights times terms at most max |lam|: a few eps times max |lam| (64 eps allowed)."""
     lam, tfidf, groups = blocked_document()
-    model = lt.theory.linear_exact._model(lam, tfidf, groups, "l2")
-    nodes, _ = _inverse_power_quadrature(model.r_min, 0.5)
-    tops = lt.theory.linear_exact._negligible_sizes(model, nodes)
+    model = tfidf_model.scale_free_model(lam, tfidf, groups, "l2")
+    nodes, _ = inverse_power_quadrature(model.r_min, 0.5)
+    tops = subset_means.negligible_sizes(model, nodes)
     assert tops.min() < model.d / 4 and tops.max() > model.d  # the skipping of negligible sizes is exercised
     for nu in (0.05, 0.25, np.inf):
         whole = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         with monkeypatch.context() as patched:
-            patched.setattr(lt.theory.linear_exact, "_BLOCK_ENTRIES", block_entries)
+            patched.setattr(linear_moments, "_BLOCK_ENTRIES", block_entries)
             blocked = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         np.testing.assert_allclose(blocked, whole, rtol=0, atol=64 * np.finfo(float).eps * np.abs(lam).max())
 
@@ -810,9 +805,9 @@ def test_skipped_sizes_match_enumeration():
     """A document whose largest quadrature nodes need only the smallest sizes (weights over eight orders of
     magnitude), d = 14, against the enumeration of every mask."""
     lam, tfidf, groups = blocked_document(d=14, seed=3)
-    model = lt.theory.linear_exact._model(lam, tfidf, groups, "l2")
-    nodes, _ = _inverse_power_quadrature(model.r_min, 0.5)
-    assert lt.theory.linear_exact._negligible_sizes(model, nodes).min() < 14
+    model = tfidf_model.scale_free_model(lam, tfidf, groups, "l2")
+    nodes, _ = inverse_power_quadrature(model.r_min, 0.5)
+    assert subset_means.negligible_sizes(model, nodes).min() < 14
     f = grouped_model_on_masks(lam, tfidf, groups)
     for nu in (0.25, np.inf):
         expected = lt.beta_enumerate(f, 14, nu=nu)
@@ -851,7 +846,7 @@ def long_document(d, seed, n_weights=60):
 def quadratic_route(monkeypatch, lam, tfidf, **keywords):
     """beta_linear_exact by the d² recursion alone (the size mixture switched off)."""
     with monkeypatch.context() as patch:
-        patch.setattr(lt.theory.linear_exact, "MIXTURE_MIN_WORDS", 10**9)
+        patch.setattr(linear_mixture, "MIXTURE_MIN_WORDS", 10**9)
         return beta_linear_exact(lam, tfidf, **keywords)
 
 
@@ -864,9 +859,9 @@ def test_size_mixture_matches_the_quadratic_route(monkeypatch, norm, nu):
     accuracy with a margin.
     """
     lam, tfidf = long_document(1600, seed=3)
-    model = lt.theory.linear_exact._model(lam, tfidf, None, norm)
+    model = tfidf_model.scale_free_model(lam, tfidf, None, norm)
     law = lt.theory.law.weighted_law(1600, nu)
-    assert lt.theory.linear_exact._mixture_beta(model, law) is not None  # the route is taken
+    assert linear_mixture.mixture_beta(model, law) is not None  # the route is taken
     got = beta_linear_exact(lam, tfidf, nu=nu, norm=norm)
     expected = quadratic_route(monkeypatch, lam, tfidf, nu=nu, norm=norm)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())
@@ -876,11 +871,11 @@ def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
     """A rule in p of 4 and 6 points is far from exact for the degree-1600 integrand: the check refuses the mixture,
     and beta_linear_exact answers with the recursions (the same array as with the mixture switched off)."""
     lam, tfidf = long_document(1600, seed=3)
-    model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
+    model = tfidf_model.scale_free_model(lam, tfidf, None, "l2")
     law = lt.theory.law.weighted_law(1600, 0.25)
-    assert lt.theory.linear_exact._mixture_beta(model, law) is not None  # with its own rules the check passes
-    monkeypatch.setattr(lt.theory.linear_exact, "_FORCED_RULE", 4)
-    assert lt.theory.linear_exact._mixture_beta(model, law) is None
+    assert linear_mixture.mixture_beta(model, law) is not None  # with its own rules the check passes
+    monkeypatch.setattr(linear_mixture, "_FORCED_RULE", 4)
+    assert linear_mixture.mixture_beta(model, law) is None
     got = beta_linear_exact(lam, tfidf, nu=0.25)
     np.testing.assert_array_equal(got, quadratic_route(monkeypatch, lam, tfidf, nu=0.25, norm="l2"))
 
@@ -888,19 +883,19 @@ def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
 def test_size_mixture_rules_in_p_agree_far_below_the_tolerance(monkeypatch):
     """The two rules' betas differ by rounding only (about 2e-15 max|w| measured), far below MIXTURE_RULE_TOL."""
     lam, tfidf = long_document(1600, seed=3)
-    model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
+    model = tfidf_model.scale_free_model(lam, tfidf, None, "l2")
     betas = []
-    assembly = lt.theory.linear_exact._mixture_assembly
+    assembly = linear_mixture._mixture_assembly
 
     def record(*args):
         betas.append(assembly(*args))
         return betas[-1]
 
-    monkeypatch.setattr(lt.theory.linear_exact, "_mixture_assembly", record)
-    lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(1600, 0.25))
+    monkeypatch.setattr(linear_mixture, "_mixture_assembly", record)
+    linear_mixture.mixture_beta(model, lt.theory.law.weighted_law(1600, 0.25))
     assert len(betas) == 2
     gap = np.abs(betas[1] - betas[0]).max() / np.abs(model.w).max()
-    assert gap <= lt.theory.linear_exact.MIXTURE_RULE_TOL / 100
+    assert gap <= linear_mixture.MIXTURE_RULE_TOL / 100
 
 
 def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatch):
@@ -912,10 +907,10 @@ def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatc
     for members in [chosen[3 * c : 3 * c + 2 + c % 2] for c in range(40)] + [chosen[120:]]:
         groups[members] = groups[members[0]]
         lam[members] = lam[members[0]]
-    model = lt.theory.linear_exact._model(lam, tfidf, groups, "l2")
+    model = tfidf_model.scale_free_model(lam, tfidf, groups, "l2")
     assert len(model.shared) == 41
     for nu in (0.25, np.inf):
-        assert lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(d, nu)) is not None
+        assert linear_mixture.mixture_beta(model, lt.theory.law.weighted_law(d, nu)) is not None
         got = beta_linear_exact(lam, tfidf, nu=nu, groups=groups)
         expected = quadratic_route(monkeypatch, lam, tfidf, nu=nu, groups=groups)
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(lam).max())  # as above
@@ -924,8 +919,8 @@ def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatc
 @pytest.mark.parametrize(("n", "e", "width"), [(40, 7, 12), (50, 30, 10), (5, 3, 64)])
 def test_truncated_hypergeometric_weights_are_the_exact_ones_below_the_width(n, e, width):
     """The ratio recurrence of the mixture's small sizes against the logarithm sums of the full table."""
-    full = lt.theory.linear_exact._exact_hypergeometric_weights(n, e)
-    truncated = lt.theory.linear_exact._truncated_hypergeometric_weights(n, e, width)
+    full = subset_means._exact_hypergeometric_weights(n, e)
+    truncated = subset_means._truncated_hypergeometric_weights(n, e, width)
     rows, columns = min(e, width - 1) + 1, min(n, width - 1) + 1
     assert truncated.shape == (rows, columns)
     # both are products of at most n + e exact ratios, each rounded once
@@ -983,8 +978,8 @@ def test_size_mixture_matches_the_class_law(nu):
 def test_size_mixture_leaves_what_it_cannot_fit_to_the_quadratic_route(monkeypatch):
     """A tiny bandwidth puts LIME's weight on a few sizes: no low-degree mixture, so the d² route answers."""
     lam, tfidf = long_document(1600, seed=5)
-    model = lt.theory.linear_exact._model(lam, tfidf, None, "l2")
-    assert lt.theory.linear_exact._mixture_beta(model, lt.theory.law.weighted_law(1600, 0.005)) is None
+    model = tfidf_model.scale_free_model(lam, tfidf, None, "l2")
+    assert linear_mixture.mixture_beta(model, lt.theory.law.weighted_law(1600, 0.005)) is None
     np.testing.assert_array_equal(
         beta_linear_exact(lam, tfidf, nu=0.005), quadratic_route(monkeypatch, lam, tfidf, nu=0.005)
     )

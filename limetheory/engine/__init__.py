@@ -2,8 +2,9 @@
 
 What it holds: lime's tokens and the TF-IDF columns of its perturbed documents (``tokens``), which columns are
 functions of lime's kept words (``presence``), feature selection and ridge as lime computes them (``selection``,
-``ridge``), the weighted least squares of the surrogate (``surrogate``), the fast replica of lime's runs (``fast``)
-and the capture of real lime runs (``empirical``).
+``ridge``), the weighted least squares of the surrogate (``surrogate``), the fast replica of lime's runs (``fast``,
+its sampler ``lime_sampler``, and lime's other text settings in ``lime_documents``) and the capture of real lime runs
+(``empirical``).
 
 Who may import it: ``limetheory.pipelines``, ``limetheory.book`` and the top-level namespace.
 What it may import: the root helpers (``limetheory._validation``, ``limetheory.units``) and its own modules; never

@@ -28,288 +28,23 @@ model is a callable on the vectorizer's matrix, or the rest of a fitted scikit-l
 step is the vectorizer.  The word counts and the perturbed
 TF-IDF rows are sparse and lime's kernel distances are computed only for the numbers of kept words
 that occur, so long documents cost memory in proportion to n × d (the int8 masks), not d².
+
+This module holds the entry points and the regression of each run; the sampler (masks, responses, kernel weights,
+the checks of the arguments) is ``limetheory.engine.lime_sampler``, and the documents of lime's other text settings
+are :mod:`limetheory.engine.lime_documents`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from lime.lime_text import IndexedCharacters, IndexedString
-from sklearn.exceptions import NotFittedError
-from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.metrics.pairwise import cosine_distances
-from sklearn.pipeline import Pipeline
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
+from .._validation import check_int
+from .lime_documents import LIME_SPLIT
+from .lime_sampler import lime_settings, sample_chunks
 from .ridge import ridge_coefficients
 from .selection import FEATURE_SELECTIONS, lime_feature_selection, resolve_feature_selection
-from .tokens import DocumentCounts, column_entries, count_matrix
-
-STREAMS = ("lime", "batched")
-
-_SELF_CHECK_ROWS = 3  # the first perturbed rows checked, besides the unperturbed and the sparsest and densest ones
-_MAX_CHUNK_ENTRIES = 4_000_000  # runs x samples x d per chunk (float64: 32 MB)
-_MAX_MODEL_ROWS = 20_000  # rows per call of model_fn
-_LIME_SPLIT = r"\W+"  # LimeTextExplainer's default split_expression (the engine's fastest path)
-_WORD_CHARACTER = re.compile(r"\w")
-
-
-# ----------------------------------------------------------------------------- lime's other text settings
-
-
-class LimeTextCounts(DocumentCounts):
-    """A document as lime sees it with any supported ``bow``, ``split_expression`` and ``mask_string``.
-
-    And as the vectorizer sees it (:class:`limetheory.engine.tokens.DocumentCounts` is the case of lime's defaults).
-
-    lime's ``IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)`` cuts the
-    text into words and separators.  With ``bow=True`` a feature is a distinct word and removing it deletes all its
-    occurrences; with ``bow=False`` a feature is one occurrence, in text order, and a removed occurrence is
-    replaced by ``mask_string`` ('UNKWORDZ' when None).  Row j of ``counts`` holds feature j's vectorizer columns
-    (times its number of occurrences) and ``mask_counts`` those of the mask string, so a perturbed document's
-    counts are ``mask @ counts + (number removed) * mask_counts`` (the mask string counts whenever the
-    vectorizer's vocabulary has it, lower-cased 'unkwordz' by default; with ``bow=True`` it never appears).
-
-    This holds when the vectorizer's tokens (maximal runs of word characters) never straddle two of lime's pieces:
-    every separator must hold no word character after preprocessing, and no two words may touch with word
-    characters on both sides (a zero-width split inside a run); both are refused here, and ``self_check``
-    compares rows with the vectorizer's real ``transform``.
-    """
-
-    def __init__(self, text, vectorizer, *, bow=True, split_expression=r"\W+", mask_string=None):
-        self.text = text
-        self.vectorizer = vectorizer
-        self.indexed = IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
-        self.words = [str(w) for w in self.indexed.inverse_vocab]
-        self.d = len(self.words)
-        if vectorizer.lowercase and ("\u03a3" in text or "\u03a3" in self.indexed.mask_string):
-            # Python lower-cases the capital sigma according to its neighbours (final sigma)
-            raise ValueError("text or mask_string contains the capital sigma 'Σ', whose lower case depends on context")
-        preprocess = vectorizer.build_preprocessor()
-        pieces = [str(piece) for piece in self.indexed.as_list]
-        is_word = np.zeros(len(pieces), dtype=bool)
-        if self.d:
-            is_word[np.concatenate([np.ravel(p) for p in self.indexed.positions]).astype(np.int64)] = True
-        for piece in {pieces[i] for i in np.flatnonzero(~is_word)}:
-            if _WORD_CHARACTER.search(preprocess(piece)):
-                raise ValueError(
-                    f"a separator of text, {piece!r}, holds a word character after preprocessing: the vectorizer "
-                    "would read it as (part of) a token"
-                )
-        for i in np.flatnonzero(is_word[:-1] & is_word[1:]):
-            left, right = pieces[i], pieces[i + 1]
-            if _WORD_CHARACTER.match(left[-1]) and _WORD_CHARACTER.match(right[0]):
-                raise ValueError(
-                    f"split_expression={split_expression!r} cuts a run of word characters ({left!r} + {right!r}), "
-                    "which the vectorizer reads as one token: the engine cannot mirror it"
-                )
-        # after the checks above: a split that cuts words apart is reported as such, not as a short dictionary
-        unit = "distinct words" if bow else "words with bow=False (each occurrence is a feature)"
-        if self.d == 0:
-            raise ValueError(f"text has no word lime can remove (with split_expression={split_expression!r})")
-        if self.d < 2:
-            raise ValueError(
-                f"text must contain at least 2 {unit}, got {self.words}: with one feature every perturbation "
-                "removes it, so the explanation is undefined (Sigma is singular)"
-            )
-        occurrences = [len(positions) for positions in self.indexed.positions] if bow else [1] * self.d
-        entries = column_entries(vectorizer, self.words, occurrences)
-        masked = {}
-        if not bow:  # lime deletes a removed word when bow=True: the mask string never appears
-            # the mask string's columns, counted as those of a word that occurs once
-            masked = {c: n for (_, c), n in column_entries(vectorizer, [self.indexed.mask_string], [1]).items()}
-        self.columns = np.array(sorted({column for _, column in entries} | set(masked)), dtype=np.int64)
-        self.counts = count_matrix(entries, self.d, self.columns)
-        self.mask_counts = np.zeros(len(self.columns), dtype=np.int64)
-        for column, count in masked.items():
-            self.mask_counts[np.searchsorted(self.columns, column)] = count
-        self.n_features = len(vectorizer.vocabulary_)
-        self._matrix_type = None
-
-    def documents(self, masks):
-        """The strings lime builds for these masks (1 = feature kept; 0 = deleted, or masked with bow=False)."""
-        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
-
-    def kept_counts(self, masks):
-        """The counts of :meth:`~limetheory.engine.tokens.DocumentCounts.kept_counts`, plus those of ``mask_string``."""
-        kept = sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64)
-        counts = kept @ self.counts
-        if self.mask_counts.any():
-            removed = self.d - np.asarray(kept.sum(axis=1)).ravel()
-            counts = counts + sp.csr_matrix(np.outer(removed, self.mask_counts))
-        return counts
-
-
-class LimeCharacters:
-    """A document as lime sees it with ``char_level=True``: every character a feature.
-
-    ``bow=True``: each distinct character, all its occurrences removed together; ``bow=False``: each position,
-    replaced by ``mask_string`` (chr(0) when None).
-
-    Removing characters changes the words themselves (a word vanishes, shrinks or merges with its neighbour), so
-    the vectorizer's rows are not a function of word counts: here the perturbed strings are built with lime's own
-    ``IndexedCharacters.inverse_removing`` and passed to the vectorizer's ``transform``, exactly as lime does
-    (once per distinct mask).  The engine's gain is then only its ridge and feature selection, not the strings.
-    """
-
-    def __init__(self, text, vectorizer, *, bow=True, mask_string=None):
-        self.text = text
-        self.vectorizer = vectorizer
-        self.indexed = IndexedCharacters(text, bow=bow, mask_string=mask_string)
-        self.words = [str(c) for c in self.indexed.inverse_vocab]
-        self.d = len(self.words)
-        if self.d < 2:
-            unit = "distinct characters" if bow else "characters"
-            raise ValueError(
-                f"text must contain at least 2 {unit} with char_level=True, got {self.words}: with one feature every "
-                "perturbation removes it, so the explanation is undefined (Sigma is singular)"
-            )
-
-    def documents(self, masks):
-        """The strings lime builds for these masks (1 = character kept)."""
-        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
-
-    def transform(self, masks):
-        """``vectorizer.transform(self.documents(masks))``: the vectorizer's own call on lime's strings."""
-        return self.vectorizer.transform(self.documents(masks))
-
-    def self_check(self, masks):
-        """Nothing to check: :meth:`transform` is the vectorizer's own call on lime's own strings."""
-
-
-# ----------------------------------------------------------------------------- the masks
-# (the document, as lime and as the vectorizer see it, is limetheory.engine.tokens.DocumentCounts)
-
-
-def _lime_stream_masks(random_state, d, num_samples):
-    """One run's (num_samples, d) int8 masks, drawn from lime's RandomState exactly as lime draws them."""
-    sizes = random_state.randint(1, d + 1, num_samples - 1)
-    masks = np.ones((num_samples, d), dtype=np.int8)
-    identity = np.arange(d, dtype=np.int64)
-    row = np.empty(d, dtype=np.int64)  # one buffer: memory n x d bytes for the masks, not n x d int64 permutations
-    shuffle = random_state.shuffle
-    for mask, size in zip(masks[1:], sizes, strict=True):
-        row[:] = identity  # choice(range(d), s, replace=False) is permutation(d)[:s]: shuffle(arange(d))
-        shuffle(row)
-        mask[row[:size]] = 0
-    return masks
-
-
-def _batched_masks(rng, d, num_samples, runs):
-    """(runs, num_samples, d) int8 masks from lime's law, vectorised; the first row of each run is all ones.
-
-    Row i removes s_i ~ uniform{1..d} words, a uniform s_i-subset drawn by selection sampling (Knuth's
-    algorithm S): word j is removed with probability (number still to remove) / (d - j), one column at a
-    time for all rows at once.
-    """
-    count = num_samples - 1
-    masks = np.empty((runs, num_samples, d), dtype=np.int8)
-    masks[:, 0] = 1
-    kept = np.empty((d, count), dtype=np.int8)  # word-major, so that each step writes contiguous memory
-    for run in range(runs):  # run by run, so that the draws do not depend on how runs are grouped
-        to_remove = rng.integers(1, d + 1, size=count).astype(float)
-        for j in range(d):
-            # one word's uniforms at a time: the same numbers as rng.random((d, count)), without its n x d floats
-            removed = rng.random(count) < to_remove / (d - j)  # the ratio is exactly 1 when all remaining must go
-            np.logical_not(removed, out=kept[j], casting="unsafe")
-            to_remove -= removed
-        masks[run, 1:] = kept.T
-    return masks
-
-
-# ----------------------------------------------------------------------------- responses and weights
-
-
-def _distance_table(d, kept=None):
-    """lime's distance (cosine distance x 100 to the all-ones row) of a mask with k words kept, k = 0..d.
-
-    Computed with the very call lime makes, on one canonical mask per k: every product in the sparse
-    dot product is the same number, so the value depends on k only, bit for bit (and sklearn normalises
-    and multiplies row by row, so the rows may be computed in any grouping).  With ``kept`` (an array of
-    numbers of kept words), only those entries are computed, in blocks of rows whose canonical masks hold
-    at most ``_MAX_CHUNK_ENTRIES`` ones (O(d^2) work and memory for every k at once would dominate at large d
-    with few samples); the others are NaN.
-    """
-    wanted = np.arange(d + 1) if kept is None else np.unique(np.asarray(kept, dtype=np.int64))
-    table = np.full(d + 1, np.nan)
-    reference = sp.csr_matrix(np.ones((1, d)))
-    start = 0
-    while start < len(wanted):
-        sizes = np.cumsum(wanted[start:])
-        stop = start + max(1, int(np.searchsorted(sizes, _MAX_CHUNK_ENTRIES, side="right")))
-        block = wanted[start:stop]  # row i keeps the first block[i] words
-        indptr = np.concatenate([[0], np.cumsum(block)])
-        indices = np.concatenate([np.arange(k) for k in block])
-        canonical = sp.csr_matrix((np.ones(indptr[-1]), indices, indptr), shape=(len(block), d))
-        # pairwise_distances(metric="cosine") with n_jobs=None calls cosine_distances(X, Y): the same numbers
-        table[block] = cosine_distances(canonical, reference).ravel() * 100
-        start = stop
-    return table
-
-
-def _lime_distances(d, kept):
-    """``_distance_table(d, kept)`` by the same floating-point operations, without scikit-learn's call overhead.
-
-    For a 0/1 row with k ones, sklearn's cosine_distances normalises it to entries fl(1 / fl(sqrt(k))) (the sum
-    of squares is exactly k), the all-ones row to fl(1 / fl(sqrt(d))), and scipy's sparse product accumulates
-    the k equal products p = fl(x y) one after the other from 0; the distance is fl(1 - sum) clipped to [0, 2].
-    Replaying these operations gives the same bits (tests compare with :func:`_distance_table`, which makes the
-    real call) and removes a fixed cost that is a third of a small run.  O(sum of the distinct k).
-    """
-    wanted = np.unique(np.asarray(kept, dtype=np.int64))
-    table = np.full(d + 1, np.nan)
-    y = 1.0 / np.sqrt(np.float64(d))
-    for k in wanted.tolist():
-        if k == 0:
-            total = 0.0  # a zero row stays zero under normalisation
-        else:
-            product = (1.0 / np.sqrt(np.float64(k))) * y
-            total = np.add.accumulate(np.full(k, product))[-1]  # sequential, as scipy's csr_matmat accumulates
-        table[k] = np.clip(1.0 - total, 0.0, 2.0) * 100
-    return table
-
-
-def _kernel(distances, kernel_width):
-    """lime's default text kernel, as lime writes it."""
-    return np.sqrt(np.exp(-(distances**2) / kernel_width**2))
-
-
-def _unique_rows(masks):
-    """(unique masks, inverse) of an (m, d) 0/1 array."""
-    packed = np.packbits(masks.astype(bool), axis=1, bitorder="little")
-    if packed.shape[1] <= 8:
-        keys = np.zeros((len(packed), 8), dtype=np.uint8)
-        keys[:, : packed.shape[1]] = packed
-        keys = keys.view("<u8").ravel()
-    else:
-        keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return masks[first], inverse.ravel()
-
-
-def _responses(document, masks, model_fn, label):
-    """model_fn's column ``label`` on the TF-IDF of every mask (model evaluated once per distinct mask)."""
-    unique, inverse = _unique_rows(masks)
-    values = np.empty(len(unique))
-    # rows per call: at most _MAX_MODEL_ROWS, and at most _MAX_CHUNK_ENTRIES mask entries, so that the sparse
-    # TF-IDF of one block stays small when documents are long
-    rows_per_call = max(1, min(_MAX_MODEL_ROWS, _MAX_CHUNK_ENTRIES // masks.shape[1]))
-    for start in range(0, len(unique), rows_per_call):
-        block = unique[start : start + rows_per_call]
-        out = np.asarray(model_fn(document.transform(block)), dtype=float)
-        if out.ndim != 2 or out.shape[0] != len(block):
-            raise ValueError(f"model_fn must return an array of shape ({len(block)}, n_labels), got {out.shape}")
-        if label >= out.shape[1]:
-            raise ValueError(f"label must be < n_labels = {out.shape[1]}, got {label}")
-        if not np.isfinite(out[:, label]).all():
-            raise ValueError("model_fn returned a non-finite value (NaN or inf)")
-        values[start : start + len(block)] = out[:, label]
-    return values[inverse]
 
 
 def _explain_runs(z, y, weights, num_features, feature_selection):
@@ -337,9 +72,6 @@ def _explain_runs(z, y, weights, num_features, feature_selection):
         betas[run, 1 + chosen] = fit[1:]
         selected[run, chosen] = True
     return betas, selected
-
-
-# ----------------------------------------------------------------------------- public functions
 
 
 @dataclass(frozen=True)
@@ -376,182 +108,6 @@ class FastLimeSamples:
     weights: np.ndarray
 
 
-def _check_engine_memory(n_exp, num_samples, d):
-    """Refuse, before any work, runs whose arrays would exceed the package's memory limit.
-
-    The engine's own footprint, not lime's (lime holds n x d float64 arrays, several times over): per run the
-    int8 masks, their distinct rows and packed keys (about 3 n d bytes), the ridge system of size min(n, d + 1)
-    (8 min(n, d + 1)^2 bytes) and bounded blocks (the design, the TF-IDF of one model call: about 64 MB);
-    the explanations take 8 n_exp (d + 1) bytes.
-    """
-    system = min(num_samples, d + 1)
-    check_memory(
-        3.0 * num_samples * d + 8.0 * system**2 + 2**26,
-        f"one run of the fast engine with num_samples = {num_samples} on a document of {d} distinct words",
-        "use fewer samples",
-    )
-    check_memory(8.0 * n_exp * (d + 1), f"{n_exp} explanations of {d + 1} coefficients", "use fewer runs")
-
-
-def _model_parts(vectorizer, model_fn, label):
-    """(vectorizer, model_fn): a fitted Pipeline is split into its first step and the rest's ``predict_proba``."""
-    if isinstance(vectorizer, Pipeline):
-        steps = vectorizer.steps
-        first = steps[0][1]
-        if not isinstance(first, CountVectorizer):
-            raise TypeError(
-                "vectorizer is a Pipeline whose first step is "
-                f"{type(first).__name__}: the fast engine needs a fitted CountVectorizer or TfidfVectorizer as the "
-                "first step (it recomputes that step's output from word counts)"
-            )
-        if model_fn is None:
-            if len(steps) < 2:
-                raise ValueError(
-                    "vectorizer is a Pipeline with no step after its vectorizer: pass model_fn, or a Pipeline that "
-                    "ends with a classifier"
-                )
-            final = steps[-1][1]
-            if not hasattr(final, "predict_proba"):
-                raise TypeError(
-                    f"vectorizer: the Pipeline's last step, {type(final).__name__}, has no predict_proba; pass "
-                    "model_fn (a callable mapping the vectorizer's matrix to an (m, n_labels) array)"
-                )
-            for name, step in steps[1:]:
-                if step is None or step == "passthrough":
-                    continue
-                try:
-                    check_is_fitted(step)
-                except NotFittedError:
-                    raise ValueError(
-                        f"vectorizer: the Pipeline's step {name!r} ({type(step).__name__}) is not fitted; fit the "
-                        "pipeline first"
-                    ) from None
-            classes = getattr(final, "classes_", None)
-            if classes is not None and label >= len(classes):
-                raise ValueError(
-                    f"label must be < {len(classes)}, the number of classes of the Pipeline's model "
-                    f"(classes_ = {[c.item() if hasattr(c, 'item') else c for c in classes]}), got {label}"
-                )
-            model_fn = vectorizer[1:].predict_proba
-        vectorizer = first
-    elif model_fn is None:
-        raise TypeError(
-            "model_fn is required with a bare vectorizer: a callable mapping the vectorizer's matrix to an "
-            "(m, n_labels) array (or pass a fitted Pipeline(vectorizer, ..., classifier) as vectorizer: its "
-            "predict_proba is then the model)"
-        )
-    if not callable(model_fn):
-        raise TypeError("model_fn must be callable: TF-IDF matrix -> (m, n_labels) array, or None with a Pipeline")
-    return vectorizer, model_fn
-
-
-def _check_lime_settings(settings):
-    """Refuse every LimeTextExplainer / explain_instance setting the engine does not reproduce (see the docstring)."""
-    for name in ("bow", "char_level"):
-        if not isinstance(settings[name], (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {type(settings[name]).__name__}")
-    split = settings["split_expression"]
-    if not (callable(split) or isinstance(split, str)):
-        raise TypeError(
-            f"split_expression must be a regular expression (str) or a callable, got {type(split).__name__}"
-        )
-    if not (settings["mask_string"] is None or isinstance(settings["mask_string"], str)):
-        raise TypeError(f"mask_string must be None or a str, got {type(settings['mask_string']).__name__}")
-    if settings["kernel"] is not None:
-        raise ValueError(
-            "kernel must be None: the engine reproduces lime's default kernel √exp(-D²/w²) of the cosine distance D "
-            "(times 100) only"
-        )
-    if settings["distance_metric"] != "cosine":
-        raise ValueError(f"distance_metric must be 'cosine' (lime's default), got {settings['distance_metric']!r}")
-    if settings["model_regressor"] is not None:
-        raise ValueError("model_regressor must be None: the engine fits lime's default surrogate, Ridge(alpha=1)")
-
-
-def _check_arguments(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream,
-                     settings):  # fmt: skip
-    text = check_text(text)
-    label = check_int(label, "label", minimum=0)
-    vectorizer, model_fn = _model_parts(vectorizer, model_fn, label)
-    _check_lime_settings(settings)
-    # characters: the vectorizer's own transform runs on lime's strings, so any fitted Count/Tfidf vectorizer will do
-    check_vectorizer(vectorizer, mirrored_by=None if settings["char_level"] else "the fast engine")
-    if settings["split_expression"] == _LIME_SPLIT and not settings["char_level"] and not _WORD_CHARACTER.search(text):
-        raise ValueError(
-            f"text has no word lime can remove: lime's words are the maximal runs of word characters (it splits on "
-            f"{_LIME_SPLIT}), and {text[:60]!r} has none"
-        )
-    n_exp = check_int(n_exp, "n_exp", minimum=1)
-    num_samples = check_int(num_samples, "num_samples", minimum=2)
-    kernel_width = check_positive_finite(kernel_width, "kernel_width")
-    if stream not in STREAMS:
-        raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
-    if stream == "lime":
-        if isinstance(random_state, np.random.Generator):
-            raise TypeError(
-                "random_state: lime's stream needs an int seed, None or a numpy RandomState, because lime calls "
-                "sklearn's check_random_state, which refuses a numpy Generator; a Generator works with "
-                "stream='batched' (the same law of masks, not lime's draws)"
-            )
-        if not (random_state is None or isinstance(random_state, np.random.RandomState)):
-            random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
-        random_state = check_random_state(random_state)  # None: numpy's global RandomState, as in lime
-    else:
-        if isinstance(random_state, np.random.Generator):
-            pass
-        elif random_state is None:
-            random_state = np.random.default_rng()
-        else:
-            random_state = np.random.default_rng(check_int(random_state, "random_state", minimum=0))
-    return text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state
-
-
-def _chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings):
-    """Yield (document, masks, y, weights) for consecutive chunks of runs, after the run-time self-check."""
-    text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state = _check_arguments(
-        text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
-    )
-    # tokenises once; its memory does not grow with the runs
-    if settings["char_level"]:  # lime ignores split_expression then
-        document = LimeCharacters(text, vectorizer, bow=settings["bow"], mask_string=settings["mask_string"])
-    elif settings["bow"] and settings["split_expression"] == _LIME_SPLIT:
-        document = DocumentCounts(text, vectorizer)  # lime's defaults
-    else:
-        document = LimeTextCounts(text, vectorizer, bow=settings["bow"], split_expression=settings["split_expression"],
-                                  mask_string=settings["mask_string"])  # fmt: skip
-    d = document.d
-    _check_engine_memory(n_exp, num_samples, d)  # before any sampling or model call
-    table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur
-    per_chunk = max(1, _MAX_CHUNK_ENTRIES // (num_samples * d))
-    checked = False
-    done = 0
-    while done < n_exp:
-        runs = min(per_chunk, n_exp - done)
-        if stream == "lime":
-            masks = np.stack([_lime_stream_masks(random_state, d, num_samples) for _ in range(runs)])
-        else:
-            masks = _batched_masks(random_state, d, num_samples, runs)
-        flat = masks.reshape(-1, d)
-        if not checked:
-            kept = flat[:num_samples].sum(axis=1)
-            rows = [0, int(np.argmin(kept)), int(np.argmax(kept[1:])) + 1, *range(1, _SELF_CHECK_ROWS)]
-            document.self_check(flat[sorted(set(r for r in rows if r < num_samples))])
-            checked = True
-        y = _responses(document, flat, model_fn, label).reshape(runs, num_samples)
-        kept = masks.sum(axis=2, dtype=np.int64)
-        missing = np.unique(kept[np.isnan(table[kept])])
-        if missing.size:
-            table[missing] = _lime_distances(d, missing)[missing]
-        weights = _kernel(table[kept], kernel_width)
-        yield document, masks, y, weights
-        done += runs
-
-
-def _lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, model_regressor):
-    return dict(bow=bow, char_level=char_level, split_expression=split_expression, mask_string=mask_string,
-                kernel=kernel, distance_metric=distance_metric, model_regressor=model_regressor)  # fmt: skip
-
-
 def fast_lime_explanations(
     text,
     vectorizer,
@@ -568,7 +124,7 @@ def fast_lime_explanations(
     return_selected=False,
     bow=True,
     char_level=False,
-    split_expression=_LIME_SPLIT,
+    split_expression=LIME_SPLIT,
     mask_string=None,
     kernel=None,
     distance_metric="cosine",
@@ -692,7 +248,7 @@ def fast_lime_explanations(
     >>> bool((betas[:, 1:][~selected] == 0).all())
     True
     """
-    settings = _lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, model_regressor)
+    settings = lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, model_regressor)
     if not isinstance(return_selected, (bool, np.bool_)):
         raise TypeError(f"return_selected must be True or False, got {type(return_selected).__name__}")
     num_features = check_int(num_features, "num_features", minimum=1)
@@ -702,7 +258,7 @@ def fast_lime_explanations(
         )
     method = resolve_feature_selection(feature_selection, num_features)
     betas, selected = [], []
-    for _, masks, y, weights in _chunks(
+    for _, masks, y, weights in sample_chunks(
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     ):
         chunk_betas, chunk_selected = _explain_runs(masks, y, weights, num_features, method)
@@ -726,7 +282,7 @@ def fast_lime_samples(
     stream="lime",
     bow=True,
     char_level=False,
-    split_expression=_LIME_SPLIT,
+    split_expression=LIME_SPLIT,
     mask_string=None,
     kernel=None,
     distance_metric="cosine",
@@ -765,9 +321,9 @@ def fast_lime_samples(
     >>> samples.words, samples.z.shape, samples.z[0, 0].tolist()
     (['good', 'food', 'bad', 'service'], (1, 50, 4), [1, 1, 1, 1])
     """
-    settings = _lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, None)
+    settings = lime_settings(bow, char_level, split_expression, mask_string, kernel, distance_metric, None)
     words, zs, ys, ws = None, [], [], []
-    for document, masks, y, weights in _chunks(
+    for document, masks, y, weights in sample_chunks(
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     ):
         words = document.words

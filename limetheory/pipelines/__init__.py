@@ -1,6 +1,8 @@
 """Exact explanations of real models: ``explain`` and its routes, ``Explanation``, ``LimeSpread``, Monte Carlo.
 
-What it holds: the route a fitted pipeline takes (``routing``), its result (``result``), lime's spread around the
+What it holds: the entry point ``explain`` (``routing``), lime's arguments (``lime_arguments``), the routes it
+tries (``route_selection``), a fitted pipeline read as the exact routes read it (``pipeline_reading``), its result
+(``result``), lime's spread around the
 limit (``spread``), the stratified Monte Carlo estimate (``montecarlo``), lime's ``bow``/``char_level`` modes
 (``modes``), trees and tree ensembles read as formulas in lime's words (``trees``, ``leaves``); corpora:
 ``explain_many`` over chunks and joblib's backends (``corpus``), its resumable Parquet folder (``store``), and

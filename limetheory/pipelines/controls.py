@@ -80,15 +80,34 @@ class Design:
     def features(self, z, sizes):
         """(m, K) features of the masks ``z`` (m, d) with ``sizes`` removed words."""
         z = np.asarray(z)
+        m, width = len(z), 1 + self.width
+        out = np.empty((m, self.size))  # filled block by block: no intermediate column_stack of m x K
         h = s_basis(sizes, self.d, self.degree)
-        linear = z.astype(float) if self.directions is None else z.astype(float) @ self.directions
-        columns = [h[:, k : k + 1] * np.column_stack([np.ones(len(z)), linear]) for k in range(self.degree)]
+        base = out[:, :width]
+        base[:, 0] = 1.0
+        if self.directions is None:
+            base[:, 1:] = z
+        else:
+            np.matmul(z.astype(float), self.directions, out=base[:, 1:])
+        for k in range(1, self.degree):
+            np.multiply(base, h[:, k : k + 1], out=out[:, k * width : (k + 1) * width])
+        if self.degree:
+            base *= h[:, :1]  # the first polynomial last: the others were formed from the plain (1, V z)
         if self.n_pairs:
             i, j = self.pairs
-            products = (z[:, i] & z[:, j]).astype(float) if z.dtype == bool else z[:, i] * z[:, j] * 1.0
+            start = self.degree * width
+            products = out[:, start : start + self.n_pairs]
+            if z.dtype == bool:
+                np.logical_and(z[:, i], z[:, j], out=products, casting="unsafe")
+            else:
+                np.multiply(z[:, i], z[:, j], out=products, casting="unsafe")
             hp = s_basis(sizes, self.d, self.pair_degree)
-            columns += [hp[:, k : k + 1] * products for k in range(self.pair_degree)]
-        return np.concatenate(columns, axis=1)
+            for k in range(1, self.pair_degree):
+                np.multiply(
+                    products, hp[:, k : k + 1], out=out[:, start + k * self.n_pairs : start + (k + 1) * self.n_pairs]
+                )
+            products *= hp[:, :1]
+        return out
 
     def moments(self, coefficients, sizes):
         r""":math:`\mathbb{E}[x\, \varphi(z, s) \cdot c \mid s]` for each s in ``sizes``: shape (len(sizes), d + 1)."""

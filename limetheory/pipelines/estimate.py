@@ -7,10 +7,11 @@ unbiased whatever was fitted on earlier batches, with standard errors that the b
   documents), s drawn inside a bin in proportion to lime's weights ψ (importance sampling), masks allocated to
   the bins by Neyman's rule from the spread seen so far;
 * **exact control variates** (:mod:`limetheory.pipelines.controls`): a polynomial in t = s/d times (1, z), plus the
-  products of the most important pairs of words, refitted on all earlier batches before each batch (weighted least
-  squares on the estimator's own weights); their conditional moments given s are exact, so only the residual is
-  averaged. Lime's own regression adjusts for the words in the same way, with one affine fit for all s: letting it
-  change with s and adding pairs is what makes the estimate more efficient than lime per model call;
+  products of the most important pairs of words, refitted before each batch on up to :data:`FIT_ROWS_PER_BATCH`
+  masks of every earlier batch (weighted least squares on the estimator's own weights); their conditional moments
+  given s are exact, so only the residual is averaged. Lime's own regression adjusts for the words in the same way,
+  with one affine fit for all s: letting it change with s and adding pairs is what makes the estimate more
+  efficient than lime per model call;
 * **the caller's controls**: functions of the masks with an exact β (the model's own decision function, computed
   from the words' columns), their coefficients fitted on the pilot batch and then held;
 * **a nonlinear surrogate** (:mod:`limetheory.pipelines.link_surrogate`): link⁻¹ of the polynomial, fitted on the
@@ -64,6 +65,11 @@ RETAINED_MASKS = 20_000
 ABSOLUTE_FLOOR = 1e-9
 #: smallest spread given to a stratum in Neyman's allocation, relative to the largest
 NEYMAN_FLOOR = 0.05
+#: masks of a batch added to the control fit at most (a random subset): the fit only has to be a good control, and
+#: its normal equations cost K² per row (K ~ 200 features at d = 40), more than scoring a cheap model
+FIT_ROWS_PER_BATCH = 2000
+#: masks that estimate lime's spread at most (enough for its standard deviation to a few per cent)
+LIME_SPREAD_MASKS = 20_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -300,14 +306,28 @@ class _Estimator:
                 column.sum_surrogate_coefficient += (
                     np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
                 )
-            column.fit.add(features, target, weights)
+            fit_rows = self._fit_rows(len(z))
+            column.fit.add(features[fit_rows], target[fit_rows], weights[fit_rows])
             self._lime_terms(column, bins, sizes, z, f[:, c])
         self.counts += np.bincount(bins, minlength=self.strata.count)
         self.batches += 1
         self._retain(z, sizes, bins, f)
 
+    def _fit_rows(self, m):
+        """The rows of a batch of m masks that enter the control fit: all, or a random FIT_ROWS_PER_BATCH."""
+        if m <= FIT_ROWS_PER_BATCH:
+            return slice(None)
+        return np.sort(self.rng.choice(m, FIT_ROWS_PER_BATCH, replace=False))
+
     def _lime_terms(self, column, bins, sizes, z, f):
-        """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``)."""
+        """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``).
+
+        Only the first LIME_SPREAD_MASKS masks: each stratum's average is unbiased on any prefix of the batches.
+        """
+        room = LIME_SPREAD_MASKS - int(column.lime_count.sum())
+        if room <= 0:
+            return
+        bins, sizes, z, f = bins[:room], sizes[:room], z[:room], f[:room]
         x = np.column_stack([np.ones(len(z)), z])
         residual = f - x @ column.beta_ref
         u = apply_sigma_inverse(self.lime_pattern, x * residual[:, None])  # any (corner, edge, diag, off) pattern

@@ -51,6 +51,8 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
         per_run, rows = DEFAULT_CALLS_PER_LIME_RUN, f"lime's perturbed strings ({reason})"
         scores = mask_fn
     budget = per_run * lime_n if max_calls is None else max_calls
+    # the surrogate replaces model calls by cheap masks: pointless when a call is as cheap as the surrogate
     estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
-                              random_state=random_state, progress=progress, controls=controls)  # fmt: skip
+                              random_state=random_state, progress=progress, controls=controls,
+                              surrogate="auto" if score is None else False)  # fmt: skip
     return estimate, scores, f"estimate: the model scored on {rows}"

@@ -9,7 +9,7 @@ changes is the model as a function of the mask:
   column then counts the *kept occurrences* of its word(s), plus, when the vocabulary holds the mask token, the
   *removed* ones (the mask token is a word like any other unless the vectorizer drops it);
 * a custom ``split_expression`` changes lime's words, which must still be whole tokens of the vectorizer
-  (checked by :class:`limetheory.engine.fast.LimeTextCounts`);
+  (checked by :class:`limetheory.engine.lime_documents.LimeTextCounts`);
 * ``char_level=True``: removing characters changes the words themselves, so no route reads the model through
   word counts; the model is evaluated on lime's own strings (enumeration for d <= 14, Monte Carlo otherwise).
 
@@ -17,7 +17,8 @@ This module says, for one document under one mode, what each route needs: lime's
 (the same ``IndexedString`` / ``IndexedCharacters`` lime builds), each feature's vectorizer column for the
 linear route (:func:`linear_features`), and the presence structure of the columns for the tree route
 (:func:`mode_document_columns`: groups of features sharing a column, the columns' values on each kept subset).
-The word-count mirror of the vectorizer is the fast engine's :class:`limetheory.engine.fast.LimeTextCounts`, not a copy.
+The word-count mirror of the vectorizer is the fast engine's
+:class:`limetheory.engine.lime_documents.LimeTextCounts`, not a copy.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from .._validation import check_bool, check_text
-from ..engine.fast import LimeTextCounts
+from ..engine.lime_documents import LimeTextCounts
 from ..engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
 
 #: lime's default split expression (``LimeTextExplainer`` and ``IndexedString``)
@@ -119,9 +120,10 @@ class LinearFeatures:
 def linear_features(text, vectorizer, mode):
     """The :class:`LinearFeatures` of ``text`` under ``mode`` (ValueError when a feature feeds several columns).
 
-    Built from the fast engine's word-count mirror of the vectorizer (:class:`limetheory.engine.fast.LimeTextCounts`),
-    which refuses a split that cuts the vectorizer's tokens apart and is checked here against the vectorizer's
-    own transform of the document and of the document with every feature removed.
+    Built from the fast engine's word-count mirror of the vectorizer
+    (:class:`limetheory.engine.lime_documents.LimeTextCounts`), which refuses a split that cuts the vectorizer's
+    tokens apart and is checked here against the vectorizer's own transform of the document and of the document
+    with every feature removed.
     """
     if mode.char_level:
         raise ValueError("with char_level=True removing characters changes the words: columns are not word counts")

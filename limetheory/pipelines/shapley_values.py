@@ -41,16 +41,16 @@ from .._validation import check_int, check_memory
 from ..theory.linear_exact import conditional_moments_linear_exact
 from ..theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
 from .leaves import conditional_moments_trees
+from .lime_arguments import check_words
 from .modes import LIME_SPLIT, check_mode, mode_document_columns, mode_documents, mode_features
-from .routing import (
-    LinearColumns,
+from .pipeline_reading import (
     RouteUnavailable,
     check_label,
     check_pipeline,
-    check_words,
     output_function,
     pipeline_mask_function,
     self_check,
+    two_step_reading,
 )
 
 METHODS = ("auto", "linear", "trees", "enumeration", "permutation")
@@ -206,7 +206,7 @@ class ShapleyValues:
 
 
 def _linear_route(model, vectorizer, text, output, label, mode, mask_fn, d, rng):
-    linear = LinearColumns(model, vectorizer, text, output, label, mode)
+    linear = two_step_reading(model, vectorizer, text, output, label, mode)
     self_check("linear", linear, mask_fn, d, rng)
     full = float(linear(np.ones((1, d)))[0])
     base = float(linear(np.zeros((1, d)))[0])

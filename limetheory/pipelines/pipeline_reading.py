@@ -1,4 +1,9 @@
-r"""The linear route of :func:`limetheory.explain`: a pipeline whose score is linear in the vectorizer's columns.
+r"""A fitted pipeline read as the exact routes read it: checked, called on lime's masks, and as a linear model.
+
+Shapley values (``limetheory.pipelines.shapley_values``) read a ``Pipeline`` through ``check_pipeline``,
+``output_function``, ``check_label`` and ``pipeline_mask_function`` (:func:`limetheory.explain` reads any model
+through ``limetheory.pipelines.blackbox``).  explain's linear route, ``explain_linear_many`` and Shapley values'
+linear route read a pipeline whose score is linear in the vectorizer's columns as one ``LinearReading``.
 
 A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_c w_c \phi(x)_c` when
 
@@ -21,21 +26,144 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+from sklearn.utils.validation import check_is_fitted
 
-from ..engine.tokens import word_columns
+from .._validation import check_int
+from ..engine.tokens import perturbed_documents, word_columns
 from ..theory.linear_exact import beta_linear_exact
+from .blackbox import BATCH as _BATCH
+from .blackbox import OUTPUTS
 from .modes import linear_features, mask_token_refusal, mask_token_weight
+from .montecarlo import masks_removing
 
 #: masks of bounded memory evaluated at a time by the reading (rows x groups doubles: 32 MiB)
 _BLOCK_ENTRIES = 2**22
 #: safety factor over the rounding bound of self_check_tolerance
 SELF_CHECK_MARGIN = 4.0
 
+#: perturbed documents on which an exact route is checked against the pipeline, besides the document itself
+_SELF_CHECK_MASKS = 8
+#: relative agreement required by self_check between a reconstruction and the real pipeline
+_SELF_CHECK_RTOL = 1e-9
+
 
 class RouteUnavailable(Exception):
     """A route does not apply to this model and document (the reason is the message)."""
+
+
+def check_pipeline(model):
+    """The pipeline's vectorizer, after checking that ``model`` is a fitted Pipeline that starts with one."""
+    if not isinstance(model, Pipeline):
+        raise TypeError(
+            "model must be a fitted scikit-learn Pipeline whose first step is a CountVectorizer or TfidfVectorizer, "
+            f"got {type(model).__name__}"
+        )
+    vectorizer = model.steps[0][1]
+    if not isinstance(vectorizer, CountVectorizer):
+        raise TypeError(
+            "model's first step must be a scikit-learn CountVectorizer or TfidfVectorizer (the words lime removes "
+            f"must be the words the model reads), got {type(vectorizer).__name__}"
+        )
+    try:
+        check_is_fitted(vectorizer, "vocabulary_")
+        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+            check_is_fitted(vectorizer, "idf_")
+        final = model.steps[-1][1]
+        if final is not None and final != "passthrough":
+            check_is_fitted(final)
+    except NotFittedError:
+        raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
+    return vectorizer
+
+
+def output_function(model, output):
+    """Documents -> the model's ``output`` as an (n, columns) array (a binary decision_function as (-score, score))."""
+    if not isinstance(output, str) or output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
+    if not hasattr(model, output):
+        available = [name for name in OUTPUTS if hasattr(model, name)]
+        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
+    if output == "predict" and is_classifier(model):
+        raise ValueError(
+            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
+            "'decision_function'"
+        )
+    method = getattr(model, output)
+
+    def columns(documents):
+        values = np.asarray(method(documents), dtype=float)
+        if values.ndim == 1:
+            # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
+            values = np.column_stack([-values, values]) if output == "decision_function" else values[:, None]
+        return values
+
+    return columns
+
+
+def pipeline_mask_function(text, columns, label, documents_of=None):
+    """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
+
+    ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``).
+    """
+
+    def f(z):
+        z = np.asarray(z, dtype=np.int8)
+        unique, inverse = np.unique(z, axis=0, return_inverse=True)
+        values = np.empty(len(unique))
+        for start in range(0, len(unique), _BATCH):
+            batch = unique[start : start + _BATCH]
+            documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
+            out = columns(documents)[:, label]
+            if not np.isfinite(out).all():
+                raise ValueError("the model returned a non-finite value (NaN or inf) on a perturbed document")
+            values[start : start + _BATCH] = out
+        return values[inverse.ravel()]
+
+    return f
+
+
+def self_check_masks(d, rng):
+    """The masks of the self-check: nothing, one, all but one and all words removed, and random sizes."""
+    sizes = np.concatenate([[0, 1, d - 1, d], rng.integers(1, d + 1, size=_SELF_CHECK_MASKS - 4)])
+    return masks_removing(sizes, d, rng)
+
+
+def reproduces(ours, truth):
+    """Whether ``ours`` matches the pipeline's outputs ``truth`` to ``_SELF_CHECK_RTOL`` (relative, at least 1)."""
+    scale = max(1.0, float(np.abs(truth).max()))
+    return bool(np.allclose(ours, truth, rtol=_SELF_CHECK_RTOL, atol=_SELF_CHECK_RTOL * scale))
+
+
+def self_check(route, reconstruction, mask_fn, d, rng):
+    """Refuse an exact route whose reconstruction of the model differs from the real pipeline on a few masks."""
+    z = self_check_masks(d, rng)
+    if not reproduces(reconstruction(z), mask_fn(z)):
+        raise RouteUnavailable(f"the {route} reconstruction does not reproduce the pipeline's output")
+
+
+def _known_columns(model, output):
+    """The number of columns of the output, read from the fitted model when it says (None: ask the model)."""
+    classes = getattr(model.steps[-1][1], "classes_", None)
+    if output in ("predict_proba", "decision_function") and classes is not None and np.ndim(classes) == 1:
+        return len(classes)  # a binary decision_function is given two columns, (-score, score)
+    return None
+
+
+def check_label(model, output, columns, text, label):
+    """``label`` as an int in range; the model is called on the document only when its outputs are not declared."""
+    label = check_int(label, "label", minimum=0)
+    n_columns = _known_columns(model, output)
+    if n_columns is None:
+        n_columns = columns([text]).shape[1]
+    if label >= n_columns:
+        raise ValueError(
+            f"label must be in 0..{n_columns - 1} (the model's output has {n_columns} columns), got {label}"
+        )
+    return label
 
 
 def affine_steps(steps, width):
@@ -191,6 +319,17 @@ class LinearReading:
                 f"the linear reading does not reproduce the pipeline's output (off by {worst:.3g} beyond the "
                 "rounding of its features)"
             )
+
+
+def two_step_reading(model, vectorizer, text, output, label, mode=None):
+    """A :class:`LinearReading` of a pipeline of two steps only, the vectorizer and the estimator.
+
+    Shapley values' linear route and :func:`limetheory.pipelines.routing.explain_linear_many` read only these
+    (explain's own linear route also folds the affine steps between them into the weights).
+    """
+    if len(model.steps) != 2:
+        raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
+    return LinearReading(model, vectorizer, text, output, label, mode)
 
 
 def _shared(columns):

@@ -1,0 +1,143 @@
+"""A document as lime cuts it with its other text settings, and as a vectorizer sees each perturbation of it.
+
+lime's settings here are ``bow``, ``split_expression``, ``mask_string`` and ``char_level``.
+
+The case of lime's defaults is :class:`limetheory.engine.tokens.DocumentCounts`; the fast engine
+(:mod:`limetheory.engine.fast`) and lime's other text modes of :func:`limetheory.explain`
+(``limetheory.pipelines.modes``) read the others through :class:`LimeTextCounts` and :class:`LimeCharacters`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import scipy.sparse as sp
+from lime.lime_text import IndexedCharacters, IndexedString
+
+from .tokens import DocumentCounts, column_entries, count_matrix
+
+#: LimeTextExplainer's default split_expression (the engine's fastest path)
+LIME_SPLIT = r"\W+"
+#: a word character, as the vectorizers' default token pattern and lime's default split see it
+WORD_CHARACTER = re.compile(r"\w")
+
+
+class LimeTextCounts(DocumentCounts):
+    """A document as lime sees it with any supported ``bow``, ``split_expression`` and ``mask_string``.
+
+    And as the vectorizer sees it (:class:`limetheory.engine.tokens.DocumentCounts` is the case of lime's defaults).
+
+    lime's ``IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)`` cuts the
+    text into words and separators.  With ``bow=True`` a feature is a distinct word and removing it deletes all its
+    occurrences; with ``bow=False`` a feature is one occurrence, in text order, and a removed occurrence is
+    replaced by ``mask_string`` ('UNKWORDZ' when None).  Row j of ``counts`` holds feature j's vectorizer columns
+    (times its number of occurrences) and ``mask_counts`` those of the mask string, so a perturbed document's
+    counts are ``mask @ counts + (number removed) * mask_counts`` (the mask string counts whenever the
+    vectorizer's vocabulary has it, lower-cased 'unkwordz' by default; with ``bow=True`` it never appears).
+
+    This holds when the vectorizer's tokens (maximal runs of word characters) never straddle two of lime's pieces:
+    every separator must hold no word character after preprocessing, and no two words may touch with word
+    characters on both sides (a zero-width split inside a run); both are refused here, and ``self_check``
+    compares rows with the vectorizer's real ``transform``.
+    """
+
+    def __init__(self, text, vectorizer, *, bow=True, split_expression=r"\W+", mask_string=None):
+        self.text = text
+        self.vectorizer = vectorizer
+        self.indexed = IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
+        self.words = [str(w) for w in self.indexed.inverse_vocab]
+        self.d = len(self.words)
+        if vectorizer.lowercase and ("\u03a3" in text or "\u03a3" in self.indexed.mask_string):
+            # Python lower-cases the capital sigma according to its neighbours (final sigma)
+            raise ValueError("text or mask_string contains the capital sigma 'Σ', whose lower case depends on context")
+        preprocess = vectorizer.build_preprocessor()
+        pieces = [str(piece) for piece in self.indexed.as_list]
+        is_word = np.zeros(len(pieces), dtype=bool)
+        if self.d:
+            is_word[np.concatenate([np.ravel(p) for p in self.indexed.positions]).astype(np.int64)] = True
+        for piece in {pieces[i] for i in np.flatnonzero(~is_word)}:
+            if WORD_CHARACTER.search(preprocess(piece)):
+                raise ValueError(
+                    f"a separator of text, {piece!r}, holds a word character after preprocessing: the vectorizer "
+                    "would read it as (part of) a token"
+                )
+        for i in np.flatnonzero(is_word[:-1] & is_word[1:]):
+            left, right = pieces[i], pieces[i + 1]
+            if WORD_CHARACTER.match(left[-1]) and WORD_CHARACTER.match(right[0]):
+                raise ValueError(
+                    f"split_expression={split_expression!r} cuts a run of word characters ({left!r} + {right!r}), "
+                    "which the vectorizer reads as one token: the engine cannot mirror it"
+                )
+        # after the checks above: a split that cuts words apart is reported as such, not as a short dictionary
+        unit = "distinct words" if bow else "words with bow=False (each occurrence is a feature)"
+        if self.d == 0:
+            raise ValueError(f"text has no word lime can remove (with split_expression={split_expression!r})")
+        if self.d < 2:
+            raise ValueError(
+                f"text must contain at least 2 {unit}, got {self.words}: with one feature every perturbation "
+                "removes it, so the explanation is undefined (Sigma is singular)"
+            )
+        occurrences = [len(positions) for positions in self.indexed.positions] if bow else [1] * self.d
+        entries = column_entries(vectorizer, self.words, occurrences)
+        masked = {}
+        if not bow:  # lime deletes a removed word when bow=True: the mask string never appears
+            # the mask string's columns, counted as those of a word that occurs once
+            masked = {c: n for (_, c), n in column_entries(vectorizer, [self.indexed.mask_string], [1]).items()}
+        self.columns = np.array(sorted({column for _, column in entries} | set(masked)), dtype=np.int64)
+        self.counts = count_matrix(entries, self.d, self.columns)
+        self.mask_counts = np.zeros(len(self.columns), dtype=np.int64)
+        for column, count in masked.items():
+            self.mask_counts[np.searchsorted(self.columns, column)] = count
+        self.n_features = len(vectorizer.vocabulary_)
+        self._matrix_type = None
+
+    def documents(self, masks):
+        """The strings lime builds for these masks (1 = feature kept; 0 = deleted, or masked with bow=False)."""
+        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+
+    def kept_counts(self, masks):
+        """The counts of :meth:`~limetheory.engine.tokens.DocumentCounts.kept_counts`, plus those of ``mask_string``."""
+        kept = sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64)
+        counts = kept @ self.counts
+        if self.mask_counts.any():
+            removed = self.d - np.asarray(kept.sum(axis=1)).ravel()
+            counts = counts + sp.csr_matrix(np.outer(removed, self.mask_counts))
+        return counts
+
+
+class LimeCharacters:
+    """A document as lime sees it with ``char_level=True``: every character a feature.
+
+    ``bow=True``: each distinct character, all its occurrences removed together; ``bow=False``: each position,
+    replaced by ``mask_string`` (chr(0) when None).
+
+    Removing characters changes the words themselves (a word vanishes, shrinks or merges with its neighbour), so
+    the vectorizer's rows are not a function of word counts: here the perturbed strings are built with lime's own
+    ``IndexedCharacters.inverse_removing`` and passed to the vectorizer's ``transform``, exactly as lime does
+    (once per distinct mask).  The engine's gain is then only its ridge and feature selection, not the strings.
+    """
+
+    def __init__(self, text, vectorizer, *, bow=True, mask_string=None):
+        self.text = text
+        self.vectorizer = vectorizer
+        self.indexed = IndexedCharacters(text, bow=bow, mask_string=mask_string)
+        self.words = [str(c) for c in self.indexed.inverse_vocab]
+        self.d = len(self.words)
+        if self.d < 2:
+            unit = "distinct characters" if bow else "characters"
+            raise ValueError(
+                f"text must contain at least 2 {unit} with char_level=True, got {self.words}: with one feature every "
+                "perturbation removes it, so the explanation is undefined (Sigma is singular)"
+            )
+
+    def documents(self, masks):
+        """The strings lime builds for these masks (1 = character kept)."""
+        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+
+    def transform(self, masks):
+        """``vectorizer.transform(self.documents(masks))``: the vectorizer's own call on lime's strings."""
+        return self.vectorizer.transform(self.documents(masks))
+
+    def self_check(self, masks):
+        """Nothing to check: :meth:`transform` is the vectorizer's own call on lime's own strings."""

@@ -1,0 +1,133 @@
+"""A linear model of the normalised TF-IDF of one document, in the scale-free form the exact recursions use.
+
+The arguments of :func:`limetheory.theory.linear_exact.beta_linear_exact` (the coefficients ``lam``, the weights
+``tfidf``, the columns ``groups`` and the ``norm``) are checked here and rewritten as a :class:`ScaleFreeModel`:
+f(K) = W(K) / R(K)^power with R(all words) = 1, the words alone in their column apart from the columns that several
+words share, and R of all words but each one, without cancellation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_linear_model
+from .linear_quadrature import MIN_WEIGHT_RATIO
+
+#: the row norms of a TfidfVectorizer that the exact route handles (its ``norm`` parameter)
+NORMS = ("l2", "l1", None)
+#: most visible words that may share one column: the column's factor sums over all subsets of its words (2ᵉ)
+MAX_SHARED_WORDS = 12
+
+
+@dataclass(frozen=True)
+class ScaleFreeModel:
+    """A linear model of a normalised TF-IDF, in the scale-free form the recursions use.
+
+    f(K) = W(K) / R(K)^power with W(K) = sum_{j in K} w_j and R(all words) = 1.  ``singles`` are the words
+    alone in their column (including the invisible ones, omega = 0), ``shared`` the index arrays of the
+    columns with at least two visible words, ``t`` the weights scaled so that R(K) = sum over columns of
+    (sum of t over the column's kept words)^2 (L2) or sum of t (L1); ``rest[j]`` is R of all words but j
+    (the other columns, plus for a member of a shared column its column without j), without cancellation.
+    """
+
+    d: int
+    power: float
+    t: np.ndarray
+    omega: np.ndarray
+    w: np.ndarray
+    singles: np.ndarray
+    shared: tuple
+    rest: np.ndarray
+    r_min: float
+
+
+def check_norm(norm):
+    """``norm`` after the checks: one of :data:`NORMS` (a TfidfVectorizer's row norm)."""
+    if norm is not None and not isinstance(norm, str):
+        raise TypeError(f"norm must be 'l2', 'l1' or None (a TfidfVectorizer's norm), got {norm!r}")
+    if norm not in NORMS:
+        raise ValueError(f"norm must be 'l2', 'l1' or None (a TfidfVectorizer's norm), got {norm!r}")
+    return norm
+
+
+def check_groups(groups, lam, tfidf):
+    """The columns with >= 2 visible words, as index arrays (sorted by their first word), after the checks."""
+    d = tfidf.size
+    if groups is None:
+        return ()
+    if isinstance(groups, (str, bytes)):
+        raise TypeError(f"groups must be an array of integer column labels (one per word), got {type(groups).__name__}")
+    labels = np.asarray(groups)
+    if labels.dtype == np.bool_ or not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"groups must be an array of integer column labels (one per word), got dtype {labels.dtype}")
+    if labels.shape != (d,):
+        raise ValueError(f"groups must have shape ({d},), one column label per word, got shape {labels.shape}")
+    visible = tfidf > 0
+    orphans = np.flatnonzero(visible & (labels < 0))
+    if orphans.size:
+        raise ValueError(
+            f"groups: a negative label means that the word has no column, so its tfidf must be 0; word "
+            f"{orphans[0]} has label {labels[orphans[0]]} and tfidf {tfidf[orphans[0]]:g}"
+        )
+    seen = np.flatnonzero(visible)
+    order = np.argsort(labels[seen], kind="stable")
+    sorted_labels = labels[seen][order]
+    starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
+    ends = np.r_[starts[1:], sorted_labels.size]
+    shared = []
+    for start, end in zip(starts, ends, strict=True):
+        if end - start < 2:
+            continue
+        members = np.sort(seen[order[start:end]])
+        if not (lam[members] == lam[members[0]]).all():
+            raise ValueError(
+                f"lam must be equal within a column (it is the coefficient of the column): words "
+                f"{members.tolist()} share column {sorted_labels[start]} but have lam {lam[members].tolist()}"
+            )
+        if members.size > MAX_SHARED_WORDS:
+            raise ValueError(
+                f"groups: at most {MAX_SHARED_WORDS} visible words may share a column (the exact route sums over "
+                f"the subsets of each column's words), got {members.size} in column {sorted_labels[start]}"
+            )
+        shared.append(members)
+    shared.sort(key=lambda members: members[0])
+    return tuple(shared)
+
+
+def scale_free_model(lam, tfidf, groups, norm):
+    """Check the arguments of a normalised route and return its :class:`ScaleFreeModel`."""
+    lam, t = check_linear_model(lam, tfidf)  # t = tfidf / max(tfidf): f does not depend on the scale
+    positive = t[t > 0]
+    if positive.min() < MIN_WEIGHT_RATIO:
+        raise ValueError(
+            f"the positive tfidf weights must span at most a factor 1/{MIN_WEIGHT_RATIO:g}, "
+            f"got a smallest/largest ratio of {positive.min():.3g}"
+        )
+    shared = check_groups(groups, lam, t) if norm == "l2" else ()
+    if norm == "l1":  # R(K) = sum of t over K: linear, so shared columns change nothing
+        check_groups(groups, lam, t)
+    d = t.size
+    in_shared = np.zeros(d, dtype=bool)
+    for members in shared:
+        in_shared[members] = True
+    singles = np.flatnonzero(~in_shared)
+    if norm == "l2":
+        column_totals = np.concatenate([t[singles] ** 2, [t[members].sum() ** 2 for members in shared]])
+        scale = column_totals.sum()
+        power, omega, w = 0.5, t**2 / scale, lam * t / np.sqrt(scale)
+    else:
+        column_totals = t.copy()
+        scale = column_totals.sum()
+        power, omega, w = 1.0, t / scale, lam * t / scale
+    column_totals = column_totals / scale
+    # R of all words but a single word j: the sum of the other columns' totals, from both sides
+    prefix = np.concatenate([[0.0], np.cumsum(column_totals[:-1])])
+    suffix = np.concatenate([np.cumsum(column_totals[::-1][:-1])[::-1], [0.0]])
+    scaled_t = t / np.sqrt(scale) if norm == "l2" else t / scale
+    rest = np.zeros(d)
+    rest[singles] = (prefix + suffix)[: singles.size]
+    for members, others in zip(shared, (prefix + suffix)[singles.size :], strict=True):  # the column without j
+        rest[members] = others + (scaled_t[members].sum() - scaled_t[members]) ** 2
+    return ScaleFreeModel(d, power, scaled_t, omega, w, singles, shared, rest, float(omega[omega > 0].min()))
