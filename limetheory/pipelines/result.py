@@ -10,6 +10,7 @@ import numpy as np
 from .._validation import check_bool, check_int
 from .montecarlo import enumerated_sample
 from .spread import lime_spread, omega_sample
+from .stability import MAX_CANDIDATES, stable_num_samples
 
 #: masks behind the estimate of Ω when it cannot be enumerated (d > 14): its relative error is about 1/√(this)
 OMEGA_SAMPLES = 20_000
@@ -19,6 +20,8 @@ MAX_EXACT_OMEGA_WORDS = 14
 HTML_ROWS = 10
 #: lime's default num_samples: the n at which lime's spread is predicted unless the user says otherwise
 LIME_NUM_SAMPLES = 5000
+#: normal draws behind the probability of a stable top set (its standard error at 0.95 is about 0.002)
+STABILITY_DRAWS = 10_000
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -299,6 +302,70 @@ class Explanation:
             raise ValueError(f"order must be 1 or 2, got {order!r}")
         sample = self._omega_sample(omega_samples)
         return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr, order=order)
+
+    def stable_num_samples(self, top=5, probability=0.95, *, max_num_samples=10**7, omega_samples=None):
+        """How many samples lime needs for its ``top`` words to be the limit's ``top`` words with ``probability``.
+
+        The answer to "how large must num_samples be for a stable explanation": the smallest lime
+        ``num_samples`` (to one per cent) at which lime's ``top`` largest absolute word coefficients are, as a
+        set, those of the limit in a share ``probability`` of runs, when lime keeps every word
+        (``num_features`` at least the number of words).  It uses lime's law at n to first order
+        (:meth:`lime_spread`: normal around the centre c_n, with the covariance of the delta method) and draws
+        from it; the draws are seeded (``random_state``), so the answer is reproducible.  That law needs rows:
+        the answer is never below 10 (d + 1) samples for d words (a safe floor, since a larger n is only more
+        stable; :mod:`limetheory.pipelines.stability`).  For an estimated
+        explanation (``exact`` False) the limit's top set and lime's spread are themselves estimates.
+
+        Parameters
+        ----------
+        top : int
+            The number of words, 1 <= top < the number of words.
+        probability : float
+            In (0, 1); 0.95 by default.
+        max_num_samples : int
+            The largest n searched (>= 2; 10**7 by default).
+        omega_samples : int or None
+            Masks behind lime's covariance when it is not exact (as in :meth:`lime_spread`).
+
+        Returns
+        -------
+        int or None
+            The smallest such n, or None when no n up to ``max_num_samples`` reaches ``probability``: the limit's
+            ``top``-th and next absolute coefficients tie (to rounding, or within two standard errors of an
+            estimate: then no n makes lime's choice between them stable), or lime's centre at those n (its ridge
+            and its first row shift it from the limit, noticeably at small kernel widths) keeps another word in
+            the top set.
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import CountVectorizer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> import limetheory as lt
+        >>> docs = ["good food", "bad food", "good staff", "bad staff", "slow food", "kind staff"]
+        >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0, 0, 1])
+        >>> e = lt.explain(model, "good food but slow and bad staff")
+        >>> e.stable_num_samples(top=1)  # 'bad' (-0.161) against 'good' (0.158): lime needs many rows
+        131
+        >>> e.stable_num_samples(top=3)  # 10 (d + 1) = 80 rows already suffice
+        80
+        """
+        d = len(self.words)
+        if d < 2:
+            raise ValueError(f"stable_num_samples needs a document of at least 2 distinct words, got {d}")
+        top = check_int(top, "top", minimum=1, maximum=d - 1)
+        if isinstance(probability, bool) or not isinstance(probability, (int, float, np.floating)):
+            raise TypeError(f"probability must be a number, got {type(probability).__name__}")
+        if not 0 < probability < 1:
+            raise ValueError(f"probability must be in (0, 1), got {probability!r}")
+        max_num_samples = check_int(max_num_samples, "max_num_samples", minimum=2, maximum=2**53)
+        if omega_samples is not None:
+            omega_samples = check_int(omega_samples, "omega_samples", minimum=2, maximum=10**7)
+        draws = np.random.default_rng([self.random_state, 2]).standard_normal((STABILITY_DRAWS, MAX_CANDIDATES))
+        sample = self._omega_sample(omega_samples)
+        return stable_num_samples(
+            sample, self.beta, self.nu, self.y0, top, float(probability), max_num_samples, draws, self.stderr
+        )
 
     def check_spread(self, num_samples, omega_samples):
         """lime's spread for ``explain``'s agreement check, from at most about ``omega_samples`` masks of the model.
