@@ -53,9 +53,8 @@ E_NOTATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])")
 # chapters whose stored outputs still print e-notation, each until its re-execution with the reader's format;
 # an entry whose chapter is clean fails as stale
 E_NOTATION_PENDING: set[str] = {
-    "01-tfidf", "02-sampling", "04-surrogate", "05-alpha", "06-sigma-inverse", "07-sigma-invertible",
-    "08-sigma-large-bandwidth", "09-opnorm", "10-concentration", "11-beta", "12-linearity", "14-bandwidth-sweep",
-    "19-linear-large-bandwidth", "21-practice", "22-explain", "24-char-level", "27-lime-and-shap",
+    "04-surrogate", "06-sigma-inverse", "07-sigma-invertible", "08-sigma-large-bandwidth", "09-opnorm",
+    "10-concentration", "12-linearity", "14-bandwidth-sweep", "19-linear-large-bandwidth", "21-practice",
 }  # fmt: skip
 
 
