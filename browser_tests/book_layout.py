@@ -21,23 +21,6 @@ DESKTOP_WIDTH = 1400
 # start of their TeX source (whitespace collapsed); at most five, each shown with a visible scroll cue
 SCROLLING_DISPLAYS: dict[tuple[str, str], str] = {}
 MAX_SCROLLING_DISPLAYS = 5
-# computed displays (sympy results printed by the chapters' code) still wider than a phone's column: issue 25 stays
-# open for them; each is to be split by its chapter's code. Listed by page and start, with the width measured at
-# 414 px, so that any other overflow still fails, and a listed one that fits again fails as stale
-OUTPUTS_TO_SPLIT: dict[tuple[str, str], str] = {
-    ("notebooks/06-sigma-inverse.html", r"\begin{aligned}\det \Sigma &="): "413 px in 395",
-    ("notebooks/13-beta-large-bandwidth.html", r"\begin{split}\begin{aligned}h_0 &="): "586 px in 395",
-    ("notebooks/13-beta-large-bandwidth.html", r"\begin{split}\begin{aligned}g_{\text{word}} &="): "526 px in 395",
-    ("notebooks/13-beta-large-bandwidth.html", r"\begin{split}\begin{aligned}(\beta^f_\infty)_0 &="): "568 px in 395",
-    ("notebooks/16-decision-trees.html", r"\displaystyle h = - z_{\text{Everything}}"): "565 px in 395",
-    ("notebooks/16-decision-trees.html", r"\displaystyle f_{\text{tree}} ="): "440 px in 395",
-    ("notebooks/17-expected-tfidf.html", r"\begin{split}\begin{aligned}E_j &\approx"): "402 px in 395",
-    ("notebooks/18-subset-sums.html", r"\begin{split}\begin{aligned}\binom{d-2}{s-1}"): "397 px in 395",
-    ("notebooks/18-subset-sums.html", r"\begin{split}\begin{aligned}\mathbb E[H_S \mid j \notin S]"): "438 px in 395",
-    ("notebooks/18-subset-sums.html", r"\begin{split}\begin{aligned}\operatorname{Var}(H_S"): "495 px in 395",
-    ("notebooks/20-linear-exact.html", r"\begin{split}\begin{aligned}-\log\psi(2\nu y) &="): "514 px in 395",
-    ("notebooks/20-linear-exact.html", r"\begin{split}\begin{aligned}\kappa(\infty) &="): "414 px in 395",
-}
 # the class bookext.js gives a display that scrolls; bookext.css draws the cue for it
 SCROLL_CLASS = "bk-scrolls"
 
@@ -109,7 +92,7 @@ requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
 
 
 def _listed(page: str, tex: str) -> str | None:
-    for listed_page, start in [*SCROLLING_DISPLAYS, *OUTPUTS_TO_SPLIT]:
+    for listed_page, start in SCROLLING_DISPLAYS:
         if listed_page == page and tex.startswith(start):
             return start
     return None
@@ -153,5 +136,4 @@ def findings(page: str, width: int, measured: dict) -> dict[str, list[str]]:
 
 def stale_listings(seen: set[tuple[str, str]]) -> list[str]:
     """Listed displays that scroll nowhere any more (the list must not outlive its reasons)."""
-    listed = [*SCROLLING_DISPLAYS, *OUTPUTS_TO_SPLIT]
-    return [f"{page}: {start!r}" for (page, start) in listed if (page, start) not in seen]
+    return [f"{page}: {start!r}" for (page, start) in SCROLLING_DISPLAYS if (page, start) not in seen]

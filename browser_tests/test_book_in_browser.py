@@ -484,7 +484,6 @@ def test_a_listed_display_must_show_its_cue_and_must_still_scroll(monkeypatch):
 
     tex = r"\mathbf 1[w \in x] = \bigvee_{a < b} z(a)"
     monkeypatch.setattr(book_layout, "SCROLLING_DISPLAYS", {("p.html", r"\mathbf 1[w \in x]"): "one long disjunction"})
-    monkeypatch.setattr(book_layout, "OUTPUTS_TO_SPLIT", {})
     measured = {"displays": [[tex, 500, 300, False], ["x = 1", 100, 300, False]], "code": [], "other": []}
     found = book_layout.findings("p.html", PHONE_WIDTH, measured)
     assert len(found["wide displays"]) == 1 and "without a scroll cue" in found["wide displays"][0], found

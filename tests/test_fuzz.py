@@ -1036,6 +1036,8 @@ _VALID_SIDES = st.sampled_from([r"\alpha", sp.Symbol("d") / 2, sp.Rational(1, 3)
 _VALID_ROWS = st.lists(st.tuples(_VALID_SIDES, _VALID_SIDES), min_size=1, max_size=3)
 REGISTRY["Equations"].args = st.tuples(st.one_of(_VALID_ROWS, _ROWS, anything()))
 REGISTRY["show_equations"].args = st.one_of(_VALID_ROWS, _ROWS).map(tuple)
+# the widest line, in em: a phone's 19, a narrow column that breaks every sum, and what is not a width
+REGISTRY["Equations"].kwargs = REGISTRY["show_equations"].kwargs = _kw(width=reals(0.0, 60.0))
 # a summary's values: numbers, sympy, text and containers of them, and what it cannot write
 _VALUES = st.one_of(
     st.sampled_from([True, 19, -3, 0.5, 5e-15, NAN, INF, np.float32(1.5), np.int64(3), "linear", sp.Symbol("d") ** 2]),
