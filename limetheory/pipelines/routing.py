@@ -384,6 +384,8 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     (fewer than 2 words, a model that is not linear in the columns, a self-check that fails, a non-finite value):
     call :func:`explain` on those to learn why.  Per document, explain calls the pipeline once for its
     self-check; here one call serves every document (``limetheory.pipelines.corpus`` explains a chunk with it).
+    As explain's, each explanation's ``notes`` say where lime at its n will not agree with the limit, and one
+    ``UserWarning`` for the call counts the documents where it will not.
 
     Parameters
     ----------
@@ -436,6 +438,7 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     documents = [document for item in pending for document in perturbed_documents(item[1], item[6])]
     values = np.concatenate([columns(documents[start : start + _BATCH]) for start in range(0, len(documents), _BATCH)])
     start = 0
+    disagreements = []  # (position, message) where lime at n will not agree with the limit
     for position, _, words, text_label, linear, z, unique, inverse in pending:
         truth = values[start : start + len(unique), text_label][inverse]
         start += len(unique)
@@ -447,7 +450,7 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             continue
         if not np.isfinite(beta).all():
             continue
-        results[position] = Explanation(
+        explanation = Explanation(
             words=words,
             beta=beta,
             exact=True,
@@ -460,5 +463,17 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             notes=(),
             mask_fn=linear,
             random_state=random_state,
+        )
+        with warnings.catch_warnings(record=True) as caught:  # one warning for the call, below
+            warnings.simplefilter("always")
+            results[position] = agreement_notes(explanation)
+        disagreements += [(position, str(w.message)) for w in caught if issubclass(w.category, UserWarning)]
+    if disagreements:
+        position, first = disagreements[0]
+        warnings.warn(
+            f"{len(disagreements)} of the {len(texts)} documents have word coefficients that lime at its n will not "
+            f"agree with (each explanation's notes say which); e.g. document {position}: {first}",
+            UserWarning,
+            stacklevel=2,
         )
     return results
