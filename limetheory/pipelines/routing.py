@@ -41,7 +41,7 @@ from .agreement import agreement_notes
 from .blackbox import BATCH as _BATCH
 from .blackbox import mask_scores, read_model
 from .lime_arguments import check_words, resolve_labels, resolve_random_state
-from .modes import LIME_SPLIT, check_mode, mode_documents, mode_features
+from .modes import LIME_SPLIT, lime_features, mode_documents
 from .montecarlo import MaskSample
 from .pipeline_reading import (
     RouteUnavailable,
@@ -229,12 +229,7 @@ def explain(
             )
         raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
     reader = read_model(model, output)
-    mode = check_mode(bow, split_expression, mask_string, char_level)
-    mode = None if mode.is_default else mode
-    if mode is None:
-        text, words = check_words(text)
-    else:
-        words = mode_features(text, mode)
+    text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")

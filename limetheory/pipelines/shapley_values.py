@@ -45,8 +45,8 @@ from ..theory.linear_exact import conditional_moments_linear_exact
 from ..theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
 from .blackbox import CLASSIFIER_FN, mask_scores, read_model
 from .leaves import conditional_moments_trees
-from .lime_arguments import check_words, resolve_labels
-from .modes import LIME_SPLIT, check_mode, mode_document_columns, mode_documents, mode_features
+from .lime_arguments import resolve_labels
+from .modes import LIME_SPLIT, lime_features, mode_document_columns, mode_documents
 from .pipeline_reading import (
     RouteUnavailable,
     check_label,
@@ -419,23 +419,19 @@ def shapley(
     ('enumeration', 'classifier_fn', True)
     """
     reader = read_model(model, output)
-    if reader.pipeline is None:  # a classifier_fn
-        return _black_box(reader, text, label, random_state, num_samples, method, bow, split_expression, mask_string,
-                          char_level)  # fmt: skip
-    model, output = reader.pipeline, reader.output
-    label = 1 if label is None else label
-    vectorizer = check_pipeline(model)
-    mode = check_mode(bow, split_expression, mask_string, char_level)
-    mode = None if mode.is_default else mode
-    if mode is None:
-        text, words = check_words(text)
-    else:
-        words = mode_features(text, mode)
+    if reader.pipeline is not None:
+        check_pipeline(reader.pipeline)
+    text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
     if num_samples is not None:
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_PERMUTATION_SAMPLES)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    if reader.pipeline is None:  # a classifier_fn
+        return _black_box(reader, text, words, mode, label, random_state, num_samples, method)
+    model, output = reader.pipeline, reader.output
+    label = 1 if label is None else label
+    vectorizer = check_pipeline(model)
     columns = output_function(model, output)
     label = check_label(model, output, columns, text, label)
     d = len(words)
@@ -482,21 +478,10 @@ def shapley(
     )
 
 
-def _black_box(reader, text, label, random_state, num_samples, method, bow, split_expression, mask_string, char_level):
-    """:func:`shapley` for a classifier_fn: the model only through lime's perturbed strings."""
-    mode = check_mode(bow, split_expression, mask_string, char_level)
-    mode = None if mode.is_default else mode
-    if mode is None:
-        text, words = check_words(text)
-    else:
-        words = mode_features(text, mode)
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
+def _black_box(reader, text, words, mode, label, random_state, num_samples, method):
+    """:func:`shapley` for a classifier_fn (arguments checked): the model only through lime's perturbed strings."""
     if method in ("linear", "trees"):
         raise ValueError(f"method={method!r} needs a Pipeline it can read; a classifier_fn is a black box")
-    if num_samples is not None:
-        num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_PERMUTATION_SAMPLES)
-    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
     d = len(words)
     documents_of = None if mode is None else mode_documents(text, mode)
     outputs = mask_scores(text, reader, documents_of)(np.ones((1, d), dtype=np.int8))[0]
