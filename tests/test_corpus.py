@@ -207,6 +207,31 @@ def test_explanations_frame_of_estimates():
     assert frame["stderr"].tolist() == [0.01, 0.02, 0.03] * 2
 
 
+def test_linear_batch_says_where_lime_will_not_agree_as_explain_does(logistic, corpus):
+    """At kernel_width = 2 lime's ridge holds its coefficients far from the limit at n = 5000: notes and a warning."""
+    import warnings
+
+    from limetheory.pipelines.routing import explain_linear_many
+
+    texts = corpus[:4]
+    with pytest.warns(UserWarning, match=r"^4 of the 4 documents have word coefficients that lime") as caught:
+        many = explain_linear_many(logistic, texts, output="decision_function", kernel_width=2)
+    assert len([w for w in caught if "documents have word coefficients" in str(w.message)]) == 1
+    for text, batch in zip(texts, many, strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            one = lt.explain(logistic, text, output="decision_function", kernel_width=2)
+        assert batch.notes == one.notes and any("will not agree" in note for note in batch.notes)
+        assert not batch.lime_agrees and not one.lime_agrees
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        frame = lt.explain_many(logistic, texts, output="decision_function", kernel_width=2, progress=False)
+        agreeing = lt.explain_many(logistic, texts, output="decision_function", progress=False)
+    assert not frame.lime_agrees.any()  # the note, kept in the frame per document
+    assert agreeing.lime_agrees.all() == all(lt.explain(logistic, t, output="decision_function").lime_agrees
+                                             for t in texts)  # fmt: skip
+
+
 def test_linear_batch_is_explain_or_none(reviews, logistic, corpus):
     from limetheory.pipelines.routing import explain_linear_many
 

@@ -309,8 +309,56 @@ def test_bow_false_features_are_occurrences():
     _close(phi.values, reference.values)
 
 
+def test_a_classifier_fn_is_enumerated_against_the_definition():
+    """lime's call: a plain function of strings (VADER-like: a rule on the words), reference by subsets."""
+
+    def rule(documents):  # (n, 2): a score per document and its opposite
+        score = np.array([doc.lower().count("good") - 2.0 * doc.count("bad") + 0.1 * len(doc) for doc in documents])
+        return np.column_stack([-score, np.tanh(score)])
+
+    text = TEXTS[1]
+    phi = lt.shapley(rule, text)
+    assert (phi.method, phi.output, phi.label, phi.exact) == ("enumeration", "classifier_fn", 1, True)
+    base, reference = reference_shapley(lambda docs: rule(docs)[:, 1], text)
+    _close(phi.values, reference)
+    assert phi.base == base and abs(phi.efficiency_gap) < 1e-12
+    one_column = lt.shapley(lambda docs: rule(docs)[:, 1], text)  # (n,) scores: lime's label 0
+    assert one_column.label == 0 and np.array_equal(one_column.values, phi.values)
+
+
+def test_a_classifier_fn_of_a_long_document_is_estimated_by_permutations():
+    text = "good food and good service but the staff was rude, the wine cold, never again: terrible place, great"
+    model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    black_box = lt.shapley(lambda docs: model.predict_proba(docs), text, num_samples=4000, random_state=3)
+    pipeline = lt.shapley(model, text, num_samples=4000, random_state=3)
+    assert black_box.method == pipeline.method == "permutation" and black_box.output == "classifier_fn"
+    # the same seed and the same model: the same orders, the same values
+    assert np.array_equal(black_box.values, pipeline.values) and np.array_equal(black_box.stderr, pipeline.stderr)
+    assert any(note.startswith("enumeration: the document has d = 16") for note in black_box.notes)
+
+
+def test_a_bound_method_names_the_output():
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    via_method = lt.shapley(model.decision_function, TEXTS[0])
+    direct = lt.shapley(model, TEXTS[0], output="decision_function")
+    assert via_method.method == "linear" and np.array_equal(via_method.values, direct.values)
+
+
 BAD = [
     ("model", lambda m: lt.shapley(object(), "good food"), TypeError, "^model must be a fitted scikit-learn Pipeline"),
+    (
+        "fn-output",
+        lambda m: lt.shapley(lambda docs: m.predict_proba(docs), "good food", output="predict_proba"),
+        TypeError,
+        "^output='predict_proba' names a Pipeline's method",
+    ),
+    (
+        "fn-linear",
+        lambda m: lt.shapley(lambda docs: m.predict_proba(docs), "good food", method="linear"),
+        ValueError,
+        "^method='linear' needs a Pipeline",
+    ),
+    ("fn-label", lambda m: lt.shapley(lambda docs: m.predict_proba(docs), "good food", label=2), ValueError, "^label"),
     ("text", lambda m: lt.shapley(m, None), TypeError, "^text must be a str"),
     ("one-word", lambda m: lt.shapley(m, "good good"), ValueError, "^text must contain at least 2 distinct words"),
     ("output", lambda m: lt.shapley(m, "good food", output="proba"), ValueError, "^output must be one of"),

@@ -32,6 +32,8 @@ AGREEMENT_SDS = 2.0
 MATERIAL_SHARE = 0.01
 #: ulps per term of the centre's rounding, below which a difference is never reported
 ROUNDING_ULPS = 64
+#: how the note that lime will not agree begins (``Explanation.lime_agrees`` reads it)
+DISAGREEMENT_PREFIX = "lime at num_samples="
 #: outputs known to lie in a range, whatever the model
 OUTPUT_BOUNDS = {"predict_proba": (0.0, 1.0)}
 
@@ -106,7 +108,7 @@ def agreement_notes(first, stacklevel=1):
                 sds = np.where(spread.std[1:] > 0, gap / spread.std[1:], np.inf)
             j = int(np.argmax(np.where(flagged, gap, -1.0)))
             message = (
-                f"lime at num_samples={n} will not agree with the limit (label {label}, kernel_width = "
+                f"{DISAGREEMENT_PREFIX}{n} will not agree with the limit (label {label}, kernel_width = "
                 f"{member.kernel_width:g}): {int(flagged.sum())} of the {len(member.words)} word coefficients lie "
                 f"more than {AGREEMENT_SDS:g} of lime's standard deviations from where lime's coefficients "
                 "concentrate, e.g. "

@@ -28,7 +28,18 @@ from . import store
 from .routing import explain, explain_linear_many
 
 #: the columns of explain_many's frame, in order
-COLUMNS = ("document", "label", "position", "word", "coefficient", "stderr", "exact", "method", "kernel_width")
+COLUMNS = (
+    "document",
+    "label",
+    "position",
+    "word",
+    "coefficient",
+    "stderr",
+    "exact",
+    "method",
+    "kernel_width",
+    "lime_agrees",
+)
 #: the ``word`` of each document's intercept row (lime's words are runs of word characters: never this)
 INTERCEPT = "(intercept)"
 #: largest default chunk (documents per task); smaller corpora get about four chunks per worker
@@ -97,8 +108,9 @@ def explanations_frame(explanations, documents=None):
     -------
     pandas.DataFrame
         Columns ``document``, ``label``, ``position`` (the index in ``beta``: 0 for the intercept, 1 + j for word
-        j), ``word``, ``coefficient``, ``stderr`` (NaN when exact), ``exact``, ``method``, ``kernel_width``; sorted
-        by document and position, so a document's ``coefficient`` column is its ``beta``.
+        j), ``word``, ``coefficient``, ``stderr`` (NaN when exact), ``exact``, ``method``, ``kernel_width``,
+        ``lime_agrees`` (False where lime at its n will not agree with the limit: ``Explanation.lime_agrees``);
+        sorted by document and position, so a document's ``coefficient`` column is its ``beta``.
 
     Examples
     --------
@@ -135,6 +147,7 @@ def explanations_frame(explanations, documents=None):
             "exact": np.repeat(np.array([bool(e.exact) for e in explanations]), sizes),
             "method": np.repeat(np.array([e.method for e in explanations], dtype=object), sizes),
             "kernel_width": np.repeat(np.array([e.kernel_width for e in explanations], dtype=float), sizes),
+            "lime_agrees": np.repeat(np.array([bool(e.lime_agrees) for e in explanations]), sizes),
         },
         columns=list(COLUMNS),
     )
@@ -150,7 +163,7 @@ def _empty_frame():
     return frame
 
 
-_DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str", "float64")
+_DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str", "float64", "bool")
 
 
 def _linear_batch_options(options):
@@ -302,8 +315,10 @@ def explain_many(
         One row per (document, coefficient), sorted by document and position, with the columns of
         ``explanations_frame``: ``document``, ``label``, ``position`` (0 the intercept, 1 + j word j),
         ``word`` (the intercept's is ``"(intercept)"``), ``coefficient``, ``stderr`` (NaN when exact), ``exact``,
-        ``method``, ``kernel_width``.  ``frame.pivot(index="document", columns="word", values="coefficient")`` gives the
-        documents x words matrix (with ``bow=False`` a word may repeat: pivot on ``position`` instead).
+        ``method``, ``kernel_width``, ``lime_agrees`` (False for a document where lime at its n will not agree with
+        the limit: explain's warning, kept per document).  ``frame.pivot(index="document", columns="word",
+        values="coefficient")`` gives the documents x words matrix (with ``bow=False`` a word may repeat: pivot
+        on ``position`` instead).
 
     Raises
     ------
@@ -325,7 +340,7 @@ def explain_many(
     >>> frame = explain_many(model, texts, output="decision_function", progress=False)
     >>> frame.columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
     ['document', 'label', 'position', 'word', 'coefficient', 'stderr', 'exact', 'method',
-     'kernel_width']
+     'kernel_width', 'lime_agrees']
     >>> frame.groupby("document").size().tolist(), frame["method"].unique().tolist()
     ([5, 6], ['linear'])
     >>> one = lt.explain(model, texts[1], output="decision_function")
@@ -454,7 +469,7 @@ def read_explanations(path):
     --------
     >>> import tempfile
     >>> read_explanations(tempfile.mkdtemp()).shape
-    (0, 9)
+    (0, 10)
     """
     import pandas as pd
     import pyarrow.parquet as pq

@@ -34,6 +34,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from .._validation import check_bool, check_text
 from ..engine.lime_documents import LimeTextCounts
 from ..engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
+from .lime_arguments import check_words
 
 #: lime's default split expression (``LimeTextExplainer`` and ``IndexedString``)
 LIME_SPLIT = r"\W+"
@@ -90,6 +91,19 @@ def mode_features(text, mode):
             f"explanation is undefined), got {text!r:.80}"
         )
     return features
+
+
+def lime_features(text, bow=True, split_expression=LIME_SPLIT, mask_string=None, char_level=False):
+    """(text, features, mode) under lime's text settings: mode None for lime's defaults (its distinct words).
+
+    The checks every entry point makes on a document: the settings (:func:`check_mode`), then lime's local
+    dictionary (``check_words``) or the features of another mode (:func:`mode_features`), at least 2 of them.
+    """
+    mode = check_mode(bow, split_expression, mask_string, char_level)
+    if mode.is_default:
+        text, words = check_words(text)
+        return text, words, None
+    return text, mode_features(text, mode), mode
 
 
 def mode_documents(text, mode):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_bool, check_int
+from .agreement import DISAGREEMENT_PREFIX
 from .montecarlo import enumerated_sample
 from .spread import lime_spread, omega_sample
 from .stability import MAX_CANDIDATES, stable_num_samples
@@ -126,6 +127,16 @@ class Explanation:
     def nu(self):
         """The paper's bandwidth ν = kernel_width / 100."""
         return self.kernel_width / 100.0
+
+    @property
+    def lime_agrees(self):
+        """False when ``notes`` say that lime at ``lime_num_samples`` will not agree with the limit, else True.
+
+        ``explain`` compares the limit with where lime's coefficients concentrate at that n
+        (:mod:`limetheory.pipelines.agreement`): False when some word lies more than 2 of lime's standard deviations
+        away (small kernel widths, few samples).  An Explanation built by hand, without that check, reads True.
+        """
+        return not any(note.startswith(DISAGREEMENT_PREFIX) for note in self.notes)
 
     def for_label(self, label):
         """The explanation of another label explained by the same call (``labels`` lists them).

@@ -41,7 +41,7 @@ from .agreement import agreement_notes
 from .blackbox import BATCH as _BATCH
 from .blackbox import mask_scores, read_model
 from .lime_arguments import check_words, resolve_labels, resolve_random_state
-from .modes import LIME_SPLIT, check_mode, mode_documents, mode_features
+from .modes import LIME_SPLIT, lime_features, mode_documents
 from .montecarlo import MaskSample
 from .pipeline_reading import (
     RouteUnavailable,
@@ -229,12 +229,7 @@ def explain(
             )
         raise TypeError(f"explain() got unexpected keyword arguments {sorted(unexpected)}")
     reader = read_model(model, output)
-    mode = check_mode(bow, split_expression, mask_string, char_level)
-    mode = None if mode.is_default else mode
-    if mode is None:
-        text, words = check_words(text)
-    else:
-        words = mode_features(text, mode)
+    text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
@@ -384,6 +379,8 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     (fewer than 2 words, a model that is not linear in the columns, a self-check that fails, a non-finite value):
     call :func:`explain` on those to learn why.  Per document, explain calls the pipeline once for its
     self-check; here one call serves every document (``limetheory.pipelines.corpus`` explains a chunk with it).
+    As explain's, each explanation's ``notes`` say where lime at its n will not agree with the limit, and one
+    ``UserWarning`` for the call counts the documents where it will not.
 
     Parameters
     ----------
@@ -436,6 +433,7 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     documents = [document for item in pending for document in perturbed_documents(item[1], item[6])]
     values = np.concatenate([columns(documents[start : start + _BATCH]) for start in range(0, len(documents), _BATCH)])
     start = 0
+    disagreements = []  # (position, message) where lime at n will not agree with the limit
     for position, _, words, text_label, linear, z, unique, inverse in pending:
         truth = values[start : start + len(unique), text_label][inverse]
         start += len(unique)
@@ -447,7 +445,7 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             continue
         if not np.isfinite(beta).all():
             continue
-        results[position] = Explanation(
+        explanation = Explanation(
             words=words,
             beta=beta,
             exact=True,
@@ -460,5 +458,17 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             notes=(),
             mask_fn=linear,
             random_state=random_state,
+        )
+        with warnings.catch_warnings(record=True) as caught:  # one warning for the call, below
+            warnings.simplefilter("always")
+            results[position] = agreement_notes(explanation)
+        disagreements += [(position, str(w.message)) for w in caught if issubclass(w.category, UserWarning)]
+    if disagreements:
+        position, first = disagreements[0]
+        warnings.warn(
+            f"{len(disagreements)} of the {len(texts)} documents have word coefficients that lime at its n will not "
+            f"agree with (each explanation's notes say which); e.g. document {position}: {first}",
+            UserWarning,
+            stacklevel=2,
         )
     return results

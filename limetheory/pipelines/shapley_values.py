@@ -23,7 +23,10 @@ Routes, the first that applies:
 ``"permutation"``
     anything else: an unbiased estimate from random orders of the words with their reversals (antithetic
     pairs), with standard errors; each order's marginal contributions sum to :math:`f(x) - v(\emptyset)`, so
-    efficiency holds for the estimate too (reported as ``efficiency_gap``).
+    efficiency holds for the estimate too (reported as ``efficiency_gap``).  Chosen over KernelSHAP with paired
+    sampling because it measures better: at 4000 model evaluations its mean squared error was a tenth of
+    shap's ``KernelExplainer`` (9.5x at d = 29, 11x at d = 100, the Yelp TF-IDF logistic model;
+    ``benchmarks/shapley.py`` prints both).
 
 The exact routes are tied to the real pipeline as ``explain``'s are: the linear reconstruction must reproduce the
 pipeline on the document and on perturbed documents; the tree route's :math:`v(\emptyset)` and its means over the
@@ -40,9 +43,10 @@ import numpy as np
 from .._validation import check_int, check_memory
 from ..theory.linear_exact import conditional_moments_linear_exact
 from ..theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
+from .blackbox import CLASSIFIER_FN, mask_scores, read_model
 from .leaves import conditional_moments_trees
-from .lime_arguments import check_words
-from .modes import LIME_SPLIT, check_mode, mode_document_columns, mode_documents, mode_features
+from .lime_arguments import resolve_labels
+from .modes import LIME_SPLIT, lime_features, mode_document_columns, mode_documents
 from .pipeline_reading import (
     RouteUnavailable,
     check_label,
@@ -328,8 +332,8 @@ def shapley(
     model,
     text,
     *,
-    output="predict_proba",
-    label=1,
+    output=None,
+    label=None,
     random_state=0,
     num_samples=None,
     method="auto",
@@ -348,19 +352,23 @@ def shapley(
     (:mod:`limetheory.theory.shapley_sizes`): ``"linear"`` (a model linear in the columns through ``decision_function``
     or a regressor's ``predict``, normalised TF-IDF and shared columns included), ``"trees"`` (trees and
     ensembles on presence features), ``"enumeration"`` (d <= 14), else ``"permutation"``: an estimate with
-    standard errors.
+    standard errors.  A ``classifier_fn`` (any model, as lime takes it) is a black box: enumeration or
+    permutation.
 
     Parameters
     ----------
-    model : sklearn.pipeline.Pipeline
-        Fitted; its first step a ``CountVectorizer`` or ``TfidfVectorizer``.
+    model : sklearn.pipeline.Pipeline, a bound method of one, or a classifier_fn
+        A fitted Pipeline whose first step is a ``CountVectorizer`` or ``TfidfVectorizer`` (its method, e.g.
+        ``pipeline.predict_proba``, names the output), or lime's ``classifier_fn``: a function from a list of n
+        str to an (n, k) array of outputs, or (n,) for one score.
     text : str
         The document, with at least 2 distinct words.
-    output : {"predict_proba", "decision_function", "predict"}
-        The output explained (``"predict"`` for regressors).
-    label : int
+    output : {"predict_proba", "decision_function", "predict"} or None
+        A Pipeline's output explained (``"predict"`` for regressors); None: ``"predict_proba"`` for a Pipeline,
+        and the function itself for a classifier_fn (which takes no ``output``).
+    label : int or None
         Its column, as in :func:`limetheory.explain` (for a binary ``decision_function``, 1 is the score of
-        ``classes_[1]`` and 0 its opposite).
+        ``classes_[1]`` and 0 its opposite); None: lime's default, 1 (0 when the model gives one column).
     random_state : int
         Seed (>= 0) of the permutation route and of the perturbed documents of the linear route's self-check.
     num_samples : int or None
@@ -380,7 +388,8 @@ def shapley(
     Raises
     ------
     TypeError
-        ``model`` not a Pipeline of a Count/TfidfVectorizer, ``text`` not a str, a non-integer
+        ``model`` neither a Pipeline of a Count/TfidfVectorizer nor a callable, ``output`` given with a
+        classifier_fn, ``text`` not a str, a non-integer
         ``label``/``num_samples``/``random_state``; a mode argument of the wrong type.
     ValueError
         An unfitted model, an ``output`` the model lacks, a ``label`` out of range, a document with fewer than 2
@@ -401,19 +410,28 @@ def shapley(
     >>> enumerated = shapley(model, "Good food, bad service", output="decision_function", method="enumeration")
     >>> bool(np.abs(phi.values - enumerated.values).max() < 1e-12)
     True
+
+    A pipeline's method names the output (``shapley(model.decision_function, text)`` is the call above); any
+    other function is lime's classifier_fn, a black box, here enumerated (d = 4):
+
+    >>> as_fn = shapley(lambda docs: model.decision_function(docs), "Good food, bad service")
+    >>> as_fn.method, as_fn.output, bool(np.abs(as_fn.values - phi.values).max() < 1e-12)
+    ('enumeration', 'classifier_fn', True)
     """
-    vectorizer = check_pipeline(model)
-    mode = check_mode(bow, split_expression, mask_string, char_level)
-    mode = None if mode.is_default else mode
-    if mode is None:
-        text, words = check_words(text)
-    else:
-        words = mode_features(text, mode)
+    reader = read_model(model, output)
+    if reader.pipeline is not None:
+        check_pipeline(reader.pipeline)
+    text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
     if num_samples is not None:
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_PERMUTATION_SAMPLES)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    if reader.pipeline is None:  # a classifier_fn
+        return _black_box(reader, text, words, mode, label, random_state, num_samples, method)
+    model, output = reader.pipeline, reader.output
+    label = 1 if label is None else label
+    vectorizer = check_pipeline(model)
     columns = output_function(model, output)
     label = check_label(model, output, columns, text, label)
     d = len(words)
@@ -458,3 +476,32 @@ def shapley(
         notes=tuple(reasons),
         **common,
     )
+
+
+def _black_box(reader, text, words, mode, label, random_state, num_samples, method):
+    """:func:`shapley` for a classifier_fn (arguments checked): the model only through lime's perturbed strings."""
+    if method in ("linear", "trees"):
+        raise ValueError(f"method={method!r} needs a Pipeline it can read; a classifier_fn is a black box")
+    d = len(words)
+    documents_of = None if mode is None else mode_documents(text, mode)
+    outputs = mask_scores(text, reader, documents_of)(np.ones((1, d), dtype=np.int8))[0]
+    score_masks = mask_scores(text, reader, documents_of, len(outputs))
+    (label,), _ = resolve_labels(label, None, None, outputs)
+
+    def mask_fn(z):
+        return score_masks(z)[:, label]
+
+    common = dict(words=words, output=CLASSIFIER_FN, label=label)
+    reasons = ("linear: a classifier_fn is a black box", "trees: a classifier_fn is a black box")
+    if method in ("auto", "enumeration") and d <= MAX_ENUMERATION_WORDS:
+        base, values = shapley_enumerate(mask_fn, d)
+        return ShapleyValues(values=values, base=base, full=float(outputs[label]), exact=True, method="enumeration",
+                             stderr=None, notes=reasons, **common)  # fmt: skip
+    if method == "enumeration":
+        raise ValueError(f"method='enumeration' does not apply: the document has d = {d} > {MAX_ENUMERATION_WORDS}")
+    reasons += (f"enumeration: the document has d = {d} > {MAX_ENUMERATION_WORDS} words",) if method == "auto" else ()
+    budget = DEFAULT_PERMUTATION_SAMPLES if num_samples is None else num_samples
+    rng = np.random.default_rng(random_state)
+    values, stderr, evaluations, base, full = permutation_estimate(mask_fn, d, budget, rng)
+    return ShapleyValues(values=values, base=base, full=full, exact=False, method="permutation", stderr=stderr,
+                         num_samples=evaluations, notes=reasons, **common)  # fmt: skip

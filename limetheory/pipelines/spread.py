@@ -196,18 +196,25 @@ def omega_diagonal_sandwich(sample, centre, inverse_pattern):
     ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by ``solve_patterned``).
     """
     d1 = sample.z.shape[1] + 1
-    block = max(1, _BLOCK_ENTRIES // d1)
     second = np.zeros(d1)
     first = np.zeros(d1)
+    for mapped, prob in _mapped_blocks(sample, centre, inverse_pattern):
+        second += prob @ mapped**2
+        first += prob @ mapped
+    return second - first**2
+
+
+def _mapped_blocks(sample, centre, inverse_pattern):
+    r"""Blocks (:math:`ar A^{-1} \pi x (f - x^	op c)` per mask, their weights ``prob``) of bounded memory."""
+    block = max(1, _BLOCK_ENTRIES // (sample.z.shape[1] + 1))
     for start in range(0, len(sample.f), block):
         stop = start + block
         x = design(sample.z[start:stop])
         residual = sample.f[start:stop] - x @ centre
-        mapped = solve_patterned(*inverse_pattern, x * (sample.psi[start:stop] * residual)[:, None])
-        prob = sample.prob[start:stop]
-        second += prob @ mapped**2
-        first += prob @ mapped
-    return second - first**2
+        yield (
+            solve_patterned(*inverse_pattern, x * (sample.psi[start:stop] * residual)[:, None]),
+            sample.prob[start:stop],
+        )
 
 
 def lime_covariance(sample, beta, nu, y0, num_samples, columns):
@@ -238,15 +245,9 @@ def lime_covariance(sample, beta, nu, y0, num_samples, columns):
     centre, expected = _centre(np.asarray(beta, dtype=float), nu, y0, num_samples)
     rows = num_samples - 1
     d1 = len(centre)
-    block = max(1, _BLOCK_ENTRIES // d1)
     second, first = np.zeros(d1), np.zeros(d1)
     cross = np.zeros((len(columns), len(columns)))
-    for start in range(0, len(sample.f), block):
-        stop = start + block
-        x = design(sample.z[start:stop])
-        residual = sample.f[start:stop] - x @ centre
-        mapped = solve_patterned(*expected, x * (sample.psi[start:stop] * residual)[:, None])
-        prob = sample.prob[start:stop]
+    for mapped, prob in _mapped_blocks(sample, centre, expected):
         second += prob @ mapped**2
         first += prob @ mapped
         chosen = mapped[:, columns]
