@@ -52,10 +52,7 @@ LABEL_LOOK = re.compile(r"^\(.*\)$|[\[{]'|'[\]}]|\d[eE][+-]?\d")
 E_NOTATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])")
 # chapters whose stored outputs still print e-notation, each until its re-execution with the reader's format;
 # an entry whose chapter is clean fails as stale
-E_NOTATION_PENDING: set[str] = {
-    "04-surrogate", "06-sigma-inverse", "07-sigma-invertible", "08-sigma-large-bandwidth", "09-opnorm",
-    "10-concentration", "12-linearity", "14-bandwidth-sweep", "19-linear-large-bandwidth", "21-practice",
-}  # fmt: skip
+E_NOTATION_PENDING: set[str] = set()
 
 
 def _shown(output: dict) -> tuple[str, str] | None:
