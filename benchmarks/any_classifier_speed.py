@@ -12,6 +12,9 @@
 3. A long document (d about 1500 distinct words, reviews joined), ``predict_proba``: answered within one lime
    run's time.
 4. The exact linear route on the paper's 29-word review (decision_function): its ratio, for regressions.
+5. Ablation (issue 27: "each technique measured and kept only where it pays"): the estimate's efficiency against
+   lime at equal calls on the same masks budget with one technique removed at a time: the nonlinear surrogate
+   (``surrogate=False``), the caller's control (the decision function, for the logistic regression), and both.
 
 CPU times of this process (``time.process_time``; run with ``OPENBLAS_NUM_THREADS=1``, as make does).  Run with
 ``python benchmarks/any_classifier_speed.py`` (about 3 minutes) with ``LIMETHEORY_DATA_DIR`` set.
@@ -90,6 +93,42 @@ def black_box(name, fn, text):
     return float(np.median(efficiency[1:]))
 
 
+def efficiency_of(estimate):
+    """lime's variance at equal calls over ours: median over the word coefficients."""
+    ratio = estimate.lime_std**2 * (NUM_SAMPLES - 1) / (estimate.stderr**2 * estimate.calls)
+    return float(np.median(ratio[1:]))
+
+
+def ablation(logistic, mlp, text):
+    from limetheory.pipelines.count_rows import count_score_masks
+    from limetheory.pipelines.routing import explain_controls
+
+    d = len(lt.local_dictionary(text))
+    nu = KERNEL_WIDTH / 100
+    budget = 20_000
+    print(f"5. ablation at {budget} calls, d = {d}: efficiency against lime at equal calls (median over words)")
+    counts, _ = count_score_masks(logistic, text, "predict_proba", lambda values: values)
+    cases = {
+        "logistic, rows from counts": (
+            lambda z: counts(z)[:, 1],
+            explain_controls(logistic, text, "predict_proba", 1, nu),
+        ),
+        "MLP on strings": (lambda z: mlp.predict_proba(lt.perturbed_documents(text, z.astype(np.int8)))[:, 1], ()),
+    }
+    for name, (score, controls) in cases.items():
+        variants = {"everything": dict(controls=controls), "no surrogate": dict(controls=controls, surrogate=False)}
+        if controls:
+            variants["no caller's control"] = dict(controls=())
+            variants["neither"] = dict(controls=(), surrogate=False)
+        for label, options in variants.items():
+            estimate, cpu = seconds(
+                lambda f=score, o=options: estimate_limit(
+                    f, d, nu=nu, max_calls=budget, tol=1e-6, random_state=SEED, progress=False, **o
+                )
+            )
+            print(f"  {name:>27}, {label:>20}: efficiency {efficiency_of(estimate):6.1f}x, {cpu:5.2f} s CPU")
+
+
 def long_document(model, texts):
     words, parts = set(), []
     for text in texts:
@@ -143,6 +182,7 @@ def main():
 
     _, lime = seconds(lambda: one_lime(decision, texts[EXAMPLE_REVIEW_INDEX]))
     ratios[f"exact linear route ({exact.method}), 29-word review"] = lime / ours
+    ablation(logistic, mlp, texts[chosen[1]])
     print("summary:")
     for what, ratio in ratios.items():
         print(f"  {what}: {ratio:.1f}x")

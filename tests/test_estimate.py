@@ -10,7 +10,8 @@ from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
 from limetheory.pipelines.count_rows import count_score_masks, document_rows, rows_match
-from limetheory.pipelines.estimate import RETAINED_MASKS, estimate_limit
+from limetheory.pipelines.estimate import estimate_limit
+from limetheory.pipelines.estimate_batches import RETAINED_MASKS
 
 DOCS = ["good food", "bad food", "good service", "slow service", "great staff", "rude staff", "tasty meal", "cold meal"]
 LABELS = [1, 0, 1, 0, 1, 0, 1, 0]

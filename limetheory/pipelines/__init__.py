@@ -2,11 +2,11 @@
 
 What it holds: the entry point ``explain`` (``routing``), lime's arguments (``lime_arguments``), the routes it
 tries (``route_selection``), a fitted pipeline read as the exact routes read it (``pipeline_reading``), its result
-(``result``), lime's spread around the
-limit (``spread``), the stratified Monte Carlo estimate (``montecarlo``), lime's ``bow``/``char_level`` modes
-(``modes``), trees and tree ensembles read as formulas in lime's words (``trees``, ``leaves``); corpora:
-``explain_many`` over chunks and joblib's backends (``corpus``), its resumable Parquet folder (``store``), and
-lime's submodular pick and global importance on exact explanations (``pick``).
+(``result``), lime's spread around the limit (``spread``), the stratified Monte Carlo estimate (``montecarlo``),
+the estimate route for any model (``estimate`` and its batches, ``estimate_batches``), lime's
+``bow``/``char_level`` modes (``modes``), trees and tree ensembles read as formulas in lime's words (``trees``,
+``leaves``); corpora: ``explain_many`` over chunks and joblib's backends (``corpus``), its resumable Parquet folder
+(``store``), and lime's submodular pick and global importance on exact explanations (``pick``).
 
 Who may import it: ``limetheory.book`` and the top-level namespace.
 What it may import: ``limetheory.theory``, ``limetheory.engine`` and the root helpers; never ``book``

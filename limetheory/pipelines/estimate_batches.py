@@ -1,0 +1,353 @@
+"""The estimate route's batches: masks drawn per stratum, the fits of each output column, the running sums.
+
+A :class:`BatchEstimator` holds what :func:`limetheory.pipelines.estimate.estimate_limit` has seen so far: the pilot
+batch, which only fits (the pairs of words, the linked surrogate, the caller's control coefficients); each later
+batch, whose terms use the control fitted on earlier batches only and leave per-stratum sums behind; the cheap masks
+that average the surrogate's Γ without calling the model; and the estimate with its standard errors and lime's
+spread, from those sums (``BatchEstimator.state``).  The method is described in
+``limetheory.pipelines.estimate``'s docstring; ``estimate_limit`` decides the sizes of the batches.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..theory.explanation import beta_from_gamma
+from .controls import Design, NormalEquations, top_pairs
+from .link_surrogate import Surrogate, choose_link, to_link
+from .montecarlo import MaskSample, apply_sigma_inverse, sigma_inverse_pattern
+from .strata import allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
+
+#: largest d with one control feature per word (beyond, a few directions); pairs too up to this d
+MAX_WORD_FEATURES = 150
+#: words whose pairwise products are controls
+PAIR_WORDS = 10
+#: polynomials in t multiplying (1, z), and the pair products
+DEGREE, PAIR_DEGREE = 3, 2
+#: mask entries (masks x words) per batch: the memory bound
+MAX_BATCH_ENTRIES = 4_000_000
+#: the surrogate is used when it divides the held-out residual variance by at least this
+SURROGATE_GAIN = 1.5
+#: masks kept for lime's spread (a stratified sample with its weights)
+RETAINED_MASKS = 20_000
+#: masks of a batch added to the control fit at most (a random subset): the fit only has to be a good control, and
+#: its normal equations cost K² per row (K ~ 200 features at d = 40), more than scoring a cheap model
+FIT_ROWS_PER_BATCH = 2000
+#: masks that estimate lime's spread at most (enough for its standard deviation to a few per cent)
+LIME_SPREAD_MASKS = 20_000
+
+
+def _bin_sums(bins, values, count):
+    """Per-bin sums of the rows of ``values``; ``bins`` is sorted (masks are drawn bin after bin)."""
+    out = np.zeros((count, *values.shape[1:]))
+    if len(bins):
+        starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+        out[bins[starts]] = np.add.reduceat(values, starts, axis=0)
+    return out
+
+
+def _scores(score_masks, z):
+    out = np.asarray(score_masks(z), dtype=float)
+    if out.ndim == 1:
+        out = out[:, None]
+    if out.ndim != 2 or out.shape[0] != len(z):
+        raise ValueError(f"score_masks must return an array of shape ({len(z)},) or ({len(z)}, k), got {out.shape}")
+    if not np.isfinite(out).all():
+        raise ValueError("score_masks returned a non-finite value (NaN or inf)")
+    return out
+
+
+def _control_values(controls, z):
+    if not controls:
+        return np.zeros((len(z), 0))
+    return np.column_stack([np.asarray(g(z), dtype=float).reshape(len(z)) for g, _ in controls])
+
+
+class ColumnState:
+    """The state of one output column: its fits, and the per-stratum sums of its terms."""
+
+    def __init__(self, strata, d, design, control_coefficients, surrogate, beta_ref):
+        bins = strata.count
+        self.design = design
+        self.control_coefficients = control_coefficients  # held after the pilot
+        self.surrogate = surrogate
+        width = design.size + (surrogate is not None)
+        self.fit = NormalEquations(width)
+        self.sum_terms = np.zeros((bins, d + 1))
+        self.sum_mapped = np.zeros((bins, d + 1))
+        self.sum_squares = np.zeros((bins, d + 1))
+        self.sum_surrogate_coefficient = np.zeros(bins)
+        self.lime_sum = np.zeros((bins, d + 1))
+        self.lime_squares = np.zeros((bins, d + 1))
+        self.lime_count = np.zeros(bins)
+        self.beta_ref = beta_ref
+        # the surrogate's cheap average: E_qb[x g] per bin, with the polynomial fit of g as its control
+        self.cheap_terms = np.zeros((bins, d + 1))
+        self.cheap_mapped = np.zeros((bins, d + 1))
+        self.cheap_squares = np.zeros((bins, d + 1))
+        self.cheap_fit = None
+
+
+class BatchEstimator:
+    """The estimate's state: the strata, the output columns' fits and sums, the model calls spent, retained masks."""
+
+    def __init__(self, score_masks, d, nu, num_samples, tol, budget, rng, progress, controls, surrogate):
+        self.score_masks, self.d, self.nu = score_masks, d, nu
+        self.num_samples, self.tol, self.budget, self.rng = num_samples, tol, budget, rng
+        self.controls = tuple(controls)
+        self.control_betas = np.array([np.asarray(b, dtype=float) for _, b in self.controls]).reshape(-1, d + 1)
+        self.use_surrogate = surrogate
+        self.strata = make_strata(d, nu)
+        self.sigma_pattern = sigma_inverse_pattern(d, nu)
+        self.lime_pattern = lime_normal_inverse(d, nu, num_samples)
+        self.calls = 0
+        self.counts = np.zeros(self.strata.count)
+        self.cheap_counts = np.zeros(self.strata.count)
+        self.batches = 0
+        self.retained = []
+        self.progress = progress
+        self.max_batch = max(4 * int(self.strata.live.sum()), MAX_BATCH_ENTRIES // d)
+
+    def limit_batch(self):
+        """The batch size bound once the designs are known: masks and features within MAX_BATCH_ENTRIES."""
+        width = self.d + sum(c.design.size + 2 for c in self.columns)
+        self.max_batch = max(4 * int(self.strata.live.sum()), MAX_BATCH_ENTRIES // width)
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw(self, counts):
+        """(bins, sizes, masks) of a batch with ``counts[b]`` masks in stratum b, drawn bin after bin."""
+        bins, sizes = draw_sizes(self.strata, counts, self.rng)
+        return bins, sizes, masks_removing(sizes, self.d, self.rng)
+
+    def mask_weights(self, bins, counts):
+        """Each mask's weight in the fits: the estimator's W_b / n_b, scaled so a batch weighs its size."""
+        return self.strata.weight[bins] / counts[bins] * len(bins)
+
+    # ------------------------------------------------------------------ the pilot
+
+    def pilot(self, size):
+        """Score the pilot batch (4 masks or more per live stratum) and fit each column's design, control, surrogate.
+
+        Returns the pilot's allocation to the strata; no term of the estimate comes from the pilot.
+        """
+        live = int(self.strata.live.sum())
+        counts = allocate(self.strata, max(size, 4 * live))
+        bins, sizes, z = self.draw(counts)
+        f = _scores(self.score_masks, z)
+        self.calls += len(z)
+        e = _control_values(self.controls, z)
+        self.k = f.shape[1]
+        self.y0_masks = None
+        weights = self.mask_weights(bins, counts)
+        x = np.column_stack([np.ones(len(z)), z])
+        d = self.d
+        small = d <= MAX_WORD_FEATURES
+        if small:  # lime's own fit on the pilot: the reference for lime's spread and the choice of pairs
+            root = np.sqrt(weights)
+            ref = np.linalg.lstsq(x * root[:, None], f * root[:, None], rcond=None)[0].T
+        else:  # a plain stratified average (O(m d)): only a direction for the controls and a reference
+            terms = x[:, :, None] * f[:, None, :]
+            sums = np.zeros((self.strata.count, d + 1, self.k))
+            sums += _bin_sums(bins, terms, self.strata.count)
+            gamma = np.einsum("b,bjk->jk", self.strata.weight / np.maximum(counts, 1), sums)
+            ref = np.array([beta_from_gamma(gamma[:, c], d, nu=self.nu) for c in range(self.k)])
+        self.columns = []
+        half = self.rng.random(len(z)) < 0.5
+        for c in range(self.k):
+            if small:
+                design = Design(d, DEGREE, None, top_pairs(ref[c, 1:], min(PAIR_WORDS, d)), PAIR_DEGREE)
+            else:
+                directions = np.column_stack([ref[c, 1:], *self.control_betas[:, 1:]])
+                directions = directions / np.maximum(np.abs(directions).max(axis=0), 1e-300)
+                design = Design(d, DEGREE, directions, None, PAIR_DEGREE)
+            phi = design.features(z, sizes)
+            both = np.column_stack([phi, e])
+            fit = NormalEquations(both.shape[1])
+            fit.add(both, f[:, c], weights)
+            held = fit.solve()[design.size :, 0] if self.controls else np.zeros(0)
+            target = f[:, c] - e @ held
+            surrogate = self._choose_surrogate(design, phi, target, f[:, c], weights, half)
+            column = ColumnState(self.strata, d, design, held, surrogate, ref[c])
+            column.fit.add(self._fit_features(column, phi), target, weights)
+            self.columns.append(column)
+            self._lime_terms(column, bins, sizes, z, f[:, c])
+        self.limit_batch()
+        self._retain(z, sizes, bins, f)
+        return counts
+
+    def _choose_surrogate(self, design, phi, target, f, weights, half):
+        if self.use_surrogate is False:
+            return None
+        link = choose_link(f)
+        if link is None:
+            return None
+        linked = to_link(f, link)
+        train, test = half, ~half
+        fit = NormalEquations(design.size, 2)
+        fit.add(phi[train], np.column_stack([target[train], linked[train]]), weights[train])
+        plain, a = fit.solve().T
+        g = Surrogate(design, a, link).values_from_features(phi)
+        # held-out residual variance of the polynomial alone and with g as a further control
+        with_g = NormalEquations(design.size + 1)
+        with_g.add(np.column_stack([phi[train], g[train]]), target[train], weights[train])
+        coefficients = with_g.solve()[:, 0]
+        w = weights[test]
+        plain_residual = target[test] - phi[test] @ plain
+        g_residual = target[test] - np.column_stack([phi[test], g[test]]) @ coefficients
+        gain = (w @ plain_residual**2) / max(w @ g_residual**2, 1e-300)
+        if self.use_surrogate is True or gain >= SURROGATE_GAIN:
+            full = NormalEquations(design.size)  # refitted on the whole pilot
+            full.add(phi, linked, weights)
+            return Surrogate(design, full.solve()[:, 0], link)
+        return None
+
+    @staticmethod
+    def _fit_features(column, phi):
+        if column.surrogate is None:
+            return phi
+        return np.column_stack([phi, column.surrogate.values_from_features(phi)])
+
+    # ------------------------------------------------------------------ one batch
+
+    def batch(self, counts):
+        """Score one batch, add its terms (with the controls fitted on earlier batches) to the sums, then refit."""
+        bins, sizes, z = self.draw(counts)
+        f = _scores(self.score_masks, z)
+        self.calls += len(z)
+        e = _control_values(self.controls, z)
+        weights = self.mask_weights(bins, counts)
+        x = np.column_stack([np.ones(len(z)), z])
+        for c, column in enumerate(self.columns):
+            coefficients = column.fit.solve()[:, 0]  # fitted on earlier batches only
+            design = column.design
+            phi = design.features(z, sizes)
+            features = self._fit_features(column, phi)
+            target = f[:, c] - e @ column.control_coefficients
+            residual = target - features @ coefficients
+            terms = x * residual[:, None]
+            unique, where = np.unique(sizes, return_inverse=True)
+            terms += design.moments(coefficients[: design.size], unique)[where.ravel()]
+            column.sum_terms += _bin_sums(bins, terms, self.strata.count)
+            if column.surrogate is not None and self.cheap_counts.sum() > 0:
+                # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
+                # mix batches whose terms have different means (the estimate adds it once, at the end)
+                average = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
+                terms = terms + coefficients[design.size] * average[bins]
+            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
+            column.sum_mapped += _bin_sums(bins, mapped, self.strata.count)
+            column.sum_squares += _bin_sums(bins, mapped**2, self.strata.count)
+            if column.surrogate is not None:
+                column.sum_surrogate_coefficient += (
+                    np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
+                )
+            fit_rows = self._fit_rows(len(z))
+            column.fit.add(features[fit_rows], target[fit_rows], weights[fit_rows])
+            self._lime_terms(column, bins, sizes, z, f[:, c])
+        self.counts += np.bincount(bins, minlength=self.strata.count)
+        self.batches += 1
+        self._retain(z, sizes, bins, f)
+
+    def _fit_rows(self, m):
+        """The rows of a batch of m masks that enter the control fit: all, or a random FIT_ROWS_PER_BATCH."""
+        if m <= FIT_ROWS_PER_BATCH:
+            return slice(None)
+        return np.sort(self.rng.choice(m, FIT_ROWS_PER_BATCH, replace=False))
+
+    def _lime_terms(self, column, bins, sizes, z, f):
+        """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``).
+
+        Only the first LIME_SPREAD_MASKS masks: each stratum's average is unbiased on any prefix of the batches.
+        """
+        room = LIME_SPREAD_MASKS - int(column.lime_count.sum())
+        if room <= 0:
+            return
+        bins, sizes, z, f = bins[:room], sizes[:room], z[:room], f[:room]
+        x = np.column_stack([np.ones(len(z)), z])
+        residual = f - x @ column.beta_ref
+        u = apply_sigma_inverse(self.lime_pattern, x * residual[:, None])  # any (corner, edge, diag, off) pattern
+        psi = self.strata.psi[sizes - 1]
+        column.lime_sum += _bin_sums(bins, u, self.strata.count)
+        column.lime_squares += _bin_sums(bins, psi[:, None] * u**2, self.strata.count)
+        column.lime_count += np.bincount(bins, minlength=self.strata.count)
+
+    def _retain(self, z, sizes, bins, f):
+        held = sum(len(part[0]) for part in self.retained)
+        room = RETAINED_MASKS - held
+        if room > 0:
+            self.retained.append((z[:room], sizes[:room], bins[:room], f[:room]))
+
+    # ------------------------------------------------------------------ the surrogate's cheap average
+
+    def cheap(self, counts):
+        """Masks the model never sees: the first batch fits the polynomial control of g, later ones average g's Γ."""
+        bins, sizes, z = self.draw(counts)
+        x = np.column_stack([np.ones(len(z)), z])
+        fitting = any(c.surrogate is not None and c.cheap_fit is None for c in self.columns)
+        for column in self.columns:
+            if column.surrogate is None:
+                continue
+            design = column.surrogate.design
+            phi = design.features(z, sizes)
+            g = column.surrogate.values_from_features(phi)
+            if fitting:  # the polynomial fit of g: fitted on this first cheap batch, whose masks are then not averaged
+                fit = NormalEquations(design.size)
+                fit.add(phi, g, self.mask_weights(bins, counts))
+                column.cheap_fit = fit.solve()[:, 0]
+                continue
+            terms = x * (g - phi @ column.cheap_fit)[:, None]
+            unique, where = np.unique(sizes, return_inverse=True)
+            terms += design.moments(column.cheap_fit, unique)[where.ravel()]
+            column.cheap_terms += _bin_sums(bins, terms, self.strata.count)
+            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
+            column.cheap_mapped += _bin_sums(bins, mapped, self.strata.count)
+            column.cheap_squares += _bin_sums(bins, mapped**2, self.strata.count)
+        if not fitting:
+            self.cheap_counts += np.bincount(bins, minlength=self.strata.count)
+
+    # ------------------------------------------------------------------ the estimate so far
+
+    def state(self):
+        """(beta, stderr, lime_std, expensive variance, cheap variance, per-bin spread) per column."""
+        weight = self.strata.weight
+        n = np.maximum(self.counts, 1)
+        out = []
+        for column in self.columns:
+            mean = column.sum_terms / n[:, None]
+            var_bin = (column.sum_squares - column.sum_mapped**2 / n[:, None]) / np.maximum(n - 1, 1)[:, None]
+            var_bin = np.clip(var_bin, 0.0, None)
+            variance = (weight[:, None] ** 2 * var_bin / n[:, None]).sum(axis=0)
+            gamma = weight @ mean
+            cheap_variance = np.zeros(self.d + 1)
+            if column.surrogate is not None and self.cheap_counts.sum() > 0:
+                m = np.maximum(self.cheap_counts, 1)
+                g_mean = column.cheap_terms / m[:, None]
+                coefficient = column.sum_surrogate_coefficient / n
+                gamma = gamma + (weight * coefficient) @ g_mean
+                cheap_var = (column.cheap_squares - column.cheap_mapped**2 / m[:, None]) / np.maximum(m - 1, 1)[:, None]
+                cheap_variance = ((weight * coefficient)[:, None] ** 2 * np.clip(cheap_var, 0, None) / m[:, None]).sum(
+                    axis=0
+                )
+            beta = beta_from_gamma(gamma, self.d, nu=self.nu)
+            if self.controls:
+                beta = beta + column.control_coefficients @ self.control_betas
+            lime_n = np.maximum(column.lime_count, 1)
+            second = weight @ (column.lime_squares / lime_n[:, None])
+            first = weight @ (column.lime_sum / lime_n[:, None])
+            lime_var = np.clip(second - first**2, 0.0, None) * (self.num_samples - 1)
+            spread = np.sqrt(var_bin.mean(axis=1))
+            out.append((beta, variance, cheap_variance, np.sqrt(lime_var), spread))
+        return out
+
+    def retained_sample(self):
+        """The retained masks as a :class:`MaskSample` with their probabilities under LIME's law (None if none)."""
+        if not self.retained:
+            return None
+        z = np.concatenate([part[0] for part in self.retained])
+        sizes = np.concatenate([part[1] for part in self.retained])
+        bins = np.concatenate([part[2] for part in self.retained])
+        f = np.concatenate([part[3] for part in self.retained])[:, 0]
+        counts = np.bincount(bins, minlength=self.strata.count)
+        psi = self.strata.psi[sizes - 1]
+        prob = self.strata.weight[bins] / (counts[bins] * psi)
+        return MaskSample(z=z.astype(np.int8), f=f, prob=prob, psi=psi, exact=False)
