@@ -466,8 +466,9 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     if disagreements:
         position, first = disagreements[0]
         warnings.warn(
-            f"{len(disagreements)} of the {len(texts)} documents have word coefficients that lime at its n will not "
-            f"agree with (each explanation's notes say which); e.g. document {position}: {first}",
+            f"{len(disagreements)} of the {len(texts)} documents {'has' if len(disagreements) == 1 else 'have'} word "
+            f"coefficients that lime at its n will not agree with (each explanation's notes say which); e.g. "
+            f"document {position}: {first}",
             UserWarning,
             stacklevel=2,
         )

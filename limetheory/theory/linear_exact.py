@@ -60,7 +60,7 @@ moments. Without a norm (``norm=None``) f is linear in the mask and β is its co
 This module holds the public entry points; the steps live in their own modules: the checked model in its scale-free
 form (``tfidf_model``), the rule over u (``linear_quadrature``, step 2), the means over the sets of each size
 (``subset_means``, step 3), their sums over the nodes for every s and β from them (``linear_moments``), and the
-size mixture (``linear_mixture``, step 4), all in :mod:`limetheory.theory`.
+size mixture (``linear_mixture``, step 4), all in ``limetheory.theory``.
 """
 
 from __future__ import annotations
