@@ -399,7 +399,8 @@ class Explanation:
         Returns
         -------
         ndarray, shape (d + 1,)
-            E_j, intercept first (inf where the standard error is 0: a coefficient the controls fix exactly).
+            E_j, intercept first (inf where the standard error is 0: a coefficient the controls fix exactly; NaN
+            where lime's spread is 0 too: a model affine in the mask leaves neither any variance).
 
         Raises
         ------
@@ -426,7 +427,7 @@ class Explanation:
         num_samples = self.lime_num_samples if num_samples is None else num_samples
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=2**53)
         lime_std = self.lime_spread(num_samples, omega_samples=omega_samples).std
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             return lime_std**2 * (num_samples - 1) / (self.stderr**2 * self.num_samples)
 
     def check_spread(self, num_samples, omega_samples):
