@@ -100,15 +100,7 @@ def _pipeline_reader(model, output):
         check_is_fitted(model)
     except NotFittedError:
         raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
-    if not hasattr(model, output):
-        available = [name for name in OUTPUTS if hasattr(model, name)]
-        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
-    if output == "predict" and is_classifier(model):
-        raise ValueError(
-            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
-            "'decision_function'"
-        )
-    method, shape_input = getattr(model, output), _input_of(model)
+    method, shape_input = output_method(model, output), _input_of(model)
 
     def scores(documents):
         values = _checked(method(shape_input(documents)), len(documents), f"the pipeline's {output}")
@@ -120,6 +112,21 @@ def _pipeline_reader(model, output):
     classes = getattr(model.steps[-1][1], "classes_", None)
     names = tuple(str(c) for c in classes) if classes is not None and np.ndim(classes) == 1 else None
     return ModelReader(model, output, scores, names)
+
+
+def output_method(model, output):
+    """The pipeline's bound method ``output``, refusing one it lacks or a classifier's ``predict`` (labels)."""
+    if not isinstance(output, str) or output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
+    if not hasattr(model, output):
+        available = [name for name in OUTPUTS if hasattr(model, name)]
+        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
+    if output == "predict" and is_classifier(model):
+        raise ValueError(
+            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
+            "'decision_function'"
+        )
+    return getattr(model, output)
 
 
 def _input_of(model):

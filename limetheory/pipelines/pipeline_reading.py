@@ -36,7 +36,7 @@ from .._validation import check_int
 from ..engine.tokens import perturbed_documents, word_columns
 from ..theory.linear_exact import beta_linear_exact
 from .blackbox import BATCH as _BATCH
-from .blackbox import OUTPUTS
+from .blackbox import output_method
 from .modes import linear_features, mask_token_refusal, mask_token_weight
 from .montecarlo import masks_removing
 
@@ -82,17 +82,7 @@ def check_pipeline(model):
 
 def output_function(model, output):
     """Documents -> the model's ``output`` as an (n, columns) array (a binary decision_function as (-score, score))."""
-    if not isinstance(output, str) or output not in OUTPUTS:
-        raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
-    if not hasattr(model, output):
-        available = [name for name in OUTPUTS if hasattr(model, name)]
-        raise ValueError(f"output={output!r}: the model has no {output}; its outputs are {available}")
-    if output == "predict" and is_classifier(model):
-        raise ValueError(
-            "output='predict' of a classifier returns class labels, not a score; use 'predict_proba' or "
-            "'decision_function'"
-        )
-    method = getattr(model, output)
+    method = output_method(model, output)
 
     def columns(documents):
         values = np.asarray(method(documents), dtype=float)
