@@ -75,4 +75,4 @@ def test_every_value_shown_is_returned(data_dir, monkeypatch):
         got = tuple(got) if isinstance(got, tuple) else got
         assert rounded(got, decimals(expected)) == expected, (code.strip(), got)
         checked += 1
-    assert checked >= 5  # the quick start shows at least this many values
+    assert checked >= 4  # the quick start shows at least this many values
