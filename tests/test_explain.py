@@ -368,6 +368,17 @@ def test_frame_plot_and_html():
     assert "monte_carlo" in html and "<table>" in html and len(html) < 3000
 
 
+def test_html_rows_are_read_by_position_when_a_word_repeats():
+    """With bow=False lime's features repeat a word: each row shows its own value and standard error."""
+    from limetheory.pipelines.result import word_table_html
+
+    table = word_table_html(
+        ["good", "food", "good"], np.array([0.1, 0.2, -0.5]), np.array([0.01, 0.03, 0.02]), [2, 1, 0]
+    )
+    rows = table.split("</tr>")[:3]
+    assert "-0.5 ± 0.02" in rows[0] and "+0.2 ± 0.03" in rows[1] and "+0.1 ± 0.01" in rows[2]
+
+
 # ----------------------------------------------------------------------------- bad input
 
 

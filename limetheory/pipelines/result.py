@@ -25,6 +25,21 @@ LIME_NUM_SAMPLES = 5000
 STABILITY_DRAWS = 10_000
 
 
+def word_table_html(words, values, stderr, order):
+    """The HTML rows of an explanation's summary: the first ``HTML_ROWS`` words of ``order``, value ± s.e.
+
+    Rows are read by index (with ``bow=False`` a word may repeat, so looking a word up by its text would not do).
+    """
+    order = list(order)
+    rows = []
+    for j in order[:HTML_ROWS]:
+        error = "" if stderr is None else f" ± {stderr[j]:.2g}"
+        rows.append(f"<tr><td>{html.escape(words[j])}</td><td>{values[j]:+.4g}{error}</td></tr>")
+    more = len(order) - HTML_ROWS
+    tail = f"<tr><td colspan='2'>… {more} more words</td></tr>" if more > 0 else ""
+    return f"<table>{''.join(rows)}{tail}</table>"
+
+
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
 class Explanation:
     """What lime's coefficients converge to for one document and one model output, and how it was obtained.
@@ -544,15 +559,10 @@ class Explanation:
 
     def _repr_html_(self):
         kind = "exact" if self.exact else f"Monte Carlo estimate ({self.num_samples} masks)"
-        rows = []
-        for word, weight in self.as_list()[:HTML_ROWS]:
-            j = self.words.index(word)
-            error = "" if self.stderr is None else f" ± {self.stderr[1 + j]:.2g}"
-            rows.append(f"<tr><td>{html.escape(word)}</td><td>{weight:+.4g}{error}</td></tr>")
-        more = len(self.words) - HTML_ROWS
-        tail = f"<tr><td colspan='2'>… {more} more words</td></tr>" if more > 0 else ""
+        stderr = None if self.stderr is None else self.stderr[1:]
+        table = word_table_html(self.words, self.beta[1:], stderr, self.word_order(self.num_features))
         return (
             f"<div><b>Explanation</b> of {html.escape(self.output)}[{self.label}] at kernel_width = "
             f"{self.kernel_width:g}: {kind}, route <code>{html.escape(self.method)}</code>, "
-            f"intercept {self.beta[0]:+.4g}<table>{''.join(rows)}{tail}</table></div>"
+            f"intercept {self.beta[0]:+.4g}{table}</div>"
         )

@@ -56,6 +56,7 @@ from .pipeline_reading import (
     self_check,
     two_step_reading,
 )
+from .result import word_table_html
 
 METHODS = ("auto", "linear", "trees", "enumeration", "permutation")
 #: largest number of words whose 2ᵈ sets are enumerated (16384 model calls)
@@ -68,8 +69,6 @@ MAX_PERMUTATION_SAMPLES = 10**7
 _TREE_CHECK_RTOL = 1e-9
 #: bytes of masks built at once by the permutation route
 _PERMUTATION_BATCH_BYTES = 1 << 24
-#: rows shown by the HTML summary
-HTML_ROWS = 10
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -148,8 +147,11 @@ class ShapleyValues:
         >>> ShapleyValues(["a", "b"], np.array([0.1, -0.3]), 0.0, -0.2, True, "linear", None, "predict", 0).as_list()
         [('b', -0.3), ('a', 0.1)]
         """
-        order = np.argsort(-np.abs(self.values), kind="stable")
-        return [(self.words[j], float(self.values[j])) for j in order]
+        return [(self.words[j], float(self.values[j])) for j in self.word_order()]
+
+    def word_order(self):
+        """Word indices by decreasing absolute Shapley value (stable: ties in lime's word order)."""
+        return np.argsort(-np.abs(self.values), kind="stable")
 
     def to_frame(self):
         """A pandas DataFrame indexed by ``word``: column ``shapley``, and ``stderr`` for an estimate."""
@@ -177,7 +179,7 @@ class ShapleyValues:
         import matplotlib.pyplot as plt
 
         max_words = check_int(max_words, "max_words", minimum=1)
-        order = np.argsort(-np.abs(self.values), kind="stable")[:max_words][::-1]
+        order = self.word_order()[:max_words][::-1]
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 0.3 * len(order) + 1.2))
         positions = np.arange(len(order))
@@ -192,17 +194,11 @@ class ShapleyValues:
 
     def _repr_html_(self):
         kind = "exact" if self.exact else f"estimate ({self.num_samples} model calls)"
-        rows = []
-        for word, value in self.as_list()[:HTML_ROWS]:
-            j = self.words.index(word)
-            error = "" if self.stderr is None else f" ± {self.stderr[j]:.2g}"
-            rows.append(f"<tr><td>{html.escape(word)}</td><td>{value:+.4g}{error}</td></tr>")
-        more = len(self.words) - HTML_ROWS
-        tail = f"<tr><td colspan='2'>… {more} more words</td></tr>" if more > 0 else ""
+        table = word_table_html(self.words, self.values, self.stderr, self.word_order())
         return (
             f"<div><b>Shapley values</b> of {html.escape(self.output)}[{self.label}]: {kind}, route "
             f"<code>{html.escape(self.method)}</code>, empty document {self.base:+.4g}, document {self.full:+.4g}"
-            f"<table>{''.join(rows)}{tail}</table></div>"
+            f"{table}</div>"
         )
 
 
