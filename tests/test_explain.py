@@ -14,23 +14,11 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
+from toy_reviews import DOCS, LABELS, TEXTS
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
 
-DOCS = [
-    "good food and good service",
-    "bad food, bad service",
-    "The food was good, the staff friendly",
-    "the staff was rude and the food cold",
-    "great place, great food",
-    "terrible place, never again",
-    "friendly staff, good wine",
-    "cold food and rude staff",
-]
-LABELS = [1, 0, 1, 0, 1, 0, 1, 0]
-#: documents with words that share a column under lower-casing ("The"/"the") and repeated words
-TEXTS = ["The food was good, the staff was rude", "Good food, bad service, good wine", "never again: cold food"]
 #: β of the exact routes vs enumeration: the linear route's quadrature is accurate to about 1e-12 relative to
 #: max |lam| (linear_exact's docstring) and enumeration sums 2^d values of order one, so 1e-10 relative to the
 #: largest coefficient leaves a margin of 100 for rounding at d <= 14

@@ -19,6 +19,7 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, 
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import FeatureUnion, Pipeline, make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+from toy_reviews import DOCS, LABELS
 
 import limetheory as lt
 from limetheory.pipelines.pipeline_reading import LinearReading, self_check_tolerance
@@ -29,17 +30,6 @@ from limetheory.theory.sampling import kernel_weights
 
 matplotlib.use("Agg")
 
-DOCS = [
-    "good food and good service",
-    "bad food, bad service",
-    "The food was good, the staff friendly",
-    "the staff was rude and the food cold",
-    "great place, great food",
-    "terrible place, never again",
-    "friendly staff, good wine",
-    "cold food and rude staff",
-]
-LABELS = [1, 0, 1, 0, 1, 0, 1, 0]
 THREE = [0, 1, 2, 0, 1, 2, 0, 1]
 TEXT = "The food was good but the staff rude"  # d = 8
 #: β of two exact routes (or one route against enumeration): sums of 2^d values of order one in double precision

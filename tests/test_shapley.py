@@ -17,24 +17,12 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
+from toy_reviews import DOCS, LABELS, TEXTS
 
 import limetheory as lt
 from limetheory.pipelines.shapley_values import permutation_estimate
 from limetheory.theory.shapley_sizes import shapley_from_weighted_moments, shapley_size_weights
 
-DOCS = [
-    "good food and good service",
-    "bad food, bad service",
-    "The food was good, the staff friendly",
-    "the staff was rude and the food cold",
-    "great place, great food",
-    "terrible place, never again",
-    "friendly staff, good wine",
-    "cold food and rude staff",
-]
-LABELS = [1, 0, 1, 0, 1, 0, 1, 0]
-#: "The"/"the" share a column under lower-casing; "good" is repeated; "was" and "never" are rare
-TEXTS = ["The food was good, the staff was rude", "Good food, bad service, good wine", "never again: cold food"]
 #: φ of the exact routes vs enumeration: the linear route's moments are accurate to about 1e-13 max |lam|
 #: (linear_exact's docstring), the Shapley weights d/(s(d-s)) and 1/s sum to about 2 log d, and enumeration sums
 #: 2^d values of order one with weights below 1: 1e-10 relative to the largest value leaves a margin of 100
