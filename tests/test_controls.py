@@ -68,3 +68,10 @@ def test_design_moments_are_the_means_of_x_times_the_features(kind):
         x = np.column_stack([np.ones(len(z)), z])
         expected = (x * values[:, None]).mean(axis=0)
         np.testing.assert_allclose(moments[size - 1], expected, rtol=0, atol=1e3 * np.finfo(float).eps)
+        # the fitted control without the features: the same sums in another order
+        np.testing.assert_allclose(
+            design.values(z.astype(bool), np.full(len(z), size), coefficients),
+            values,
+            rtol=0,
+            atol=1e3 * np.finfo(float).eps,
+        )

@@ -22,6 +22,9 @@ from .strata import allocate, draw_sizes, lime_normal_inverse, make_strata, mask
 MAX_WORD_FEATURES = 150
 #: words whose pairwise products are controls
 PAIR_WORDS = 10
+#: the same when a model call costs about as much as a mask (``estimate_limit(cheap_calls=True)``): the index's
+#: powers take most of what the pairs caught, and each feature costs as much as the call it saves
+CHEAP_PAIR_WORDS = 6
 #: polynomials in t multiplying (1, z), the pair products, and each power of the index
 DEGREE, PAIR_DEGREE, INDEX_DEGREE = 3, 2, 3
 #: mask entries (masks x words) per batch: the memory bound
@@ -33,6 +36,8 @@ RETAINED_MASKS = 20_000
 #: masks of a batch added to the control fit at most (a random subset): the fit only has to be a good control, and
 #: its normal equations cost K² per row (K ~ 200 features at d = 40), more than scoring a cheap model
 FIT_ROWS_PER_BATCH = 2000
+#: the same for cheap calls: a fit row costs K² (K ~ 150), a call about d
+CHEAP_FIT_ROWS_PER_BATCH = 1000
 #: masks that estimate lime's spread at most (enough for its standard deviation to a few per cent)
 LIME_SPREAD_MASKS = 20_000
 
@@ -114,12 +119,15 @@ class ColumnState:
 class BatchEstimator:
     """The estimate's state: the strata, the output columns' fits and sums, the model calls spent, retained masks."""
 
-    def __init__(self, score_masks, d, nu, num_samples, tol, budget, rng, progress, controls, surrogate):
+    def __init__(self, score_masks, d, nu, num_samples, tol, budget, rng, progress, controls, surrogate,
+                 cheap_calls=False):  # fmt: skip
         self.score_masks, self.d, self.nu = score_masks, d, nu
         self.num_samples, self.tol, self.budget, self.rng = num_samples, tol, budget, rng
         self.controls = tuple(controls)
         self.control_betas = np.array([np.asarray(b, dtype=float) for _, b in self.controls]).reshape(-1, d + 1)
         self.use_surrogate = surrogate
+        self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
+        self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH
         self.strata = make_strata(d, nu)
         self.sigma_pattern = sigma_inverse_pattern(d, nu)
         self.lime_pattern = lime_normal_inverse(d, nu, num_samples)
@@ -186,7 +194,7 @@ class BatchEstimator:
                     break
             indices.append((index, offset))
             if small:
-                pairs = top_pairs(ref[c, 1:], min(PAIR_WORDS, d))
+                pairs = top_pairs(ref[c, 1:], min(self.pair_words, d))
                 design = Design(d, DEGREE, None, pairs, PAIR_DEGREE, index, offset, INDEX_DEGREE)
             else:
                 directions = np.column_stack([ref[c, 1:], *self.control_betas[:, 1:]])
@@ -252,10 +260,11 @@ class BatchEstimator:
         for c, column in enumerate(self.columns):
             coefficients = column.fit.solve()[:, 0]  # fitted on earlier batches only
             design = column.design
-            phi = design.features(z, sizes)
-            features = self._fit_features(column, phi)
+            fitted = design.values(z, sizes, coefficients[: design.size])
+            if column.surrogate is not None:
+                fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
             target = f[:, c] - e @ column.control_coefficients
-            residual = target - features @ coefficients
+            residual = target - fitted
             terms = x * residual[:, None]
             unique, where = np.unique(sizes, return_inverse=True)
             terms += design.moments(coefficients[: design.size], unique)[where.ravel()]
@@ -273,17 +282,18 @@ class BatchEstimator:
                     np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
                 )
             fit_rows = self._fit_rows(len(z))
-            column.fit.add(features[fit_rows], target[fit_rows], weights[fit_rows])
+            features = self._fit_features(column, design.features(z[fit_rows], sizes[fit_rows]))
+            column.fit.add(features, target[fit_rows], weights[fit_rows])
             self._lime_terms(column, bins, sizes, z, f[:, c])
         self.counts += np.bincount(bins, minlength=self.strata.count)
         self.batches += 1
         self._retain(z, sizes, bins, f)
 
     def _fit_rows(self, m):
-        """The rows of a batch of m masks that enter the control fit: all, or a random FIT_ROWS_PER_BATCH."""
-        if m <= FIT_ROWS_PER_BATCH:
+        """The rows of a batch of m masks that enter the control fit: all, or a random ``fit_rows`` of them."""
+        if m <= self.fit_rows:
             return slice(None)
-        return np.sort(self.rng.choice(m, FIT_ROWS_PER_BATCH, replace=False))
+        return np.sort(self.rng.choice(m, self.fit_rows, replace=False))
 
     def _lime_terms(self, column, bins, sizes, z, f):
         """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``).
@@ -319,14 +329,13 @@ class BatchEstimator:
             if column.surrogate is None:
                 continue
             design = column.surrogate.design
-            phi = design.features(z, sizes)
-            g = column.surrogate.values_from_features(phi)
+            g = column.surrogate.values(z, sizes)
             if fitting:  # the polynomial fit of g: fitted on this first cheap batch, whose masks are then not averaged
                 fit = NormalEquations(design.size)
-                fit.add(phi, g, self.mask_weights(bins, counts))
+                fit.add(design.features(z, sizes), g, self.mask_weights(bins, counts))
                 column.cheap_fit = fit.solve()[:, 0]
                 continue
-            terms = x * (g - phi @ column.cheap_fit)[:, None]
+            terms = x * (g - design.values(z, sizes, column.cheap_fit))[:, None]
             unique, where = np.unique(sizes, return_inverse=True)
             terms += design.moments(column.cheap_fit, unique)[where.ravel()]
             column.cheap_terms += _bin_sums(bins, terms, self.strata.count)
