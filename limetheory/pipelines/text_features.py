@@ -125,10 +125,13 @@ def text_features(first, following, text, mode=None):
     Examples
     --------
     >>> from sklearn.feature_extraction.text import HashingVectorizer
-    >>> features = text_features(HashingVectorizer(n_features=8, norm=None), [], "good food, good wine")
-    >>> part = features.parts[0]
-    >>> part.columns.tolist(), part.values.tolist(), part.factors.tolist()
-    ([7, 4, 1], [2.0, 1.0, 1.0], [-1.0, 1.0, 1.0])
+    >>> part = text_features(HashingVectorizer(n_features=5, norm=None), [], "good food, good wine").parts[0]
+    >>> part.columns.tolist(), part.values.tolist(), part.factors.tolist()  # good and food share column 4
+    ([4, 4, 0], [2.0, 1.0, 1.0], [1.0, 1.0, -1.0])
+    >>> text_features(HashingVectorizer(n_features=4), [], "good food, good wine")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the words 'good' and 'wine' share the hashed column 1 with opposite signs (alternate_sign=True): ...
     """
     if isinstance(first, FeatureUnion):
         if mode is not None:
