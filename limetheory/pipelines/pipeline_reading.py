@@ -234,14 +234,17 @@ class LinearReading:
             raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
         if features.width != coef.shape[1]:
             raise RouteUnavailable(f"the estimator reads {coef.shape[1]} columns, the features have {features.width}")
-        scale, shift = affine_steps(model.steps[1 + features.steps : -1], coef.shape[1])
+        middle = model.steps[1 + features.steps : -1]
         raw = coef[row]
-        # w . (scale x + shift) + b = (w scale) . x + (w . shift + b)
-        self.coef = raw * scale
-        self.intercept = float(intercept[row] if intercept.size > 1 else intercept[0]) + float(raw @ shift)
-        self.intercept_magnitude = abs(float(intercept[row] if intercept.size > 1 else intercept[0])) + float(
-            np.abs(raw) @ np.abs(shift)
-        )
+        self.intercept = float(intercept[row] if intercept.size > 1 else intercept[0])
+        self.intercept_magnitude = abs(self.intercept)
+        self.coef = raw
+        if any(step is not None and not (isinstance(step, str) and step == "passthrough") for _, step in middle):
+            # w . (scale x + shift) + b = (w scale) . x + (w . shift + b); skipped without steps (a hash's 2^20 columns)
+            scale, shift = affine_steps(middle, coef.shape[1])
+            self.coef = raw * scale
+            self.intercept += float(raw @ shift)
+            self.intercept_magnitude += float(np.abs(raw) @ np.abs(shift))
         self.epsilon = features.epsilon
         # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
         self.mask_weight = 0.0

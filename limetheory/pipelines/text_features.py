@@ -35,7 +35,7 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, 
 from sklearn.pipeline import FeatureUnion, Pipeline
 
 from ..engine.tokens import word_columns
-from .count_rows import document_rows, rows_match
+from .count_rows import document_rows
 from .modes import linear_features
 
 
@@ -178,9 +178,10 @@ class _Chain:
         self.post = np.ones(len(self.columns))
         self.norm = None
         self.raw = True  # the values are still the counts
-        seen = self.columns[self.visible]
-        shared_count = np.bincount(seen)[np.maximum(self.columns, 0)] if seen.size else np.zeros(len(self.columns))
-        self.shared = self.visible & (shared_count > 1)
+        # words whose column holds another word of the document too (np.unique: a hash has 2^20 columns)
+        _, inverse, sizes = np.unique(self.columns[self.visible], return_inverse=True, return_counts=True)
+        self.shared = np.zeros(len(self.columns), dtype=bool)
+        self.shared[self.visible] = sizes[inverse.ravel()] > 1
 
     def binary(self):
         """Counts replaced by presence (and the hash's sign dropped, as scikit-learn fills the column with 1)."""
@@ -279,8 +280,6 @@ def _hashed_columns(vectorizer, text):
     document, reason = document_rows(text, vectorizer)
     if document is None:
         raise ValueError(reason)
-    if not rows_match(document, np.ones((1, document.d), dtype=bool)):
-        raise ValueError("the HashingVectorizer's row of the document is not the sum of its words' rows")
     counts = sp.csr_matrix(document.counts)
     counts.eliminate_zeros()
     per_word = np.diff(counts.indptr)
