@@ -22,8 +22,8 @@ from .strata import allocate, draw_sizes, lime_normal_inverse, make_strata, mask
 MAX_WORD_FEATURES = 150
 #: words whose pairwise products are controls
 PAIR_WORDS = 10
-#: polynomials in t multiplying (1, z), and the pair products
-DEGREE, PAIR_DEGREE = 3, 2
+#: polynomials in t multiplying (1, z), the pair products, and each power of the index
+DEGREE, PAIR_DEGREE, INDEX_DEGREE = 3, 2, 3
 #: mask entries (masks x words) per batch: the memory bound
 MAX_BATCH_ENTRIES = 4_000_000
 #: the surrogate is used when it divides the held-out residual variance by at least this
@@ -44,6 +44,29 @@ def _bin_sums(bins, values, count):
         starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
         out[bins[starts]] = np.add.reduceat(values, starts, axis=0)
     return out
+
+
+def _index(direction, z, weights):
+    """The index of the controls: lime's direction of the pilot, centred and scaled to unit spread on its masks.
+
+    A model that saturates along that direction (a probability of a linear score) is mostly a function of it; its
+    powers (``controls.INDEX_POWERS``) then take most of what the affine control leaves, and their scale only
+    conditions the fit.  None when the direction is 0 (a constant model).  The sign is fixed by the largest entry,
+    so that outputs which are affine in each other (p and 1 - p) get the same features, and estimates that add up.
+    """
+    direction = direction * (1.0 if direction[np.argmax(np.abs(direction))] >= 0 else -1.0)
+    values = z @ direction
+    total = weights.sum()
+    centre = float(weights @ values / total)
+    spread = float(np.sqrt(weights @ (values - centre) ** 2 / total))
+    if not spread > 0:
+        return None, 0.0
+    return direction / spread, -centre / spread
+
+
+def _parallel(a, b):
+    """Whether two directions agree to rounding (the lime fits of outputs that are affine in each other)."""
+    return abs(float(a @ b)) >= (1.0 - 1e-9) * float(np.linalg.norm(a) * np.linalg.norm(b))
 
 
 def _scores(score_masks, z):
@@ -154,13 +177,21 @@ class BatchEstimator:
             ref = np.array([beta_from_gamma(gamma[:, c], d, nu=self.nu) for c in range(self.k)])
         self.columns = []
         half = self.rng.random(len(z)) < 0.5
+        indices = []
         for c in range(self.k):
+            index, offset = _index(ref[c, 1:], z, weights)
+            for earlier, earlier_offset in indices:  # p and 1 - p: one index, the same features, sums that add up
+                if index is not None and earlier is not None and _parallel(index, earlier):
+                    index, offset = earlier, earlier_offset
+                    break
+            indices.append((index, offset))
             if small:
-                design = Design(d, DEGREE, None, top_pairs(ref[c, 1:], min(PAIR_WORDS, d)), PAIR_DEGREE)
+                pairs = top_pairs(ref[c, 1:], min(PAIR_WORDS, d))
+                design = Design(d, DEGREE, None, pairs, PAIR_DEGREE, index, offset, INDEX_DEGREE)
             else:
                 directions = np.column_stack([ref[c, 1:], *self.control_betas[:, 1:]])
                 directions = directions / np.maximum(np.abs(directions).max(axis=0), 1e-300)
-                design = Design(d, DEGREE, directions, None, PAIR_DEGREE)
+                design = Design(d, DEGREE, directions, None, PAIR_DEGREE, index, offset, INDEX_DEGREE)
             phi = design.features(z, sizes)
             both = np.column_stack([phi, e])
             fit = NormalEquations(both.shape[1])

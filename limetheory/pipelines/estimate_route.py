@@ -37,18 +37,26 @@ def _columns(output):
 
 
 def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=None, num_samples=None, tol=0.1,
-                         max_calls=None, random_state=0, progress=True, controls=()):  # fmt: skip
+                         max_calls=None, random_state=0, progress=True, controls=(), linked=None):  # fmt: skip
     """(LimitEstimate, the masks -> scores function used, a note on the rows) for :func:`limetheory.explain`.
 
-    ``mask_fn`` scores masks on lime's strings; it is replaced by scores from counts when the pipeline allows
-    (lime's default word mode only: ``mode`` None).
+    ``mask_fn`` scores masks on lime's strings; it is replaced by ``linked`` (masks -> every output column, a
+    logistic regression's probabilities from its checked linear reading: :mod:`limetheory.pipelines.linked_reading`)
+    when given, else by scores from counts when the pipeline allows (lime's default word mode only: ``mode`` None).
     """
     lime_n = LIME_NUM_SAMPLES if num_samples is None else num_samples
-    score, reason = (
-        (None, "another text mode") if mode is not None else count_score_masks(model, text, output, _columns(output))
-    )
+    if linked is not None:
+        score, reason = linked, None
+        rows = "the link of its linear reading (no row built; checked against the pipeline on lime's strings)"
+    else:
+        score, reason = (
+            (None, "another text mode")
+            if mode is not None
+            else count_score_masks(model, text, output, _columns(output))
+        )
+        rows = "rows from the document's counts (no string built)"
     if score is not None:
-        per_run, rows = COUNT_CALLS_PER_LIME_RUN, "rows from the document's counts (no string built)"
+        per_run = COUNT_CALLS_PER_LIME_RUN
 
         def scores(z):
             return score(z)[:, label]

@@ -17,8 +17,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import seconds_text
 from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 from .estimate_route import estimate_explanation
+from .linked_reading import linked_score_masks
 from .modes import mode_document_columns
-from .pipeline_reading import LinearReading, RouteUnavailable
+from .pipeline_reading import LinearReading, RouteUnavailable, self_check_masks
 from .text_features import reads_words
 
 
@@ -142,6 +143,11 @@ def estimate_labels(
     scored on lime's strings by ``estimate.estimate_limit``, ten lime runs' worth of calls by default.
     """
     results = {}
+    linked = None
+    if reader.pipeline is not None and reader.output == "predict_proba" and mode is None:
+        # one check of the reading for every label, on its own masks (the estimate's seed is untouched)
+        check = self_check_masks(d, np.random.default_rng(seed))
+        linked, _ = linked_score_masks(reader.pipeline, text, reader.output, check, score_masks(check), mode)
     for label in labels:
         column = label_column(score_masks, label)
         rng = np.random.default_rng(seed)
@@ -153,6 +159,6 @@ def estimate_labels(
         else:
             results[label] = estimate_explanation(
                 reader.pipeline, text, reader.output, label, nu, column, d, mode=mode, num_samples=lime_n, tol=tol,
-                max_calls=max_calls, random_state=rng, progress=progress, controls=controls_of(label),
+                max_calls=max_calls, random_state=rng, progress=progress, controls=controls_of(label), linked=linked,
             )  # fmt: skip
     return results
