@@ -18,6 +18,7 @@ from toy_reviews import DOCS, LABELS
 
 import limetheory as lt
 from limetheory.pipelines import pipeline_reading
+from limetheory.pipelines.linked_reading import linked_score_masks
 from limetheory.pipelines.pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
 from limetheory.pipelines.text_features import text_features
 from limetheory.theory.explanation import all_masks
@@ -230,3 +231,22 @@ def test_the_self_check_ties_the_reading_to_the_pipeline(monkeypatch):
     monkeypatch.setattr(pipeline_reading, "text_features", flipped)
     result = lt.explain(model.decision_function, TEXT)
     assert result.method == "enumeration" and "does not reproduce" in result.notes[0]
+
+
+@pytest.mark.parametrize("kind", ["hashing", "union"])
+def test_the_estimate_links_hashed_and_joined_probabilities(kind):
+    """A logistic regression's predict_proba on these features is read as the link of the exact reading
+    (limetheory.pipelines.linked_reading): equal to the pipeline's own probabilities on masks it never checked."""
+    first = HashingVectorizer(n_features=2**10) if kind == "hashing" else _union()
+    model = make_pipeline(first, LogisticRegression()).fit(DOCS, LABELS)
+    d = len(lt.local_dictionary(TEXT))
+    check = pipeline_reading.self_check_masks(d, np.random.default_rng(0))
+    truth = model.predict_proba(lt.perturbed_documents(TEXT, check))
+    score, why = linked_score_masks(model, TEXT, "predict_proba", check, truth)
+    assert why is None
+    z, _, _ = all_masks(d)
+    # σ is 1/4-Lipschitz: the features' rounding (a few hundred ulps of the decision function at most) bounds it
+    truth = model.predict_proba(lt.perturbed_documents(TEXT, z))
+    np.testing.assert_allclose(score(z), truth, rtol=0, atol=1e3 * np.finfo(float).eps)
+    result = lt.explain(model.predict_proba, TEXT, method="estimate", progress=False, max_calls=4000)
+    assert any("link" in note for note in result.notes), result.notes
