@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from .pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
+from .text_features import reads_words
 
 #: ulps of 1 for the link's own rounding (an exp, a sum of at most k terms and a division, in double precision,
 #: on both sides of the comparison)
@@ -39,8 +39,11 @@ def _readings(model, text, mode):
     estimator, vectorizer = model.steps[-1][1], model.steps[0][1]
     if not isinstance(estimator, LogisticRegression):
         raise RouteUnavailable(f"{type(estimator).__name__} is not a LogisticRegression")
-    if not isinstance(vectorizer, CountVectorizer):
-        raise RouteUnavailable(f"the first step is a {type(vectorizer).__name__}, not a Count or Tfidf vectorizer")
+    if not reads_words(vectorizer):
+        raise RouteUnavailable(
+            f"the first step is a {type(vectorizer).__name__}, not a Count, Tfidf or Hashing vectorizer or a "
+            "FeatureUnion of them"
+        )
     n_classes = len(getattr(estimator, "classes_", ()))
     labels = [1] if n_classes == 2 else range(n_classes)
     return [LinearReading(model, vectorizer, text, "decision_function", label) for label in labels]
@@ -60,7 +63,8 @@ def linked_score_masks(model, text, output, check_masks, check_scores, mode=None
     Parameters
     ----------
     model : sklearn.pipeline.Pipeline
-        Fitted: a Count or Tfidf vectorizer, affine steps the linear route reads, a ``LogisticRegression``.
+        Fitted: features the linear route reads (a Count, Tfidf or Hashing vectorizer, a TfidfTransformer, a
+        FeatureUnion of them), affine steps, a ``LogisticRegression``.
     text : str
         The document (lime's default word mode).
     output : str

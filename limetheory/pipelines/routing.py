@@ -5,9 +5,10 @@ for, a bound method of one, or any function from a list of str to an (n, k) arra
 (``labels``, ``top_labels``), then takes for each label the first route that applies:
 
 ``"linear"``
-    a pipeline linear in the vectorizer's columns (a Count/TfidfVectorizer, linear steps such as scalers without
-    centring, an estimator with ``coef_`` and ``intercept_``) read through ``decision_function`` (``predict`` for a
-    regressor): exact (``limetheory.pipelines.pipeline_reading``);
+    a pipeline linear in the vectorizer's columns (a Count, Tfidf or Hashing vectorizer, a TfidfTransformer after
+    it, or a FeatureUnion of word vectorizers; linear steps such as scalers without centring; an estimator with
+    ``coef_`` and ``intercept_``) read through ``decision_function`` (``predict`` for a regressor): exact
+    (``limetheory.pipelines.pipeline_reading``, ``limetheory.pipelines.text_features``);
 ``"trees"``
     decision trees and tree ensembles whose splits are functions of which words are present: exact, the law of
     s over the leaves (``limetheory.pipelines.leaves``);
@@ -120,9 +121,10 @@ def explain(
     model : callable or sklearn.pipeline.Pipeline
         lime's ``classifier_fn`` (list of n str -> an (n, k) array, ``label`` picking the column; or (n,), one
         score), a bound method of a fitted Pipeline (``pipe.predict_proba``, ``pipe.decision_function``), or a
-        fitted Pipeline (its output named by ``output``).  A Pipeline whose first step is not a
-        Count/TfidfVectorizer (``HashingVectorizer``, ``FeatureUnion``, a ``ColumnTransformer`` reading one
-        column, ...) is read through its outputs: enumeration or the estimate.
+        fitted Pipeline (its output named by ``output``).  The linear route reads a first step that is a
+        Count, Tfidf or Hashing vectorizer or a ``FeatureUnion`` of them; a Pipeline of another shape (a
+        ``ColumnTransformer`` reading one column, character n-grams, ...) is read through its outputs:
+        enumeration or the estimate.
     text : str
         The document, with at least 2 distinct words (lime's tokens).
     kernel_width : float
