@@ -323,10 +323,17 @@ class _ReadPart:
 
     def output(self, rows, magnitude):
         """The block's term of the model on the masks ``rows`` (or its magnitude, Σ_c |w_c φ_c|)."""
-        lam_of_group = np.zeros(self.width)
-        lam_of_group[self._group_of_word] = np.abs(self.lam) if magnitude else self.lam
-        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product
+        lam = np.abs(self.lam) if magnitude else self.lam
         d = len(self.values)
+        if self.width == d:  # a column per word: two dot products per mask (z² = z for the L2 norm's squares)
+            raw = rows @ (self.values * lam)
+            if self.norm is not None:
+                norms = np.sqrt(rows @ self.values**2) if self.norm == "l2" else rows @ self.values
+                raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+            return raw
+        lam_of_group = np.zeros(self.width)
+        lam_of_group[self._group_of_word] = lam
+        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product
         membership = sp.csr_matrix((self.values, (np.arange(d), self._group_of_word)), shape=(d, self.width))
         per_group = np.asarray((membership.T @ rows.T).T)
         raw = per_group @ lam_of_group
