@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..theory.explanation import beta_from_gamma
+from .batch_sums import accumulate
 from .controls import Design, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
-from .montecarlo import MaskSample, apply_sigma_inverse, sigma_inverse_pattern
+from .montecarlo import MaskSample, sigma_inverse_pattern
 from .strata import allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
 
 #: largest d with one control feature per word (beyond, a few directions); pairs too up to this d
@@ -256,7 +257,6 @@ class BatchEstimator:
         self.calls += len(z)
         e = _control_values(self.controls, z)
         weights = self.mask_weights(bins, counts)
-        x = np.column_stack([np.ones(len(z)), z])
         for c, column in enumerate(self.columns):
             coefficients = column.fit.solve()[:, 0]  # fitted on earlier batches only
             design = column.design
@@ -265,18 +265,16 @@ class BatchEstimator:
                 fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
             target = f[:, c] - e @ column.control_coefficients
             residual = target - fitted
-            terms = x * residual[:, None]
             unique, where = np.unique(sizes, return_inverse=True)
-            terms += design.moments(coefficients[: design.size], unique)[where.ravel()]
-            column.sum_terms += _bin_sums(bins, terms, self.strata.count)
+            extra = None
             if column.surrogate is not None and self.cheap_counts.sum() > 0:
                 # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
                 # mix batches whose terms have different means (the estimate adds it once, at the end)
-                average = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
-                terms = terms + coefficients[design.size] * average[bins]
-            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
-            column.sum_mapped += _bin_sums(bins, mapped, self.strata.count)
-            column.sum_squares += _bin_sums(bins, mapped**2, self.strata.count)
+                extra = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
+            accumulate(z, residual, bins, self.sigma_pattern, column.sum_mapped, column.sum_squares,
+                       table=design.moments(coefficients[: design.size], unique), where=where.ravel(), extra=extra,
+                       extra_coef=coefficients[design.size] if extra is not None else 0.0,
+                       sum_terms=column.sum_terms)  # fmt: skip
             if column.surrogate is not None:
                 column.sum_surrogate_coefficient += (
                     np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
@@ -304,12 +302,10 @@ class BatchEstimator:
         if room <= 0:
             return
         bins, sizes, z, f = bins[:room], sizes[:room], z[:room], f[:room]
-        x = np.column_stack([np.ones(len(z)), z])
-        residual = f - x @ column.beta_ref
-        u = apply_sigma_inverse(self.lime_pattern, x * residual[:, None])  # any (corner, edge, diag, off) pattern
+        residual = f - column.beta_ref[0] - z @ column.beta_ref[1:]
         psi = self.strata.psi[sizes - 1]
-        column.lime_sum += _bin_sums(bins, u, self.strata.count)
-        column.lime_squares += _bin_sums(bins, psi[:, None] * u**2, self.strata.count)
+        # u = Ā⁻¹ x (f - x·β_ref), any (corner, edge, diag, off) pattern
+        accumulate(z, residual, bins, self.lime_pattern, column.lime_sum, column.lime_squares, square_weight=psi)
         column.lime_count += np.bincount(bins, minlength=self.strata.count)
 
     def _retain(self, z, sizes, bins, f):
@@ -323,7 +319,6 @@ class BatchEstimator:
     def cheap(self, counts):
         """Masks the model never sees: the first batch fits the polynomial control of g, later ones average g's Γ."""
         bins, sizes, z = self.draw(counts)
-        x = np.column_stack([np.ones(len(z)), z])
         fitting = any(c.surrogate is not None and c.cheap_fit is None for c in self.columns)
         for column in self.columns:
             if column.surrogate is None:
@@ -335,13 +330,10 @@ class BatchEstimator:
                 fit.add(design.features(z, sizes), g, self.mask_weights(bins, counts))
                 column.cheap_fit = fit.solve()[:, 0]
                 continue
-            terms = x * (g - design.values(z, sizes, column.cheap_fit))[:, None]
             unique, where = np.unique(sizes, return_inverse=True)
-            terms += design.moments(column.cheap_fit, unique)[where.ravel()]
-            column.cheap_terms += _bin_sums(bins, terms, self.strata.count)
-            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
-            column.cheap_mapped += _bin_sums(bins, mapped, self.strata.count)
-            column.cheap_squares += _bin_sums(bins, mapped**2, self.strata.count)
+            accumulate(z, g - design.values(z, sizes, column.cheap_fit), bins, self.sigma_pattern,
+                       column.cheap_mapped, column.cheap_squares, table=design.moments(column.cheap_fit, unique),
+                       where=where.ravel(), sum_terms=column.cheap_terms)  # fmt: skip
         if not fitting:
             self.cheap_counts += np.bincount(bins, minlength=self.strata.count)
 

@@ -46,6 +46,8 @@ from .text_features import reads_words, text_features
 
 #: masks of bounded memory evaluated at a time by the reading (rows x groups doubles: 32 MiB)
 _BLOCK_ENTRIES = 2**22
+#: largest words x columns membership matrix kept dense (2 MiB)
+_DENSE_ENTRIES = 2**18
 #: safety factor over the rounding bound of self_check_tolerance
 SELF_CHECK_MARGIN = 4.0
 
@@ -320,6 +322,7 @@ class _ReadPart:
         labels, group_of_word = np.unique(self.groups, return_inverse=True)
         self.width = len(labels)
         self._group_of_word = group_of_word.ravel()
+        self._dense = None  # the dense membership matrix, built on the first call that uses it
 
     def output(self, rows, magnitude):
         """The block's term of the model on the masks ``rows`` (or its magnitude, Σ_c |w_c φ_c|)."""
@@ -333,9 +336,16 @@ class _ReadPart:
             return raw
         lam_of_group = np.zeros(self.width)
         lam_of_group[self._group_of_word] = lam
-        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product
-        membership = sp.csr_matrix((self.values, (np.arange(d), self._group_of_word)), shape=(d, self.width))
-        per_group = np.asarray((membership.T @ rows.T).T)
+        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a dense product for
+        # a short document (d x width within _DENSE_ENTRIES: no sparse machinery per call), else a sparse one
+        if d * self.width <= _DENSE_ENTRIES:
+            if self._dense is None:
+                self._dense = np.zeros((d, self.width))
+                self._dense[np.arange(d), self._group_of_word] = self.values
+            per_group = rows @ self._dense
+        else:
+            membership = sp.csr_matrix((self.values, (np.arange(d), self._group_of_word)), shape=(d, self.width))
+            per_group = np.asarray((membership.T @ rows.T).T)
         raw = per_group @ lam_of_group
         if self.norm is not None:
             norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
