@@ -20,6 +20,7 @@ import limetheory as lt
 from limetheory.pipelines import pipeline_reading
 from limetheory.pipelines.linked_reading import linked_score_masks
 from limetheory.pipelines.pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
+from limetheory.pipelines.routing import explain_linear_many
 from limetheory.pipelines.text_features import text_features
 from limetheory.theory.explanation import all_masks
 
@@ -250,3 +251,22 @@ def test_the_estimate_links_hashed_and_joined_probabilities(kind):
     np.testing.assert_allclose(score(z), truth, rtol=0, atol=1e3 * np.finfo(float).eps)
     result = lt.explain(model.predict_proba, TEXT, method="estimate", progress=False, max_calls=4000)
     assert any("link" in note for note in result.notes), result.notes
+
+
+@pytest.mark.parametrize("kind", ["hashing", "union"])
+def test_explain_many_reads_hashed_and_joined_features(kind):
+    """A corpus of such documents: the linear route for each, the β of explain bit for bit (one call of the pipeline
+    for the self-checks); a document refused by the reading goes through explain."""
+    first = HashingVectorizer(n_features=2**10) if kind == "hashing" else _union()
+    model = make_pipeline(first, LogisticRegression()).fit(DOCS, LABELS)
+    texts = [TEXT, DISTINCT, *DOCS[:3]]
+    frame = lt.explain_many(model, texts, output="decision_function", progress=False)
+    for position, text in enumerate(texts):
+        one = lt.explain(model, text, output="decision_function")
+        assert one.method == "linear"
+        assert frame.method.iloc[position] == "linear"
+    many = explain_linear_many(model, texts, output="decision_function")
+    for text, explanation in zip(texts, many, strict=True):
+        np.testing.assert_array_equal(explanation.beta, lt.explain(model, text, output="decision_function").beta)
+    small = make_pipeline(HashingVectorizer(n_features=8), LogisticRegression()).fit(DOCS, LABELS)
+    assert explain_linear_many(small, [TEXT], output="decision_function") == [None]  # opposite signs: explain's

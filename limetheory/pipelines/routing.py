@@ -33,6 +33,8 @@ import contextlib
 import warnings
 
 import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.pipeline import Pipeline
 
 from .._validation import check_bool, check_int, check_positive_finite, work_limit
 from ..engine.tokens import perturbed_documents
@@ -65,6 +67,7 @@ from .route_selection import (
     linked_check_masks,
     work_note,
 )
+from .text_features import reads_words
 
 METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo", "estimate")
 #: largest number of distinct words for which every mask is enumerated (16383 model calls)
@@ -421,7 +424,9 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     # explain's defaults: output None is a Pipeline's predict_proba, label None lime's label 1
     output = "predict_proba" if output is None else output
     label = 1 if label is None else label
-    vectorizer = check_pipeline(model)
+    first = model.steps[0][1] if isinstance(model, Pipeline) and model.steps else None
+    # hashed or joined features (no vocabulary to check): the reading of each document says whether it applies
+    vectorizer = first if reads_words(first) and not isinstance(first, CountVectorizer) else check_pipeline(model)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
     columns = output_function(model, output)
