@@ -44,29 +44,30 @@ def full_means(x, w, top=None):
 
 @numba.njit(cache=True, error_model="numpy")
 def _full_means_kernel(x, w, top):
-    """:func:`full_means`, compiled: word j updates sizes m..1 (downwards, so that size a - 1 is still the old one)."""
+    """:func:`full_means`, compiled: word j updates sizes m..1 (downwards, so that size a - 1 is still the old one).
+
+    The means are kept by size (one row per size a, one column per node), so that the innermost loop runs over
+    the nodes, independent of each other and contiguous in memory.
+    """
     B, n_words = x.shape
-    P = np.zeros((B, n_words + 1))
-    Pw = np.zeros((B, n_words + 1))
-    P[:, 0] = 1.0
-    c0 = np.empty(n_words + 1)
-    c1 = np.empty(n_words + 1)
+    by_size = np.zeros((n_words + 1, B))
+    by_size_w = np.zeros((n_words + 1, B))
+    by_size[0] = 1.0
+    x_by_word = np.ascontiguousarray(x.T)
     for j in range(n_words):
         n = j + 1  # words seen once word j is added
         m = min(n, top)  # sizes 1..m are updated
-        for a in range(1, m + 1):
-            c0[a] = (n - a) / n  # share of the a-subsets (a >= 1) that avoid word j
-            c1[a] = a / n  # share of those that contain it
-        wj = w[j]
-        for b in range(B):
-            xj = x[b, j]
-            row, row_w = P[b], Pw[b]
-            for a in range(m, 0, -1):
-                xp = xj * row[a - 1]
-                carried = (xj * row_w[a - 1] + wj * xp) * c1[a]
-                row_w[a] = row_w[a] * c0[a] + carried
-                row[a] = row[a] * c0[a] + xp * c1[a]
-    return P, Pw
+        wj, xj = w[j], x_by_word[j]
+        for a in range(m, 0, -1):
+            c0 = (n - a) / n  # share of the a-subsets (a >= 1) that avoid word j
+            c1 = a / n  # share of those that contain it
+            below, below_w, mean, mean_w = by_size[a - 1], by_size_w[a - 1], by_size[a], by_size_w[a]
+            for b in range(B):
+                xp = xj[b] * below[b]
+                carried = (xj[b] * below_w[b] + wj * xp) * c1
+                mean_w[b] = mean_w[b] * c0 + carried
+                mean[b] = mean[b] * c0 + xp * c1
+    return np.ascontiguousarray(by_size.T), np.ascontiguousarray(by_size_w.T)
 
 
 def _doubles(array):
