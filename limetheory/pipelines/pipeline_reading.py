@@ -267,12 +267,9 @@ class LinearReading:
         rounding of each output.
         """
         z = np.asarray(z, dtype=float)
-        labels, group_of_word = np.unique(self.groups, return_inverse=True)
+        labels, group_of_word, membership = self._membership()
         lam_of_group = np.zeros(len(labels))
         lam_of_group[group_of_word] = np.abs(self.lam) if magnitude else self.lam
-        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product
-        d = len(self.values)
-        membership = sp.csr_matrix((self.values, (np.arange(d), group_of_word.ravel())), shape=(d, len(labels)))
         out = np.empty(len(z))
         block = max(1, _BLOCK_ENTRIES // max(1, len(labels)))
         for start in range(0, len(z), block):
@@ -288,6 +285,19 @@ class LinearReading:
             else:
                 out[start : start + block] = raw + self.sign * self.intercept + self.mask_weight * removed
         return out
+
+    def _membership(self):
+        """The groups, each word's group, and the (d, groups) sparse matrix of the words' weights: built once.
+
+        Word j's weight goes to its group's column: per_group = (z * values) @ membership, a sparse product.  The
+        self-check, y0 and lime's spread call the reading on the same words (a third of a millisecond each).
+        """
+        if not hasattr(self, "_groups_matrix"):
+            labels, group_of_word = np.unique(self.groups, return_inverse=True)
+            d = len(self.values)
+            membership = sp.csr_matrix((self.values, (np.arange(d), group_of_word.ravel())), shape=(d, len(labels)))
+            self._groups_matrix = (labels, group_of_word, membership)
+        return self._groups_matrix
 
     def beta(self, nu):
         """The exact β of the reading at ``nu``: beta_linear_exact on the words' weights, with the intercept."""
