@@ -102,8 +102,11 @@ def _exact_hypergeometric_weights(n, e):
     The share, among the (b + k)-subsets of n + e words, of those that take k of the last e words, divided by
     the number of ways C(n, b) C(e, k) / C(n + e, b + k)... i.e. the weight of the product of two means: the mean
     over the (b + k)-subsets of n + e words of a product that factorises over the two parts is
-    sum_k H[k, b] mean_b(first n) mean_k(last e).  Computed as C(e, k) times e ratios of the form
-    (b + i)/(n + i) and (n - b + i)/(n + k + i), summed as logarithms of numbers <= 1 (no large factorials).
+    sum_k H[k, b] mean_b(first n) mean_k(last e).  Computed as C(e, k) times exp of two sums of logarithms (no
+    large factorials): sum_{i<=k} log((b + i)/(n + i)), of numbers <= 1, which grows with k by one term, and
+    sum_{i<=e-k} log((n - b + i)/(n + k + i)) = sum_{k<i<=e} log((n - b + e + 1 - i)/(n + i)), which loses one
+    term as k grows: two logarithms per entry, each term within a factor n + e of 1, so that the sums' rounding
+    (relative to their e terms) is at most about 2 e log(n + e) eps, and H's relative error as much.
     """
     return _exact_weights_kernel(int(n), int(e), np.array([float(math.comb(e, k)) for k in range(e + 1)]))
 
@@ -112,15 +115,16 @@ def _exact_hypergeometric_weights(n, e):
 def _exact_weights_kernel(n, e, choose):
     """:func:`_exact_hypergeometric_weights`, compiled; ``choose[k]`` = C(e, k) as a float."""
     out = np.empty((e + 1, n + 1))
-    for k in range(e + 1):
-        for b in range(n + 1):
-            low = 0.0
-            for i in range(1, k + 1):
-                low += np.log((b + i) / (n + i))
-            high = 0.0
-            for i in range(1, e - k + 1):
-                high += np.log((n - b + i) / (n + k + i))
-            out[k, b] = choose[k] * np.exp(low + high)
+    high = np.empty(e + 1)
+    for b in range(n + 1):
+        high[e] = 0.0
+        for k in range(e - 1, -1, -1):  # the sum for k has the terms i = k + 1..e
+            high[k] = high[k + 1] + np.log((n - b + e - k) / (n + k + 1))
+        low = 0.0
+        for k in range(e + 1):
+            if k:
+                low += np.log((b + k) / (n + k))
+            out[k, b] = choose[k] * np.exp(low + high[k])
     return out
 
 
