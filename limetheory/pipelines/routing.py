@@ -426,10 +426,10 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
         except (RouteUnavailable, ValueError, TypeError):
             continue
         z = self_check_masks(len(words), np.random.default_rng(random_state))
-        unique, inverse = np.unique(z.astype(np.int8), axis=0, return_inverse=True)
+        unique, inverse = _unique_rows(z.astype(np.int8))
         # the strings now, while lime's tokenisation of the text is still cached (engine.tokens keeps a few)
         documents += perturbed_documents(text, unique)
-        pending.append((position, words, text_label, linear, z, len(unique), inverse.ravel()))
+        pending.append((position, words, text_label, linear, z, len(unique), inverse))
     results = [None] * len(texts)
     if not pending:
         return results
@@ -475,3 +475,16 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             stacklevel=2,
         )
     return results
+
+
+def _unique_rows(z):
+    """``np.unique(z, axis=0, return_inverse=True)`` for a few 0/1 masks (int8), without numpy's structured sort.
+
+    The rows' bytes sort as the rows do (0 before 1, position by position), so the unique rows come in the same
+    order; a tenth of the time for the self-check's 8 masks.
+    """
+    keys = [row.tobytes() for row in z]
+    distinct = sorted(set(keys))
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}
+    position = {key: i for i, key in enumerate(distinct)}
+    return z[[first[key] for key in distinct]], np.array([position[key] for key in keys], dtype=np.int64)

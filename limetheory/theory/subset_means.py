@@ -178,9 +178,17 @@ def _times_column_kernel(P, Pw, G, Gw, weights, total):
 
 
 def subset_masks(e):
-    """Every subset of range(e) as a 0/1 matrix (2^e, e), and its size."""
+    """Every subset of range(e) as a 0/1 matrix (2^e, e), and its size (read-only arrays, shared by the callers)."""
+    return _subset_masks(int(e))
+
+
+@functools.lru_cache(maxsize=16)
+def _subset_masks(e):
     masks = (np.arange(2**e)[:, None] >> np.arange(e)) & 1
-    return masks.astype(float), masks.sum(axis=1)
+    masks, sizes = masks.astype(float), masks.sum(axis=1)
+    masks.flags.writeable = False
+    sizes.flags.writeable = False
+    return masks, sizes
 
 
 def column_means(u, t_members, w_members):
@@ -190,16 +198,29 @@ def column_means(u, t_members, w_members):
     """
     e = t_members.size
     masks, sizes = subset_masks(e)
-    factor = np.exp(-np.outer(u, (masks @ t_members) ** 2))  # (B, 2^e)
+    subset_t = masks @ t_members
     subset_w = masks @ w_members
     counts = np.array([math.comb(e, k) for k in range(e + 1)], dtype=float)
-    G = np.zeros((u.size, e + 1))
-    Gw = np.zeros((u.size, e + 1))
-    for k in range(e + 1):
-        of_size = sizes == k
-        G[:, k] = factor[:, of_size].sum(axis=1) / counts[k]
-        Gw[:, k] = (factor[:, of_size] * subset_w[of_size]).sum(axis=1) / counts[k]
+    G, Gw, factor = _column_means_kernel(_doubles(u), subset_t, subset_w, sizes.astype(np.int64), counts)
     return G, Gw, factor, masks, sizes, subset_w
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _column_means_kernel(u, subset_t, subset_w, sizes, counts):
+    """:func:`column_means`' sums over the subsets of each size, compiled (the subsets in their binary order)."""
+    B, n_subsets, e = u.size, subset_t.size, counts.size - 1
+    factor = np.empty((B, n_subsets))
+    G = np.zeros((B, e + 1))
+    Gw = np.zeros((B, e + 1))
+    for b in range(B):
+        for i in range(n_subsets):
+            factor[b, i] = np.exp(-(u[b] * subset_t[i] ** 2))
+            G[b, sizes[i]] += factor[b, i]
+            Gw[b, sizes[i]] += factor[b, i] * subset_w[i]
+        for k in range(e + 1):
+            G[b, k] /= counts[k]
+            Gw[b, k] /= counts[k]
+    return G, Gw, factor
 
 
 def leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=False):
@@ -260,22 +281,23 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
         for c in range(C):
             slope[0, c] += q * x[b, c]
             L[c], Lw0[c], E[c], up[c] = 1.0, 0.0, 1.0, True  # L_0 = 1, Lw_0 = 0, E_0 = 1
-        staying = C
+        first = 0  # the words before it have left the upward pass (its state stays 0 for them: skipped)
         for a in range(1, min(top, tops[b])):
-            if staying == 0:  # every word has left: the upward pass adds nothing more at this node
+            while first < C and not up[first]:
+                first += 1
+            if first == C:  # every word has left: the upward pass adds nothing more at this node
                 break
             # the sets containing k carry more than half of mean_a when the part below exceeds mean_a / 2; an
             # underflowed mean_a has negligible parts, and the word stays (threshold inf)
             mean, mean_w = P[b, a], Pw[b, a]
             threshold = _UPWARD_SHARE * mean if mean >= _NEGLIGIBLE_MEAN else np.inf
             share, grow = a / d, d / (d - a)
-            for c in range(C):
+            for c in range(first, C):
                 part = share * x[b, c]
                 T0 = part * L[c]  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
                 if up[c] and T0 > threshold:
                     first_down[b, c] = a
                     up[c] = False
-                    staying -= 1
                 # L_a, Lw0_a, and D_a = -(a/d) x_k E_{a-1} d/(d-a)
                 T0 = (mean - T0) * grow
                 T1 = (mean_w - part * Lw0[c]) * grow
@@ -299,10 +321,20 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
     # S = (L, Lw0, D).  A node whose size top is negligible starts from 0 there; below _NEGLIGIBLE_MEAN the means
     # have lost their digits (at large u they underflow at large a): there the sums are negligible, and the
     # recursion restarts from 0 below that level
+    # Words of small weight (large x) leave first, so the words that need size a - 1 downwards are about the first
+    # few: the loop over the words stops after the last one that does (ends[a]); the others are needed neither at
+    # this size nor below it, so their state is never read again
+    ends = np.empty(d, dtype=np.int64)
     for b in range(B):
-        low = d - 1
+        ends[:] = 0
         for c in range(C):
-            low = min(low, first_down[b, c])
+            if first_down[b, c] < d - 1:
+                ends[first_down[b, c] + 1] = c + 1
+        low = d - 1
+        for a in range(1, d):  # ends[a]: 1 + the last word with first_down <= a - 1
+            ends[a] = max(ends[a], ends[a - 1])
+            if ends[a] and low == d - 1:
+                low = a - 1
         if low >= d - 1:
             continue
         q = weights[b]
@@ -316,7 +348,7 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
             mean, mean_w = P[b, a], Pw[b, a]
             significant = mean >= _NEGLIGIBLE_MEAN
             keep, grow = (d - a) / d, d / a
-            for c in range(C):
+            for c in range(ends[a]):
                 if significant and first_down[b, c] <= a - 1:
                     # T = (x_k L_{a-1}, x_k Lw0_{a-1}, x_k (D_{a-1} + L_{a-1}))
                     T0 = (mean - keep * L[c]) * grow
