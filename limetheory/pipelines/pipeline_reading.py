@@ -204,7 +204,7 @@ def self_check_tolerance(epsilon, visible, magnitude):
 class LinearReading:
     """The model as a linear function of the words' columns, read from the vectorizer, linear steps and ``coef_``."""
 
-    def __init__(self, model, vectorizer, text, output, label, mode=None):
+    def __init__(self, model, vectorizer, text, output, label, mode=None, memo=None):
         estimator = model.steps[-1][1]
         if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
             raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
@@ -230,7 +230,7 @@ class LinearReading:
         features = None
         try:
             if mode is None:
-                columns, counts = word_columns(text, vectorizer)
+                columns, counts = word_columns(text, vectorizer, memo=memo)
             else:  # lime's features of another text mode (limetheory.pipelines.modes): occurrences, other splits
                 features = linear_features(text, vectorizer, mode)
                 columns, counts = features.columns, features.counts
@@ -325,15 +325,16 @@ class LinearReading:
             )
 
 
-def two_step_reading(model, vectorizer, text, output, label, mode=None):
+def two_step_reading(model, vectorizer, text, output, label, mode=None, memo=None):
     """A :class:`LinearReading` of a pipeline of two steps only, the vectorizer and the estimator.
 
     Shapley values' linear route and :func:`limetheory.pipelines.routing.explain_linear_many` read only these
-    (explain's own linear route also folds the affine steps between them into the weights).
+    (explain's own linear route also folds the affine steps between them into the weights).  ``memo``: the words'
+    columns kept between the documents of one call (``limetheory.engine.tokens.word_columns``).
     """
     if len(model.steps) != 2:
         raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
-    return LinearReading(model, vectorizer, text, output, label, mode)
+    return LinearReading(model, vectorizer, text, output, label, mode, memo)
 
 
 def _shared(columns):

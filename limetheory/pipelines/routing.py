@@ -418,11 +418,12 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     nu = kernel_width / 100.0
     pending = []  # (position, words, label, linear model, masks, their number of unique rows, inverse)
     documents = []  # the perturbed strings of every pending text's unique masks, in order
+    analysed = {}  # each distinct word's vectorizer column, analysed once for the call
     for position, text in enumerate(texts):
         try:
             text, words = check_words(text)
             text_label = check_label(model, output, columns, text, label)
-            linear = two_step_reading(model, vectorizer, text, output, text_label)
+            linear = two_step_reading(model, vectorizer, text, output, text_label, memo=analysed)
         except (RouteUnavailable, ValueError, TypeError):
             continue
         z = self_check_masks(len(words), np.random.default_rng(random_state))

@@ -7,6 +7,11 @@ with the columns that several words share (:func:`times_column`, with the hyperg
 two-sided leave-one-out recursion of the words alone in their column (:func:`leave_one_out_sums`) and the sums for
 the words of a shared column (:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear_exact`'s
 docstring, where the stability of each recursion is argued.
+
+The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation:
+the public functions check their arguments' layout and call them).  ``cache=True`` keeps the machine code beside
+the module (``__pycache__``): the first call in a fresh clone compiles them (about 5 s), every later process loads
+them (about 0.5 s, once per process: joblib's workers too).
 """
 
 from __future__ import annotations
