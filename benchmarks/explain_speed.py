@@ -1,10 +1,11 @@
 """``lt.explain``'s exact routes against real lime, timed in the same run (issue 15, "Speed").
 
 Models fitted on the paper's 1000 Yelp reviews (labels: the ``stars`` column): a logistic regression on the default
-``TfidfVectorizer()`` (explained through ``decision_function``: the exact linear route), and random forests on
+``TfidfVectorizer()`` and one on the default ``HashingVectorizer()`` (explained through ``decision_function``: the
+exact linear route), and random forests on
 binary counts (``CountVectorizer(binary=True)``; ``predict_proba``: the exact tree route), with 500 and 100 trees.
 
-1. The paper's 29-word review (``EXAMPLE_REVIEW_INDEX``): the exact β of the logistic model and of the 500-tree
+1. The paper's 29-word review (``EXAMPLE_REVIEW_INDEX``): the exact β of the logistic models and of the 500-tree
    forest (median of 5 calls) against one real lime explanation of the same model and output (``lt.lime_explanations``,
    lime's defaults: n = 5000, kernel width 25, every word kept; median of 3 explanations).
 2. All 1000 reviews explained exactly (logistic; 100-tree forest), against one real lime explanation per review.
@@ -29,7 +30,7 @@ import time
 import numpy as np
 import sklearn
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from timing import cpu_seconds, median_cpu_seconds
@@ -110,6 +111,7 @@ def main():
         f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')} (make sets 1); CPU times"
     )
     logistic = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    hashed = make_pipeline(HashingVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
     forest500 = make_pipeline(
         CountVectorizer(binary=True), RandomForestClassifier(n_estimators=500, random_state=SEED, n_jobs=1)
     ).fit(texts, labels)
@@ -120,6 +122,9 @@ def main():
     ratios = {
         "logistic, 29-word review (target >= 20x)": one_review(
             "logistic regression, default TfidfVectorizer, decision_function", logistic, "decision_function", text
+        ),
+        "logistic on hashed words, 29-word review": one_review(
+            "logistic regression, default HashingVectorizer, decision_function", hashed, "decision_function", text
         ),
         "500-tree forest, 29-word review (target >= 5x)": one_review(
             "random forest (500 trees), binary counts, predict_proba", forest500, "predict_proba", text

@@ -7,20 +7,26 @@ function of the form
 .. math::
 
    \varphi(z, s) \cdot c = \sum_l h_l(s) \bigl(c_{0l} + (V z) \cdot c_l\bigr)
-       + \sum_l h'_l(s) \sum_{(i, j)} q_{ijl} z_i z_j
+       + \sum_l h'_l(s) \sum_{(i, j)} q_{ijl} z_i z_j + \sum_l h''_l(s) \sum_{p=2}^{3} r_{pl}\, \ell(z)^p
 
 (h_l a basis of polynomials in t = s/d, V a fixed linear map of the mask: the identity, one coefficient per word,
-or a few directions for long documents, and products of pairs of chosen words), the vector
+or a few directions for long documents, products of pairs of chosen words, and powers of one linear form
+:math:`\ell(z) = c + a \cdot z`, the index), the vector
 :math:`\mathbb{E}[x\, \varphi \cdot c \mid s]` (x = (1, z)) is exact: a sum of such
 probabilities (:meth:`Design.moments`).
 The estimate then averages only the residual :math:`x (f - \varphi \cdot c)` and adds the exact part back, which
 keeps it unbiased for any c fitted on earlier batches.  The polynomial in t lets the affine control change with the
 number of removed words (a saturating model is steeper when few words are left); the pairs catch the interactions
-of the words that matter most.
+of the words that matter most; the powers of the index catch a model that saturates along one direction of the
+words (a logistic regression's probability, a single-index model), whatever d, at the cost of a few features:
+:math:`\mathbb{E}[\ell^p \mid s]` and :math:`\mathbb{E}[z_k \ell^p \mid s]` are sums over the partitions of the
+p factors into blocks of equal words, each a power sum of a times the probability that its distinct words are kept
+(:func:`index_power_moments`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +47,7 @@ def s_basis(sizes, d, degree):
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    """The polynomial control features φ(z, s) and their exact conditional moments.
+    r"""The polynomial control features φ(z, s) and their exact conditional moments.
 
     Attributes
     ----------
@@ -54,6 +60,12 @@ class Design:
         The pairs of words (i, j), i < j, whose products are features.
     pair_degree : int
         Number of polynomials in t multiplying the pair products.
+    index : ndarray of shape (d,) or None
+        a of the index :math:`\ell(z) = c + a \cdot z`, whose powers 2 and 3 are features (None: none).
+    index_offset : float
+        c of the index.
+    index_degree : int
+        Number of polynomials in t multiplying each power of the index.
     """
 
     d: int
@@ -61,6 +73,9 @@ class Design:
     directions: np.ndarray | None = None
     pairs: tuple | None = None
     pair_degree: int = 2
+    index: np.ndarray | None = None
+    index_offset: float = 0.0
+    index_degree: int = 3
 
     @property
     def width(self):
@@ -73,9 +88,14 @@ class Design:
         return 0 if self.pairs is None else len(self.pairs[0])
 
     @property
+    def n_index(self):
+        """The number of index features (powers times polynomials in t)."""
+        return 0 if self.index is None else len(INDEX_POWERS) * self.index_degree
+
+    @property
     def size(self):
         """The number of features K."""
-        return self.degree * (1 + self.width) + self.pair_degree * self.n_pairs
+        return self.degree * (1 + self.width) + self.pair_degree * self.n_pairs + self.n_index
 
     def features(self, z, sizes):
         """(m, K) features of the masks ``z`` (m, d) with ``sizes`` removed words."""
@@ -107,6 +127,40 @@ class Design:
                     products, hp[:, k : k + 1], out=out[:, start + k * self.n_pairs : start + (k + 1) * self.n_pairs]
                 )
             products *= hp[:, :1]
+        if self.n_index:
+            start = self.size - self.n_index
+            index = self.index_offset + z @ self.index
+            hi = s_basis(sizes, self.d, self.index_degree)
+            for n, p in enumerate(INDEX_POWERS):
+                block = slice(start + n * self.index_degree, start + (n + 1) * self.index_degree)
+                np.multiply(hi, (index**p)[:, None], out=out[:, block])
+        return out
+
+    def values(self, z, sizes, coefficients):
+        """``features(z, sizes) @ coefficients``, shape (m,), without forming the (m, K) features.
+
+        The estimate needs the fitted control on every mask but the features themselves only on the rows it fits
+        on: summing each block's coefficients first costs m (d + pairs) degree operations instead of m K.
+        """
+        z = np.asarray(z)
+        c = np.asarray(coefficients, dtype=float)
+        width, degree = 1 + self.width, self.degree
+        blocks = c[: degree * width].reshape(degree, width)
+        per_word = blocks[:, 1:] if self.directions is None else blocks[:, 1:] @ self.directions.T  # (degree, d)
+        out = np.einsum("ml,ml->m", s_basis(sizes, self.d, degree), blocks[:, 0] + z @ per_word.T)
+        if self.n_pairs:
+            i, j = self.pairs
+            start = degree * width
+            q = c[start : start + self.pair_degree * self.n_pairs].reshape(self.pair_degree, self.n_pairs)
+            products = np.logical_and(z[:, i], z[:, j]) if z.dtype == bool else z[:, i] * z[:, j]
+            out += np.einsum("ml,ml->m", s_basis(sizes, self.d, self.pair_degree), products @ q.T)
+        if self.n_index:
+            start = self.size - self.n_index
+            index = self.index_offset + z @ self.index
+            r = c[start:].reshape(len(INDEX_POWERS), self.index_degree)
+            per_power = s_basis(sizes, self.d, self.index_degree) @ r.T  # (m, powers)
+            for n, p in enumerate(INDEX_POWERS):
+                out += per_power[:, n] * index**p
         return out
 
     def moments(self, coefficients, sizes):
@@ -126,14 +180,72 @@ class Design:
         out[:, 1:] = (p1 * constant)[:, None] + (p1 - p2)[:, None] * b + (p2 * total)[:, None]
         if self.n_pairs:
             i, j = self.pairs
-            q = s_basis(sizes, d, self.pair_degree) @ c[degree * (1 + width) :].reshape(self.pair_degree, -1)
+            q = s_basis(sizes, d, self.pair_degree) @ c[
+                degree * (1 + width) : degree * (1 + width) + self.pair_degree * self.n_pairs
+            ].reshape(self.pair_degree, -1)
             pair_total = q.sum(axis=1)
             rows = np.zeros((len(sizes), d))
             np.add.at(rows.T, i, q.T)
             np.add.at(rows.T, j, q.T)
             out[:, 0] += p2 * pair_total
             out[:, 1:] += p2[:, None] * rows + (p3 * pair_total)[:, None] - p3[:, None] * rows
+        if self.n_index:
+            start = self.size - self.n_index
+            r = c[start:].reshape(len(INDEX_POWERS), self.index_degree)
+            b = s_basis(sizes, d, self.index_degree) @ r.T  # (S, powers): each power's coefficient at each s
+            mean, per_word = index_power_moments(self.index, self.index_offset, sizes, d)
+            out[:, 0] += (b * mean).sum(axis=1)
+            out[:, 1:] += np.einsum("sp,spk->sk", b, per_word)
         return out
+
+
+#: the powers of the index that are control features
+INDEX_POWERS = (2, 3)
+
+
+def _partition_sums(q, s1, s2, s3, power, shift):
+    r"""The mean of :math:`L^{power}` (L = a·z over some words with power sums s1, s2, s3), times the kept z's.
+
+    ``q[r]`` = P(r given words all kept | s), q[0] = 1.  The ordered products of ``power`` factors a_i z_i group by
+    the partition of the factors into blocks of equal words: a block of size b contributes a power sum s_b, and the
+    distinct words of the partition (plus ``shift`` given words, the z_k of E[z_k L^p]) are kept with probability
+    q[blocks + shift].  The sums over distinct words of the blocks' powers are the augmented monomials of the power
+    sums (power 3: s1³ - 3 s1 s2 + 2 s3 for three distinct words).
+    """
+    if power == 0:
+        return q[shift] * np.ones_like(s1)
+    if power == 1:
+        return q[1 + shift] * s1
+    if power == 2:
+        return q[1 + shift] * s2 + q[2 + shift] * (s1 * s1 - s2)
+    return q[1 + shift] * s3 + 3 * q[2 + shift] * (s1 * s2 - s3) + q[3 + shift] * (s1**3 - 3 * s1 * s2 + 2 * s3)
+
+
+def index_power_moments(a, offset, sizes, d):
+    r""":math:`\mathbb{E}[\ell^p \mid s]` and :math:`\mathbb{E}[z_k \ell^p \mid s]` for :math:`\ell = c + a \cdot z`.
+
+    For each s in ``sizes`` and each p in ``INDEX_POWERS``: shapes (S, powers) and (S, powers, d).  With L = a·z,
+    :math:`\ell^p = \sum_r \binom{p}{r} c^{p-r} L^r`, and :math:`z_k L^r = z_k (a_k + L_{-k})^r` (z_k² = z_k)
+    expands over the other words' :math:`L_{-k}`; each mean is :func:`_partition_sums`.
+    """
+    a = np.asarray(a, dtype=float)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    q = [np.ones(len(sizes))[:, None]] + [p[sizes - 1][:, None] for p in kept_probabilities(d, 4)]
+    s1, s2, s3 = a.sum(), (a * a).sum(), (a**3).sum()
+    o1, o2, o3 = s1 - a, s2 - a * a, s3 - a**3  # the power sums of the words other than k
+    plain = [_partition_sums(q, s1, s2, s3, r, 0) for r in range(4)]  # E[L^r | s], (S, 1)
+    without = [_partition_sums(q, o1, o2, o3, r, 1) for r in range(4)]  # E[z_k L_{-k}^r | s], (S, d)
+    with_k = [
+        sum(math.comb(r, j) * a ** (r - j) * without[j] for j in range(r + 1)) for r in range(4)
+    ]  # E[z_k L^r | s]
+    mean = np.zeros((len(sizes), len(INDEX_POWERS)))
+    per_word = np.zeros((len(sizes), len(INDEX_POWERS), len(a)))
+    for n, p in enumerate(INDEX_POWERS):
+        for r in range(p + 1):
+            factor = math.comb(p, r) * offset ** (p - r)
+            mean[:, n] += factor * plain[r][:, 0]
+            per_word[:, n] += factor * with_k[r]
+    return mean, per_word
 
 
 def top_pairs(weights, count):

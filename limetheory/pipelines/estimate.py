@@ -107,6 +107,7 @@ def estimate_limit(
     controls=(),
     surrogate="auto",
     pilot_calls=None,
+    cheap_calls=False,
 ):
     r"""β^f estimated in batches until its standard errors are at most ``tol`` x lime's spread at ``num_samples``.
 
@@ -137,6 +138,10 @@ def estimate_limit(
         The nonlinear surrogate: used when it pays on the pilot ("auto"), always, or never.
     pilot_calls : int or None
         Masks of the pilot batch (None: about a tenth of ``max_calls``, between 4 per stratum and 4000).
+    cheap_calls : bool
+        True when a model call costs about as much as a mask (rows from counts, a linked reading): the controls
+        then use fewer pairs of words and fit on fewer rows per batch, so that the masks, not the fits, are the
+        cost.
 
     Returns
     -------
@@ -198,8 +203,10 @@ def estimate_limit(
             f"(kernel_width = {100 * nu:g}) exceeds {MAX_CONDITION:g}: rounding would swamp the estimate; the exact "
             f"routes (enumeration for d <= 14) hold at every bandwidth"
         )
+    if not isinstance(cheap_calls, (bool, np.bool_)):
+        raise TypeError(f"cheap_calls must be True or False, got {type(cheap_calls).__name__}")
     estimator = BatchEstimator(score_masks, d, nu, num_samples, float(tol), budget, rng, progress, controls,
-                              surrogate if surrogate != "auto" else "auto")  # fmt: skip
+                              surrogate if surrogate != "auto" else "auto", bool(cheap_calls))  # fmt: skip
     live = int(estimator.strata.live.sum())
     if budget < 8 * live:
         raise ValueError(

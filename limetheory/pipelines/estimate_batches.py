@@ -13,17 +13,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..theory.explanation import beta_from_gamma
+from .batch_sums import accumulate
 from .controls import Design, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
-from .montecarlo import MaskSample, apply_sigma_inverse, sigma_inverse_pattern
+from .montecarlo import MaskSample, sigma_inverse_pattern
 from .strata import allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
 
 #: largest d with one control feature per word (beyond, a few directions); pairs too up to this d
 MAX_WORD_FEATURES = 150
 #: words whose pairwise products are controls
 PAIR_WORDS = 10
-#: polynomials in t multiplying (1, z), and the pair products
-DEGREE, PAIR_DEGREE = 3, 2
+#: the same when a model call costs about as much as a mask (``estimate_limit(cheap_calls=True)``): the index's
+#: powers take most of what the pairs caught, and each feature costs as much as the call it saves
+CHEAP_PAIR_WORDS = 6
+#: polynomials in t multiplying (1, z), the pair products, and each power of the index
+DEGREE, PAIR_DEGREE, INDEX_DEGREE = 3, 2, 3
 #: mask entries (masks x words) per batch: the memory bound
 MAX_BATCH_ENTRIES = 4_000_000
 #: the surrogate is used when it divides the held-out residual variance by at least this
@@ -33,6 +37,8 @@ RETAINED_MASKS = 20_000
 #: masks of a batch added to the control fit at most (a random subset): the fit only has to be a good control, and
 #: its normal equations cost K² per row (K ~ 200 features at d = 40), more than scoring a cheap model
 FIT_ROWS_PER_BATCH = 2000
+#: the same for cheap calls: a fit row costs K² (K ~ 150), a call about d
+CHEAP_FIT_ROWS_PER_BATCH = 1000
 #: masks that estimate lime's spread at most (enough for its standard deviation to a few per cent)
 LIME_SPREAD_MASKS = 20_000
 
@@ -44,6 +50,29 @@ def _bin_sums(bins, values, count):
         starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
         out[bins[starts]] = np.add.reduceat(values, starts, axis=0)
     return out
+
+
+def _index(direction, z, weights):
+    """The index of the controls: lime's direction of the pilot, centred and scaled to unit spread on its masks.
+
+    A model that saturates along that direction (a probability of a linear score) is mostly a function of it; its
+    powers (``controls.INDEX_POWERS``) then take most of what the affine control leaves, and their scale only
+    conditions the fit.  None when the direction is 0 (a constant model).  The sign is fixed by the largest entry,
+    so that outputs which are affine in each other (p and 1 - p) get the same features, and estimates that add up.
+    """
+    direction = direction * (1.0 if direction[np.argmax(np.abs(direction))] >= 0 else -1.0)
+    values = z @ direction
+    total = weights.sum()
+    centre = float(weights @ values / total)
+    spread = float(np.sqrt(weights @ (values - centre) ** 2 / total))
+    if not spread > 0:
+        return None, 0.0
+    return direction / spread, -centre / spread
+
+
+def _parallel(a, b):
+    """Whether two directions agree to rounding (the lime fits of outputs that are affine in each other)."""
+    return abs(float(a @ b)) >= (1.0 - 1e-9) * float(np.linalg.norm(a) * np.linalg.norm(b))
 
 
 def _scores(score_masks, z):
@@ -91,12 +120,15 @@ class ColumnState:
 class BatchEstimator:
     """The estimate's state: the strata, the output columns' fits and sums, the model calls spent, retained masks."""
 
-    def __init__(self, score_masks, d, nu, num_samples, tol, budget, rng, progress, controls, surrogate):
+    def __init__(self, score_masks, d, nu, num_samples, tol, budget, rng, progress, controls, surrogate,
+                 cheap_calls=False):  # fmt: skip
         self.score_masks, self.d, self.nu = score_masks, d, nu
         self.num_samples, self.tol, self.budget, self.rng = num_samples, tol, budget, rng
         self.controls = tuple(controls)
         self.control_betas = np.array([np.asarray(b, dtype=float) for _, b in self.controls]).reshape(-1, d + 1)
         self.use_surrogate = surrogate
+        self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
+        self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH
         self.strata = make_strata(d, nu)
         self.sigma_pattern = sigma_inverse_pattern(d, nu)
         self.lime_pattern = lime_normal_inverse(d, nu, num_samples)
@@ -154,13 +186,21 @@ class BatchEstimator:
             ref = np.array([beta_from_gamma(gamma[:, c], d, nu=self.nu) for c in range(self.k)])
         self.columns = []
         half = self.rng.random(len(z)) < 0.5
+        indices = []
         for c in range(self.k):
+            index, offset = _index(ref[c, 1:], z, weights)
+            for earlier, earlier_offset in indices:  # p and 1 - p: one index, the same features, sums that add up
+                if index is not None and earlier is not None and _parallel(index, earlier):
+                    index, offset = earlier, earlier_offset
+                    break
+            indices.append((index, offset))
             if small:
-                design = Design(d, DEGREE, None, top_pairs(ref[c, 1:], min(PAIR_WORDS, d)), PAIR_DEGREE)
+                pairs = top_pairs(ref[c, 1:], min(self.pair_words, d))
+                design = Design(d, DEGREE, None, pairs, PAIR_DEGREE, index, offset, INDEX_DEGREE)
             else:
                 directions = np.column_stack([ref[c, 1:], *self.control_betas[:, 1:]])
                 directions = directions / np.maximum(np.abs(directions).max(axis=0), 1e-300)
-                design = Design(d, DEGREE, directions, None, PAIR_DEGREE)
+                design = Design(d, DEGREE, directions, None, PAIR_DEGREE, index, offset, INDEX_DEGREE)
             phi = design.features(z, sizes)
             both = np.column_stack([phi, e])
             fit = NormalEquations(both.shape[1])
@@ -217,42 +257,41 @@ class BatchEstimator:
         self.calls += len(z)
         e = _control_values(self.controls, z)
         weights = self.mask_weights(bins, counts)
-        x = np.column_stack([np.ones(len(z)), z])
         for c, column in enumerate(self.columns):
             coefficients = column.fit.solve()[:, 0]  # fitted on earlier batches only
             design = column.design
-            phi = design.features(z, sizes)
-            features = self._fit_features(column, phi)
+            fitted = design.values(z, sizes, coefficients[: design.size])
+            if column.surrogate is not None:
+                fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
             target = f[:, c] - e @ column.control_coefficients
-            residual = target - features @ coefficients
-            terms = x * residual[:, None]
+            residual = target - fitted
             unique, where = np.unique(sizes, return_inverse=True)
-            terms += design.moments(coefficients[: design.size], unique)[where.ravel()]
-            column.sum_terms += _bin_sums(bins, terms, self.strata.count)
+            extra = None
             if column.surrogate is not None and self.cheap_counts.sum() > 0:
                 # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
                 # mix batches whose terms have different means (the estimate adds it once, at the end)
-                average = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
-                terms = terms + coefficients[design.size] * average[bins]
-            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
-            column.sum_mapped += _bin_sums(bins, mapped, self.strata.count)
-            column.sum_squares += _bin_sums(bins, mapped**2, self.strata.count)
+                extra = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
+            accumulate(z, residual, bins, self.sigma_pattern, column.sum_mapped, column.sum_squares,
+                       table=design.moments(coefficients[: design.size], unique), where=where.ravel(), extra=extra,
+                       extra_coef=coefficients[design.size] if extra is not None else 0.0,
+                       sum_terms=column.sum_terms)  # fmt: skip
             if column.surrogate is not None:
                 column.sum_surrogate_coefficient += (
                     np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
                 )
             fit_rows = self._fit_rows(len(z))
-            column.fit.add(features[fit_rows], target[fit_rows], weights[fit_rows])
+            features = self._fit_features(column, design.features(z[fit_rows], sizes[fit_rows]))
+            column.fit.add(features, target[fit_rows], weights[fit_rows])
             self._lime_terms(column, bins, sizes, z, f[:, c])
         self.counts += np.bincount(bins, minlength=self.strata.count)
         self.batches += 1
         self._retain(z, sizes, bins, f)
 
     def _fit_rows(self, m):
-        """The rows of a batch of m masks that enter the control fit: all, or a random FIT_ROWS_PER_BATCH."""
-        if m <= FIT_ROWS_PER_BATCH:
+        """The rows of a batch of m masks that enter the control fit: all, or a random ``fit_rows`` of them."""
+        if m <= self.fit_rows:
             return slice(None)
-        return np.sort(self.rng.choice(m, FIT_ROWS_PER_BATCH, replace=False))
+        return np.sort(self.rng.choice(m, self.fit_rows, replace=False))
 
     def _lime_terms(self, column, bins, sizes, z, f):
         """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``).
@@ -263,12 +302,10 @@ class BatchEstimator:
         if room <= 0:
             return
         bins, sizes, z, f = bins[:room], sizes[:room], z[:room], f[:room]
-        x = np.column_stack([np.ones(len(z)), z])
-        residual = f - x @ column.beta_ref
-        u = apply_sigma_inverse(self.lime_pattern, x * residual[:, None])  # any (corner, edge, diag, off) pattern
+        residual = f - column.beta_ref[0] - z @ column.beta_ref[1:]
         psi = self.strata.psi[sizes - 1]
-        column.lime_sum += _bin_sums(bins, u, self.strata.count)
-        column.lime_squares += _bin_sums(bins, psi[:, None] * u**2, self.strata.count)
+        # u = Ā⁻¹ x (f - x·β_ref), any (corner, edge, diag, off) pattern
+        accumulate(z, residual, bins, self.lime_pattern, column.lime_sum, column.lime_squares, square_weight=psi)
         column.lime_count += np.bincount(bins, minlength=self.strata.count)
 
     def _retain(self, z, sizes, bins, f):
@@ -282,26 +319,21 @@ class BatchEstimator:
     def cheap(self, counts):
         """Masks the model never sees: the first batch fits the polynomial control of g, later ones average g's Γ."""
         bins, sizes, z = self.draw(counts)
-        x = np.column_stack([np.ones(len(z)), z])
         fitting = any(c.surrogate is not None and c.cheap_fit is None for c in self.columns)
         for column in self.columns:
             if column.surrogate is None:
                 continue
             design = column.surrogate.design
-            phi = design.features(z, sizes)
-            g = column.surrogate.values_from_features(phi)
+            g = column.surrogate.values(z, sizes)
             if fitting:  # the polynomial fit of g: fitted on this first cheap batch, whose masks are then not averaged
                 fit = NormalEquations(design.size)
-                fit.add(phi, g, self.mask_weights(bins, counts))
+                fit.add(design.features(z, sizes), g, self.mask_weights(bins, counts))
                 column.cheap_fit = fit.solve()[:, 0]
                 continue
-            terms = x * (g - phi @ column.cheap_fit)[:, None]
             unique, where = np.unique(sizes, return_inverse=True)
-            terms += design.moments(column.cheap_fit, unique)[where.ravel()]
-            column.cheap_terms += _bin_sums(bins, terms, self.strata.count)
-            mapped = apply_sigma_inverse(self.sigma_pattern, terms)
-            column.cheap_mapped += _bin_sums(bins, mapped, self.strata.count)
-            column.cheap_squares += _bin_sums(bins, mapped**2, self.strata.count)
+            accumulate(z, g - design.values(z, sizes, column.cheap_fit), bins, self.sigma_pattern,
+                       column.cheap_mapped, column.cheap_squares, table=design.moments(column.cheap_fit, unique),
+                       where=where.ravel(), sum_terms=column.cheap_terms)  # fmt: skip
         if not fitting:
             self.cheap_counts += np.bincount(bins, minlength=self.strata.count)
 

@@ -50,6 +50,10 @@ class Surrogate:
         self.coefficients = np.asarray(coefficients, dtype=float).ravel()
         self.link = link
 
+    def values(self, z, sizes):
+        """g on the masks ``z`` with ``sizes`` removed words (:meth:`values_from_features` without the features)."""
+        return from_link(self.design.values(z, sizes, self.coefficients), self.link)
+
     def values_from_features(self, features):
         """g on masks given by their features (the surrogate's design, or one with pairs after its columns)."""
         # the first columns of a design with pairs are those of the same design without them

@@ -7,9 +7,11 @@ linear route read a pipeline whose score is linear in the vectorizer's columns a
 
 A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_c w_c \phi(x)_c` when
 
-* the vectorizer is a ``CountVectorizer`` or ``TfidfVectorizer`` that lime's words can be mirrored to
+* the first step gives each of lime's words a column and a weight (``limetheory.pipelines.text_features``): a
+  ``CountVectorizer`` or ``TfidfVectorizer`` that lime's words can be mirrored to
   (:func:`limetheory.engine.tokens.word_columns`, or ``limetheory.pipelines.modes.linear_features`` for
-  lime's other text modes), in any floating dtype;
+  lime's other text modes), in any floating dtype; a ``HashingVectorizer`` (words of one sign per column); either
+  followed by a ``TfidfTransformer``; or a ``FeatureUnion`` of such word vectorizers (f is then a sum over its parts);
 * every step between them is a fixed affine map of each column: ``'passthrough'`` (or None), a
   ``StandardScaler`` (:math:`(x - \mu_c) / \sigma_c`; centring only on dense input) or a ``MaxAbsScaler``
   (:math:`x / s_c`); their composition is folded into the weights and the intercept;
@@ -17,13 +19,15 @@ A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_
   a classifier, ``predict`` of a regressor).
 
 Then :func:`limetheory.theory.linear_exact.beta_linear_exact` gives the exact β from the words' TF-IDF weights (words
-that share a column as groups).  The reading is trusted only after it reproduces the real pipeline on the document
-and on a few perturbed documents, to the rounding of the pipeline's own dtype (``self_check_tolerance``).
+that share a column as groups), summed over the parts of a FeatureUnion.  The reading is trusted only after it
+reproduces the real pipeline on the document and on a few perturbed documents, to the rounding of the pipeline's own
+dtype (``self_check_tolerance``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
@@ -32,15 +36,18 @@ from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_int
-from ..engine.tokens import perturbed_documents, word_columns
+from ..engine.tokens import perturbed_documents
 from ..theory.linear_exact import beta_linear_exact
 from .blackbox import BATCH as _BATCH
 from .blackbox import output_method
-from .modes import linear_features, mask_token_refusal, mask_token_weight
+from .modes import mask_token_refusal, mask_token_weight
 from .montecarlo import masks_removing
+from .text_features import reads_words, text_features
 
 #: masks of bounded memory evaluated at a time by the reading (rows x groups doubles: 32 MiB)
 _BLOCK_ENTRIES = 2**22
+#: largest words x columns membership matrix kept dense (2 MiB)
+_DENSE_ENTRIES = 2**18
 #: safety factor over the rounding bound of self_check_tolerance
 SELF_CHECK_MARGIN = 4.0
 
@@ -180,12 +187,6 @@ def affine_steps(steps, width):
     return scale, shift
 
 
-def feature_epsilon(vectorizer):
-    """The machine epsilon of the features the pipeline computes (the vectorizer's floating dtype, else float64)."""
-    dtype = np.dtype(getattr(vectorizer, "dtype", np.float64))
-    return float(np.finfo(dtype).eps) if np.issubdtype(dtype, np.floating) else float(np.finfo(float).eps)
-
-
 def self_check_tolerance(epsilon, visible, magnitude):
     r"""How far the real pipeline may lie from the reading on a mask, from the rounding of its features.
 
@@ -202,7 +203,13 @@ def self_check_tolerance(epsilon, visible, magnitude):
 
 
 class LinearReading:
-    """The model as a linear function of the words' columns, read from the vectorizer, linear steps and ``coef_``."""
+    """The model as a linear function of the words' columns, read from the features, linear steps and ``coef_``.
+
+    The features are read by :func:`limetheory.pipelines.text_features.text_features` (a Count, Tfidf or Hashing
+    vectorizer, a TfidfTransformer after it, or a FeatureUnion of them), one :class:`WordPart` per normalised block:
+    ``parts`` holds each block's ``(lam, values, groups, norm)``, and the model is the sum of their linear models.
+    For a single block, ``columns``, ``values``, ``lam``, ``groups`` and ``norm`` are its own (None with several).
+    """
 
     def __init__(self, model, vectorizer, text, output, label, mode=None, memo=None):
         estimator = model.steps[-1][1]
@@ -218,46 +225,43 @@ class LinearReading:
         row = label
         if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
             row, self.sign = 0, (1.0 if label == 1 else -1.0)
-        scale, shift = affine_steps(model.steps[1:-1], coef.shape[1])
-        raw = coef[row]
-        # w . (scale x + shift) + b = (w scale) . x + (w . shift + b)
-        self.coef = raw * scale
-        self.intercept = float(intercept[row] if intercept.size > 1 else intercept[0]) + float(raw @ shift)
-        self.intercept_magnitude = abs(float(intercept[row] if intercept.size > 1 else intercept[0])) + float(
-            np.abs(raw) @ np.abs(shift)
-        )
-        self.epsilon = feature_epsilon(vectorizer)
-        features = None
+        if not reads_words(vectorizer):
+            raise RouteUnavailable(
+                f"the first step is a {type(vectorizer).__name__}: the linear route reads a Count, Tfidf or Hashing "
+                "vectorizer or a FeatureUnion of them"
+            )
         try:
-            if mode is None:
-                columns, counts = word_columns(text, vectorizer, memo=memo)
-            else:  # lime's features of another text mode (limetheory.pipelines.modes): occurrences, other splits
-                features = linear_features(text, vectorizer, mode)
-                columns, counts = features.columns, features.counts
+            features = text_features(vectorizer, model.steps[1:-1], text, mode, memo)
         except ValueError as error:
             raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
+        if features.width != coef.shape[1]:
+            raise RouteUnavailable(f"the estimator reads {coef.shape[1]} columns, the features have {features.width}")
+        middle = model.steps[1 + features.steps : -1]
+        raw = coef[row]
+        self.intercept = float(intercept[row] if intercept.size > 1 else intercept[0])
+        self.intercept_magnitude = abs(self.intercept)
+        self.coef = raw
+        if any(step is not None and not (isinstance(step, str) and step == "passthrough") for _, step in middle):
+            # w . (scale x + shift) + b = (w scale) . x + (w . shift + b); skipped without steps (a hash's 2^20 columns)
+            scale, shift = affine_steps(middle, coef.shape[1])
+            self.coef = raw * scale
+            self.intercept += float(raw @ shift)
+            self.intercept_magnitude += float(np.abs(raw) @ np.abs(shift))
+        self.epsilon = features.epsilon
         # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
         self.mask_weight = 0.0
-        if features is not None:
-            refusal = mask_token_refusal(vectorizer, features)
+        if features.lime_features is not None:
+            refusal = mask_token_refusal(vectorizer, features.lime_features)
             if refusal is not None:
                 raise RouteUnavailable(refusal)
-            self.mask_weight = self.sign * mask_token_weight(vectorizer, features, self.coef)
-        values = counts.astype(float)
-        shared = _shared(columns)
-        if vectorizer.binary or getattr(vectorizer, "sublinear_tf", False):
-            if shared.any():
-                raise RouteUnavailable("binary or sublinear counts of words that share a column are not sums")
-            values = np.ones_like(values) if vectorizer.binary else 1.0 + np.log(values)
-        if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
-            values = values * np.where(columns >= 0, vectorizer.idf_[np.maximum(columns, 0)], 0.0)
-        self.norm = vectorizer.norm if isinstance(vectorizer, TfidfVectorizer) else None
-        self.columns = columns
-        self.values = np.where(columns >= 0, values, 0.0)
-        self.lam = self.sign * np.where(columns >= 0, self.coef[np.maximum(columns, 0)], 0.0)
-        # a label per column, and a label of its own for each invisible word
-        self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
-        self.visible = len(set(columns[columns >= 0].tolist()))
+            self.mask_weight = self.sign * mask_token_weight(vectorizer, features.lime_features, self.coef)
+        self.parts = tuple(_ReadPart(part, self.sign, self.coef) for part in features.parts)
+        single = self.parts[0] if len(self.parts) == 1 else None
+        self.columns = None if single is None else features.parts[0].columns
+        self.values, self.lam, self.groups, self.norm = (
+            (None,) * 4 if single is None else (single.values, single.lam, single.groups, single.norm)
+        )
+        self.visible = sum(part.visible for part in self.parts)
 
     def __call__(self, z, *, magnitude=False):
         r"""The model's output on the masks z, from the words' columns (no string is built), in blocks of masks.
@@ -266,49 +270,28 @@ class LinearReading:
         rounding of each output.
         """
         z = np.asarray(z, dtype=float)
-        labels, group_of_word, firsts, later = self._membership()
-        lam_of_group = np.zeros(len(labels))
-        lam_of_group[group_of_word] = np.abs(self.lam) if magnitude else self.lam
+        d = z.shape[1]
         out = np.empty(len(z))
-        block = max(1, _BLOCK_ENTRIES // max(1, len(labels)))
+        block = max(1, _BLOCK_ENTRIES // max(1, max(part.width for part in self.parts)))
         for start in range(0, len(z), block):
             rows = z[start : start + block]
-            # word j's weight goes to its group's column, the words of a group added in their order, into a
-            # column-major array (the sums below then run in the order of the sparse product they replace)
-            scaled = rows * self.values
-            per_group = np.asfortranarray(scaled[:, firsts])
-            for j in later:
-                per_group[:, group_of_word[j]] += scaled[:, j]
-            raw = per_group @ lam_of_group
-            if self.norm is not None:
-                norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
-                raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
-            removed = rows.shape[1] - rows.sum(axis=1)
+            raw = self.parts[0].output(rows, magnitude)
+            for part in self.parts[1:]:
+                raw = raw + part.output(rows, magnitude)
+            removed = d - rows.sum(axis=1)
             if magnitude:
                 out[start : start + block] = raw + self.intercept_magnitude + abs(self.mask_weight) * removed
             else:
                 out[start : start + block] = raw + self.sign * self.intercept + self.mask_weight * removed
         return out
 
-    def _membership(self):
-        """The groups, each word's group, the first word of each group and the other words: built once.
-
-        The self-check, y0 and lime's spread call the reading on the same words.
-        """
-        if not hasattr(self, "_groups_of_words"):
-            labels, group_of_word = np.unique(self.groups, return_inverse=True)
-            group_of_word = group_of_word.ravel()
-            _, firsts = np.unique(group_of_word, return_index=True)
-            later = np.setdiff1d(np.arange(len(group_of_word)), firsts).tolist()
-            self._groups_of_words = (labels, group_of_word, firsts, later)
-        return self._groups_of_words
-
     def beta(self, nu):
-        """The exact β of the reading at ``nu``: beta_linear_exact on the words' weights, with the intercept."""
-        d = len(self.values)
+        """The exact β of the reading at ``nu``: beta_linear_exact on each part's words, summed, with the intercept."""
+        d = len(self.parts[0].values)
         beta = np.zeros(d + 1)
-        if (self.values > 0).any():  # else no word the model sees: a constant
-            beta = beta_linear_exact(self.lam, self.values, nu=nu, groups=self.groups, norm=self.norm)
+        for part in self.parts:
+            if (part.values > 0).any():  # else no word the part sees: a constant 0
+                beta = beta + beta_linear_exact(part.lam, part.values, nu=nu, groups=part.groups, norm=part.norm)
         beta[0] += self.sign * self.intercept + self.mask_weight * d  # the mask token's count is d - Σz
         beta[1:] -= self.mask_weight
         return beta
@@ -325,6 +308,51 @@ class LinearReading:
             )
 
 
+class _ReadPart:
+    """One block of the features with the estimator's weights: f_part = Σ_c λ_c (Σ_{j in c} z_j t_j) / norm."""
+
+    def __init__(self, part, sign, coef):
+        columns = part.columns
+        self.norm = part.norm
+        self.values = part.values
+        self.lam = sign * np.where(columns >= 0, part.factors * coef[np.maximum(columns, 0)], 0.0)
+        # a label per column, and a label of its own for each invisible word
+        self.groups = np.where(columns >= 0, columns, -1 - np.arange(len(columns)))
+        self.visible = len(set(columns[columns >= 0].tolist()))
+        labels, group_of_word = np.unique(self.groups, return_inverse=True)
+        self.width = len(labels)
+        self._group_of_word = group_of_word.ravel()
+        self._dense = None  # the dense membership matrix, built on the first call that uses it
+
+    def output(self, rows, magnitude):
+        """The block's term of the model on the masks ``rows`` (or its magnitude, Σ_c |w_c φ_c|)."""
+        lam = np.abs(self.lam) if magnitude else self.lam
+        d = len(self.values)
+        if self.width == d:  # a column per word: two dot products per mask (z² = z for the L2 norm's squares)
+            raw = rows @ (self.values * lam)
+            if self.norm is not None:
+                norms = np.sqrt(rows @ self.values**2) if self.norm == "l2" else rows @ self.values
+                raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+            return raw
+        lam_of_group = np.zeros(self.width)
+        lam_of_group[self._group_of_word] = lam
+        # word j's weight goes to its group's column: per_group = (z * values) @ membership, a dense product for
+        # a short document (d x width within _DENSE_ENTRIES: no sparse machinery per call), else a sparse one
+        if d * self.width <= _DENSE_ENTRIES:
+            if self._dense is None:
+                self._dense = np.zeros((d, self.width))
+                self._dense[np.arange(d), self._group_of_word] = self.values
+            per_group = rows @ self._dense
+        else:
+            membership = sp.csr_matrix((self.values, (np.arange(d), self._group_of_word)), shape=(d, self.width))
+            per_group = np.asarray((membership.T @ rows.T).T)
+        raw = per_group @ lam_of_group
+        if self.norm is not None:
+            norms = np.sqrt((per_group**2).sum(axis=1)) if self.norm == "l2" else per_group.sum(axis=1)
+            raw = np.divide(raw, norms, out=np.zeros_like(raw), where=norms > 0)
+        return raw
+
+
 def two_step_reading(model, vectorizer, text, output, label, mode=None, memo=None):
     """A :class:`LinearReading` of a pipeline of two steps only, the vectorizer and the estimator.
 
@@ -335,9 +363,3 @@ def two_step_reading(model, vectorizer, text, output, label, mode=None, memo=Non
     if len(model.steps) != 2:
         raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
     return LinearReading(model, vectorizer, text, output, label, mode, memo)
-
-
-def _shared(columns):
-    visible = columns[columns >= 0]
-    counts = np.bincount(visible) if visible.size else np.zeros(0, dtype=np.int64)
-    return (columns >= 0) & (counts[np.maximum(columns, 0)] > 1) if visible.size else np.zeros(len(columns), bool)

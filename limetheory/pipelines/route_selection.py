@@ -17,18 +17,20 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import seconds_text
 from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 from .estimate_route import estimate_explanation
+from .linked_reading import linked_score_masks
 from .modes import mode_document_columns
-from .pipeline_reading import LinearReading, RouteUnavailable
+from .pipeline_reading import LinearReading, RouteUnavailable, self_check_masks
+from .text_features import reads_words
 
 
 def _closed_vectorizer(reader):
-    """The pipeline's Count/TfidfVectorizer, the first step the closed routes read (RouteUnavailable otherwise)."""
+    """The pipeline's Count/TfidfVectorizer, the first step the tree route reads (RouteUnavailable otherwise)."""
     if reader.pipeline is None:
         raise RouteUnavailable("a classifier_fn is read through its outputs only")
     vectorizer = reader.pipeline.steps[0][1]
     if not isinstance(vectorizer, CountVectorizer):
         raise RouteUnavailable(
-            f"the first step is a {type(vectorizer).__name__}: the closed routes read a CountVectorizer or "
+            f"the first step is a {type(vectorizer).__name__}: the tree route reads a CountVectorizer or "
             "TfidfVectorizer"
         )
     try:
@@ -66,7 +68,7 @@ def _tree_beta(model, vectorizer, text, output, label, nu, mode=None):
 
 def linear_possible(reader):
     """Whether the linear route may apply (then its check masks are sent through the model before the routes)."""
-    if reader.pipeline is None or not isinstance(reader.pipeline.steps[0][1], CountVectorizer):
+    if reader.pipeline is None or not reads_words(reader.pipeline.steps[0][1]):
         return False
     estimator = reader.pipeline.steps[-1][1]
     wanted = "predict" if not is_classifier(estimator) else "decision_function"
@@ -97,11 +99,13 @@ def work_note(error, name):
 
 def exact_beta(name, reader, text, label, nu, rng, score_masks, d, mode, truth):
     """(β, the model as a function of the masks) of a closed route, or RouteUnavailable with the reason."""
-    vectorizer = _closed_vectorizer(reader)
     if name == "linear":
-        reading = LinearReading(reader.pipeline, vectorizer, text, reader.output, label, mode)
+        if reader.pipeline is None:
+            raise RouteUnavailable("a classifier_fn is read through its outputs only")
+        reading = LinearReading(reader.pipeline, reader.pipeline.steps[0][1], text, reader.output, label, mode)
         reading.check(truth[0], truth[1][:, label])
         return reading.beta(nu), reading
+    vectorizer = _closed_vectorizer(reader)
     beta = _tree_beta(reader.pipeline, vectorizer, text, reader.output, label, nu, mode)
     return beta, label_column(score_masks, label)
 
@@ -139,6 +143,11 @@ def estimate_labels(
     scored on lime's strings by ``estimate.estimate_limit``, ten lime runs' worth of calls by default.
     """
     results = {}
+    linked = None
+    if reader.pipeline is not None and reader.output == "predict_proba" and mode is None:
+        # one check of the reading for every label, on its own masks (the estimate's seed is untouched)
+        check = self_check_masks(d, np.random.default_rng(seed))
+        linked, _ = linked_score_masks(reader.pipeline, text, reader.output, check, score_masks(check), mode)
     for label in labels:
         column = label_column(score_masks, label)
         rng = np.random.default_rng(seed)
@@ -150,6 +159,6 @@ def estimate_labels(
         else:
             results[label] = estimate_explanation(
                 reader.pipeline, text, reader.output, label, nu, column, d, mode=mode, num_samples=lime_n, tol=tol,
-                max_calls=max_calls, random_state=rng, progress=progress, controls=controls_of(label),
+                max_calls=max_calls, random_state=rng, progress=progress, controls=controls_of(label), linked=linked,
             )  # fmt: skip
     return results

@@ -5,9 +5,10 @@ for, a bound method of one, or any function from a list of str to an (n, k) arra
 (``labels``, ``top_labels``), then takes for each label the first route that applies:
 
 ``"linear"``
-    a pipeline linear in the vectorizer's columns (a Count/TfidfVectorizer, linear steps such as scalers without
-    centring, an estimator with ``coef_`` and ``intercept_``) read through ``decision_function`` (``predict`` for a
-    regressor): exact (``limetheory.pipelines.pipeline_reading``);
+    a pipeline linear in the vectorizer's columns (a Count, Tfidf or Hashing vectorizer, a TfidfTransformer after
+    it, or a FeatureUnion of word vectorizers; linear steps such as scalers without centring; an estimator with
+    ``coef_`` and ``intercept_``) read through ``decision_function`` (``predict`` for a regressor): exact
+    (``limetheory.pipelines.pipeline_reading``, ``limetheory.pipelines.text_features``);
 ``"trees"``
     decision trees and tree ensembles whose splits are functions of which words are present: exact, the law of
     s over the leaves (``limetheory.pipelines.leaves``);
@@ -32,6 +33,8 @@ import contextlib
 import warnings
 
 import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.pipeline import Pipeline
 
 from .._validation import check_bool, check_int, check_positive_finite, work_limit
 from ..engine.tokens import perturbed_documents
@@ -62,6 +65,7 @@ from .route_selection import (
     linear_possible,
     work_note,
 )
+from .text_features import reads_words
 
 METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo", "estimate")
 #: largest number of distinct words for which every mask is enumerated (16383 model calls)
@@ -120,9 +124,10 @@ def explain(
     model : callable or sklearn.pipeline.Pipeline
         lime's ``classifier_fn`` (list of n str -> an (n, k) array, ``label`` picking the column; or (n,), one
         score), a bound method of a fitted Pipeline (``pipe.predict_proba``, ``pipe.decision_function``), or a
-        fitted Pipeline (its output named by ``output``).  A Pipeline whose first step is not a
-        Count/TfidfVectorizer (``HashingVectorizer``, ``FeatureUnion``, a ``ColumnTransformer`` reading one
-        column, ...) is read through its outputs: enumeration or the estimate.
+        fitted Pipeline (its output named by ``output``).  The linear route reads a first step that is a
+        Count, Tfidf or Hashing vectorizer or a ``FeatureUnion`` of them; a Pipeline of another shape (a
+        ``ColumnTransformer`` reading one column, character n-grams, ...) is read through its outputs:
+        enumeration or the estimate.
     text : str
         The document, with at least 2 distinct words (lime's tokens).
     kernel_width : float
@@ -411,7 +416,9 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     # explain's defaults: output None is a Pipeline's predict_proba, label None lime's label 1
     output = "predict_proba" if output is None else output
     label = 1 if label is None else label
-    vectorizer = check_pipeline(model)
+    first = model.steps[0][1] if isinstance(model, Pipeline) and model.steps else None
+    # hashed or joined features (no vocabulary to check): the reading of each document says whether it applies
+    vectorizer = first if reads_words(first) and not isinstance(first, CountVectorizer) else check_pipeline(model)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
     columns = output_function(model, output)

@@ -120,13 +120,14 @@ def masks_removing(sizes, d, rng):
     return np.ascontiguousarray(kept.T)
 
 
-def kept_probabilities(d):
-    """P(p given words all kept | s) for p = 1, 2, 3 and s = 1..d: three arrays of length d."""
+def kept_probabilities(d, count=3):
+    """P(p given words all kept | s) for p = 1..``count`` (default 3) and s = 1..d: ``count`` arrays of length d."""
     s = np.arange(1, d + 1, dtype=float)
-    p1 = (d - s) / d
-    p2 = p1 * np.maximum(d - s - 1, 0) / max(d - 1, 1)
-    p3 = p2 * np.maximum(d - s - 2, 0) / max(d - 2, 1)
-    return p1, p2, p3
+    out, p = [], np.ones(d)
+    for r in range(count):  # C(d - r - 1, s) / C(d - r, s) = (d - r - s) / (d - r): one more given word kept
+        p = p * np.maximum(d - s - r, 0) / max(d - r, 1)
+        out.append(p)
+    return tuple(out)
 
 
 def patterned_inverse(corner, edge, diagonal, off, d):

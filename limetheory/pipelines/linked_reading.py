@@ -1,0 +1,127 @@
+r"""A logistic regression's probabilities as the link of its linear reading: the estimate route's cheapest scorer.
+
+scikit-learn's ``LogisticRegression.predict_proba`` is :math:`(1 - \sigma(g), \sigma(g))` of its decision function
+g for two classes (σ the logistic function) and the softmax of its k decision functions otherwise.  When each
+decision function is read exactly from the words' columns (:class:`limetheory.pipelines.pipeline_reading.LinearReading`,
+the linear route's reading), the probabilities of a mask cost a few dot products over its d words: no perturbed
+string, no row of the vectorizer, no call of the pipeline.  The estimate route then spends its time on the masks
+themselves, and reaches the same precision in a fraction of the time (``benchmarks/any_classifier_speed.py``).
+
+The reading is tied to the real model, as the exact routes are: on the self-check masks, the pipeline's own
+probabilities (scored on lime's perturbed strings) must lie within the rounding of its features of the reading's.
+σ is 1/4-Lipschitz and the softmax 1/2-Lipschitz in the largest change of its arguments, so the decision
+functions' bound (:func:`limetheory.pipelines.pipeline_reading.self_check_tolerance`) bounds the probabilities'
+too; ``LINK_ROUNDING`` ulps cover the link's own exp and division.  Anything else, including a subclass that
+changes ``predict_proba``, fails the check and is scored from counts or strings as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, softmax
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+
+from .pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
+from .text_features import reads_words
+
+#: ulps of 1 for the link's own rounding (an exp, a sum of at most k terms and a division, in double precision,
+#: on both sides of the comparison)
+LINK_ROUNDING = 16
+
+
+def _readings(model, text, mode):
+    """The decision functions' readings: one (class 1's) for two classes, one per class otherwise."""
+    if mode is not None:
+        raise RouteUnavailable("another text mode (the linked reading reads lime's default words)")
+    if not isinstance(model, Pipeline) or len(model.steps) < 2:
+        raise RouteUnavailable("not a Pipeline with a step after its vectorizer")
+    estimator, vectorizer = model.steps[-1][1], model.steps[0][1]
+    if not isinstance(estimator, LogisticRegression):
+        raise RouteUnavailable(f"{type(estimator).__name__} is not a LogisticRegression")
+    if not reads_words(vectorizer):
+        raise RouteUnavailable(
+            f"the first step is a {type(vectorizer).__name__}, not a Count, Tfidf or Hashing vectorizer or a "
+            "FeatureUnion of them"
+        )
+    n_classes = len(getattr(estimator, "classes_", ()))
+    labels = [1] if n_classes == 2 else range(n_classes)
+    return [LinearReading(model, vectorizer, text, "decision_function", label) for label in labels]
+
+
+def _link(readings, z):
+    scores = np.column_stack([reading(z) for reading in readings])
+    if len(readings) == 1:
+        p = expit(scores[:, 0])
+        return np.column_stack([1.0 - p, p])
+    return softmax(scores, axis=1)
+
+
+def linked_score_masks(model, text, output, check_masks, check_scores, mode=None):
+    """masks -> a logistic regression's probabilities from its linear reading; (None, reason) where that fails.
+
+    Parameters
+    ----------
+    model : sklearn.pipeline.Pipeline
+        Fitted: features the linear route reads (a Count, Tfidf or Hashing vectorizer, a TfidfTransformer, a
+        FeatureUnion of them), affine steps, a ``LogisticRegression``.
+    text : str
+        The document (lime's default word mode).
+    output : str
+        The output explained; only ``"predict_proba"`` has a link.
+    check_masks : ndarray of bool, shape (m, d)
+        Self-check masks.
+    check_scores : ndarray, shape (m, k)
+        The pipeline's own ``predict_proba`` on lime's perturbed strings of ``check_masks``.
+    mode : limetheory.pipelines.modes.TextMode or None
+        lime's text settings; only lime's defaults (None) are read.
+
+    Returns
+    -------
+    (score_masks, None) or (None, reason)
+        ``score_masks(masks)`` returns the (m, k) probabilities; ``reason`` says why the reading does not apply
+        (or does not reproduce the pipeline).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from limetheory import perturbed_documents
+    >>> docs = ["good food", "bad food", "good service", "bad service"]
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> text = "good food, bad service"
+    >>> masks = np.array([[1, 1, 1, 1], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=bool)
+    >>> truth = model.predict_proba(perturbed_documents(text, masks))
+    >>> score, why = linked_score_masks(model, text, "predict_proba", masks, truth)
+    >>> why is None, bool(np.allclose(score(masks), truth, rtol=0, atol=1e-15))
+    (True, True)
+    """
+    if output != "predict_proba":
+        return None, f"output={output!r} has no link of a linear reading"
+    try:
+        readings = _readings(model, text, mode)
+    except (RouteUnavailable, ValueError, TypeError, IndexError, AttributeError) as error:
+        return None, str(error)
+    check_masks = np.asarray(check_masks)
+    check_scores = np.asarray(check_scores, dtype=float)
+    if check_scores.ndim != 2 or check_scores.shape != (len(check_masks), max(2, len(readings))):
+        return None, f"the pipeline's probabilities have shape {check_scores.shape}, not one column per class"
+    ours = _link(readings, check_masks)
+    # the decision functions' rounding bound, the largest over the classes, plus the link's own rounding
+    bound = np.max(
+        [self_check_tolerance(r.epsilon, r.visible, r(check_masks, magnitude=True)) for r in readings], axis=0
+    )
+    tolerance = bound[:, None] + LINK_ROUNDING * np.finfo(float).eps
+    if not (np.abs(ours - check_scores) <= tolerance).all():
+        worst = float(np.max(np.abs(ours - check_scores) - tolerance))
+        return None, (
+            f"the link of the linear reading does not reproduce the pipeline's predict_proba (off by {worst:.3g} "
+            "beyond the rounding of its features)"
+        )
+
+    def score_masks(masks):
+        return _link(readings, np.asarray(masks))
+
+    return score_masks, None
