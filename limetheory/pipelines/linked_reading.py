@@ -30,6 +30,27 @@ from .text_features import reads_words
 LINK_ROUNDING = 16
 
 
+def link_possible(model, output, mode=None):
+    """Whether :func:`linked_score_masks` may apply (then its check masks are scored before the routes).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression())
+    >>> link_possible(model, "predict_proba"), link_possible(model, "decision_function")
+    (True, False)
+    """
+    return (
+        output == "predict_proba"
+        and mode is None
+        and isinstance(model, Pipeline)
+        and len(model.steps) >= 2
+        and isinstance(model.steps[-1][1], LogisticRegression)
+    )
+
+
 def _readings(model, text, mode):
     """The decision functions' readings: one (class 1's) for two classes, one per class otherwise."""
     if mode is not None:

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import seconds_text
 from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 from .estimate_route import estimate_explanation
-from .linked_reading import linked_score_masks
+from .linked_reading import link_possible, linked_score_masks
 from .modes import mode_document_columns
 from .pipeline_reading import LinearReading, RouteUnavailable, self_check_masks
 from .text_features import reads_words
@@ -110,6 +110,11 @@ def exact_beta(name, reader, text, label, nu, rng, score_masks, d, mode, truth):
     return beta, label_column(score_masks, label)
 
 
+def linked_check_masks(d, seed):
+    """The linked reading's check masks: the self-check masks from the seed (the document first)."""
+    return self_check_masks(d, np.random.default_rng(seed))
+
+
 def label_column(score_masks, label):
     """Masks -> the model's output ``label``, from the function of masks to every output column."""
     return lambda z: score_masks(z)[:, label]
@@ -135,7 +140,7 @@ def explain_controls(model, text, output, label, nu, mode=None):
 
 
 def estimate_labels(
-    reader, text, score_masks, d, nu, labels, *, mode, lime_n, tol, max_calls, seed, progress, controls_of
+    reader, text, score_masks, d, nu, labels, *, mode, lime_n, tol, max_calls, seed, progress, controls_of, check=None
 ):
     """The estimate route for each label: {label: (LimitEstimate, masks -> scores, a note on the rows)}.
 
@@ -144,10 +149,13 @@ def estimate_labels(
     """
     results = {}
     linked = None
-    if reader.pipeline is not None and reader.output == "predict_proba" and mode is None:
-        # one check of the reading for every label, on its own masks (the estimate's seed is untouched)
-        check = self_check_masks(d, np.random.default_rng(seed))
-        linked, _ = linked_score_masks(reader.pipeline, text, reader.output, check, score_masks(check), mode)
+    if link_possible(reader.pipeline, reader.output, mode):
+        # one check of the reading for every label (``check``: its masks and the model's outputs on them, when the
+        # caller scored them already), on masks of their own: the estimate's seed is untouched
+        if check is None:
+            masks = linked_check_masks(d, seed)
+            check = (masks, score_masks(masks))
+        linked, _ = linked_score_masks(reader.pipeline, text, reader.output, *check, mode)
     for label in labels:
         column = label_column(score_masks, label)
         rng = np.random.default_rng(seed)

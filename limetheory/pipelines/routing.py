@@ -46,6 +46,7 @@ from .agreement import agreement_notes
 from .blackbox import BATCH as _BATCH
 from .blackbox import mask_scores, read_model
 from .lime_arguments import check_words, resolve_labels, resolve_random_state
+from .linked_reading import link_possible
 from .modes import LIME_SPLIT, lime_features, mode_documents
 from .montecarlo import MaskSample
 from .pipeline_reading import (
@@ -65,6 +66,7 @@ from .route_selection import (
     explain_controls,
     label_column,
     linear_possible,
+    linked_check_masks,
     work_note,
 )
 from .text_features import reads_words
@@ -261,13 +263,18 @@ def explain(
     d, nu = len(words), kernel_width / 100.0
     rng = np.random.default_rng(seed)
     names = ("linear", "trees", "enumeration") if method == "auto" else (method,)
-    truth = None
+    truth = linked_check = None
     score_masks = mask_scores(text, reader, None if mode is None else mode_documents(text, mode))
     if "linear" in names and linear_possible(reader):
         # the linear route's check masks start with the document itself (no word removed): one call gives both
         check_masks = self_check_masks(d, rng)
         truth = (check_masks, score_masks(check_masks))
         outputs = truth[1][0]
+    elif link_possible(reader.pipeline, reader.output, mode):
+        # the linked reading's check masks start with the document too: its outputs come with the check
+        masks = linked_check_masks(d, seed)
+        linked_check = (masks, score_masks(masks))
+        outputs = linked_check[1][0]
     else:
         outputs = None  # lime's first row, the model on the document, only when something needs it
     columns = declared_columns(reader) if outputs is None else len(outputs)
@@ -319,6 +326,7 @@ def explain(
             reader, text, score_masks, d, nu, missing, mode=mode, lime_n=lime_n, tol=tol, max_calls=max_calls,
             seed=seed, progress=progress,
             controls_of=lambda c: explain_controls(reader.pipeline, text, reader.output, c, nu, mode),
+            check=linked_check,
         )  # fmt: skip
     common = dict(
         words=words,
