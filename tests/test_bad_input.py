@@ -552,6 +552,7 @@ def _other_modules_cases():
         ("mask_function-unknown-word", lambda: lt.mask_function(sp.Symbol("x"), words), ValueError, "^expr has"),
         ("tfidf_columns-text=None", lambda: lt.tfidf_columns(None, vectorizer()), TypeError, "^text must be a str"),
         ("tfidf_columns-text=empty", lambda: lt.tfidf_columns("", vectorizer()), ValueError, "^text must be a non"),
+        ("word_columns-memo=list", lambda: lt.word_columns("good", vectorizer(), memo=[]), TypeError, "^memo must"),
         ("tfidf_weights-text=bytes", lambda: lt.tfidf_weights(b"good", vectorizer()), TypeError, "^text must be a"),
         ("gamma_linear_exact-nu=None", lambda: lt.gamma_linear_exact([1, 2], [1, 2], nu=None), TypeError, "^nu must"),
         ("fast-text=empty", fast(text=""), ValueError, "^text must be a non-empty document"),

@@ -76,8 +76,11 @@ def test_word_columns_on_every_yelp_review(data_dir):
     assert counter.vocabulary_ == vectorizer.vocabulary_
     truth = counter.transform(texts)
     shared = 0
+    memo = {}  # kept across the reviews, as explain_linear_many keeps it: the same answers
     for i, text in enumerate(texts):
         columns, counts = lt.word_columns(text, vectorizer)
+        remembered = lt.word_columns(text, vectorizer, memo=memo)
+        assert np.array_equal(remembered[0], columns) and np.array_equal(remembered[1], counts), i
         row = sp.csr_matrix(
             (counts[columns >= 0], (np.zeros((columns >= 0).sum(), dtype=int), columns[columns >= 0])),
             shape=(1, len(vectorizer.vocabulary_)),
@@ -86,6 +89,7 @@ def test_word_columns_on_every_yelp_review(data_dir):
         visible = columns[columns >= 0]
         shared += len(np.unique(visible)) < len(visible)
     assert shared > 0  # tfidf_columns refuses these; word_columns is the route for them
+    assert len(memo) == len({word for text in texts for word in lt.local_dictionary(text)})
 
 
 def test_word_columns_refuse_vectorizers_whose_tokens_are_not_lime_words():

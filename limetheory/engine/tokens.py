@@ -160,21 +160,28 @@ def word_tokens(word, analyzer=None):
     return list(analyzer(word))
 
 
-def _columns_of_words(words, vectorizer):
-    """Each lime word's vectorizer column (-1 if it has none), refusing a word the analyzer splits in two."""
-    analyze = vectorizer.build_analyzer()
+def _columns_of_words(words, vectorizer, memo=None):
+    """Each lime word's vectorizer column (-1 if it has none), refusing a word the analyzer splits in two.
+
+    ``memo`` (a dict) keeps the words' columns for the next calls with the same fitted vectorizer.
+    """
+    memo = {} if memo is None else memo
+    analyze = None
     vocabulary = vectorizer.vocabulary_
     columns = np.full(len(words), -1, dtype=np.int64)
     for j, word in enumerate(words):
-        tokens = analyze(word)
-        if len(tokens) > 1:
-            raise ValueError(f"the vectorizer splits the lime word {word!r} into several tokens {tokens}")
-        if tokens:
-            columns[j] = vocabulary.get(tokens[0], -1)
+        column = memo.get(word)
+        if column is None:
+            analyze = vectorizer.build_analyzer() if analyze is None else analyze
+            tokens = analyze(word)
+            if len(tokens) > 1:
+                raise ValueError(f"the vectorizer splits the lime word {word!r} into several tokens {tokens}")
+            column = memo[word] = vocabulary.get(tokens[0], -1) if tokens else -1
+        columns[j] = column
     return columns
 
 
-def word_columns(text, vectorizer):
+def word_columns(text, vectorizer, *, memo=None):
     """The vectorizer column and the number of occurrences of each word of lime's local dictionary of ``text``.
 
     Word j of ``local_dictionary(text)`` is analysed on its own by the vectorizer; ``columns[j]`` is the
@@ -192,6 +199,10 @@ def word_columns(text, vectorizer):
     vectorizer : CountVectorizer or TfidfVectorizer
         Fitted, ``analyzer='word'``, ``ngram_range=(1, 1)``, with a token pattern whose tokens do not span
         lime's separators (true of scikit-learn's default).
+    memo : dict or None
+        Keeps each word's column for the next calls with the same fitted vectorizer, unchanged in between (a
+        corpus analyses each distinct word once: ``limetheory.pipelines.routing.explain_linear_many`` passes a
+        new dict per call).  None: nothing kept.
 
     Returns
     -------
@@ -203,7 +214,8 @@ def word_columns(text, vectorizer):
     Raises
     ------
     TypeError
-        If ``text`` is not a str or ``vectorizer`` is not a CountVectorizer / TfidfVectorizer.
+        If ``text`` is not a str, ``vectorizer`` is not a CountVectorizer / TfidfVectorizer, or ``memo`` is
+        neither a dict nor None.
     ValueError
         If ``text`` has no word; if ``vectorizer`` is unfitted or not a word-unigram vectorizer; if its analyzer
         splits one lime word into several tokens, or its tokens of ``text`` are not those of lime's words taken
@@ -223,15 +235,17 @@ def word_columns(text, vectorizer):
     """
     text = check_text(text)
     check_vectorizer(vectorizer, unigrams=True)
-    _, columns, counts = _word_columns(text, vectorizer)
+    if memo is not None and not isinstance(memo, dict):
+        raise TypeError(f"memo must be a dict or None, got {type(memo).__name__}")
+    _, columns, counts = _word_columns(text, vectorizer, memo)
     return columns, counts
 
 
-def _word_columns(text, vectorizer):
+def _word_columns(text, vectorizer, memo=None):
     """lime's words of a checked ``text``, their columns and counts, for a checked word-unigram ``vectorizer``."""
     indexed = _indexed(text)
     words = _words(text, indexed)
-    columns = _columns_of_words(words, vectorizer)
+    columns = _columns_of_words(words, vectorizer, memo)
     counts = np.array([len(positions) for positions in indexed.positions], dtype=np.int64)
     vocabulary = vectorizer.vocabulary_
     seen = Counter(vocabulary[token] for token in vectorizer.build_analyzer()(text) if token in vocabulary)

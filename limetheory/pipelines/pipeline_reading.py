@@ -211,7 +211,7 @@ class LinearReading:
     For a single block, ``columns``, ``values``, ``lam``, ``groups`` and ``norm`` are its own (None with several).
     """
 
-    def __init__(self, model, vectorizer, text, output, label, mode=None):
+    def __init__(self, model, vectorizer, text, output, label, mode=None, memo=None):
         estimator = model.steps[-1][1]
         if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
             raise RouteUnavailable(f"{type(estimator).__name__} has no coef_ and intercept_")
@@ -231,7 +231,7 @@ class LinearReading:
                 "vectorizer or a FeatureUnion of them"
             )
         try:
-            features = text_features(vectorizer, model.steps[1:-1], text, mode)
+            features = text_features(vectorizer, model.steps[1:-1], text, mode, memo)
         except ValueError as error:
             raise RouteUnavailable(f"the vectorizer cannot be mirrored word by word: {error}") from None
         if features.width != coef.shape[1]:
@@ -353,12 +353,13 @@ class _ReadPart:
         return raw
 
 
-def two_step_reading(model, vectorizer, text, output, label, mode=None):
+def two_step_reading(model, vectorizer, text, output, label, mode=None, memo=None):
     """A :class:`LinearReading` of a pipeline of two steps only, the vectorizer and the estimator.
 
     Shapley values' linear route and :func:`limetheory.pipelines.routing.explain_linear_many` read only these
-    (explain's own linear route also folds the affine steps between them into the weights).
+    (explain's own linear route also folds the affine steps between them into the weights).  ``memo``: the words'
+    columns kept between the documents of one call (``limetheory.engine.tokens.word_columns``).
     """
     if len(model.steps) != 2:
         raise RouteUnavailable("the pipeline has steps between the vectorizer and the model")
-    return LinearReading(model, vectorizer, text, output, label, mode)
+    return LinearReading(model, vectorizer, text, output, label, mode, memo)

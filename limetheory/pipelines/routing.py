@@ -435,27 +435,30 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
         return [None] * len(texts)
     columns = output_function(model, output)
     nu = kernel_width / 100.0
-    pending = []  # (position, text, words, label, linear model, masks, their unique rows, inverse)
+    pending = []  # (position, words, label, linear model, masks, their number of unique rows, inverse)
+    documents = []  # the perturbed strings of every pending text's unique masks, in order
+    analysed = {}  # each distinct word's vectorizer column, analysed once for the call
     for position, text in enumerate(texts):
         try:
             text, words = check_words(text)
             text_label = check_label(model, output, columns, text, label)
-            linear = two_step_reading(model, vectorizer, text, output, text_label)
+            linear = two_step_reading(model, vectorizer, text, output, text_label, memo=analysed)
         except (RouteUnavailable, ValueError, TypeError):
             continue
         z = self_check_masks(len(words), np.random.default_rng(random_state))
-        unique, inverse = np.unique(z.astype(np.int8), axis=0, return_inverse=True)
-        pending.append((position, text, words, text_label, linear, z, unique, inverse.ravel()))
+        unique, inverse = _unique_rows(z.astype(np.int8))
+        # the strings now, while lime's tokenisation of the text is still cached (engine.tokens keeps a few)
+        documents += perturbed_documents(text, unique)
+        pending.append((position, words, text_label, linear, z, len(unique), inverse))
     results = [None] * len(texts)
     if not pending:
         return results
-    documents = [document for item in pending for document in perturbed_documents(item[1], item[6])]
     values = np.concatenate([columns(documents[start : start + _BATCH]) for start in range(0, len(documents), _BATCH)])
     start = 0
     disagreements = []  # (position, message) where lime at n will not agree with the limit
-    for position, _, words, text_label, linear, z, unique, inverse in pending:
-        truth = values[start : start + len(unique), text_label][inverse]
-        start += len(unique)
+    for position, words, text_label, linear, z, n_unique, inverse in pending:
+        truth = values[start : start + n_unique, text_label][inverse]
+        start += n_unique
         if not np.isfinite(truth).all() or not reproduces(linear(z), truth):
             continue
         try:
@@ -492,3 +495,16 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             stacklevel=2,
         )
     return results
+
+
+def _unique_rows(z):
+    """``np.unique(z, axis=0, return_inverse=True)`` for a few 0/1 masks (int8), without numpy's structured sort.
+
+    The rows' bytes sort as the rows do (0 before 1, position by position), so the unique rows come in the same
+    order; a tenth of the time for the self-check's 8 masks.
+    """
+    keys = [row.tobytes() for row in z]
+    distinct = sorted(set(keys))
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}
+    position = {key: i for i, key in enumerate(distinct)}
+    return z[[first[key] for key in distinct]], np.array([position[key] for key in keys], dtype=np.int64)

@@ -100,7 +100,7 @@ def feature_epsilon(vectorizer):
     return float(np.finfo(dtype).eps) if np.issubdtype(dtype, np.floating) else float(np.finfo(float).eps)
 
 
-def text_features(first, following, text, mode=None):
+def text_features(first, following, text, mode=None, memo=None):
     """The :class:`TextFeatures` of a pipeline's first step ``first`` (and a TfidfTransformer after it) on ``text``.
 
     Parameters
@@ -115,6 +115,9 @@ def text_features(first, following, text, mode=None):
     mode : object or None
         lime's text mode (``limetheory.pipelines.modes``) other than its default words: a Count or Tfidf
         vectorizer alone only.
+    memo : dict or None
+        The words' columns kept between calls with the same fitted ``first``, a Count or Tfidf vectorizer
+        (:func:`limetheory.engine.tokens.word_columns`); unused for the other steps.
 
     Returns
     -------
@@ -147,7 +150,7 @@ def text_features(first, following, text, mode=None):
         chain = _Chain(features.columns, features.counts, np.ones(len(features.columns)))
         _tfidf_chain(chain, first, len(first.vocabulary_))
         return TextFeatures((chain.part(0),), len(first.vocabulary_), 0, feature_epsilon(first), features)
-    chain, width, epsilon = _vectorizer_chain(first, text, "the first step")
+    chain, width, epsilon = _vectorizer_chain(first, text, "the first step", memo)
     steps = _tfidf_steps(chain, following, width)
     return TextFeatures((chain.part(0),), width, steps, epsilon)
 
@@ -246,7 +249,7 @@ def _joined(first, text):
     return TextFeatures(tuple(parts), width, 0, max(epsilons))
 
 
-def _vectorizer_chain(vectorizer, text, where):
+def _vectorizer_chain(vectorizer, text, where, memo=None):
     """(_Chain, width, epsilon) of one fitted word vectorizer on ``text``, through its own tf-idf."""
     if isinstance(vectorizer, HashingVectorizer):
         columns, counts, signs = _hashed_columns(vectorizer, text)
@@ -256,7 +259,7 @@ def _vectorizer_chain(vectorizer, text, where):
         chain.normalise(vectorizer.norm)
         return chain, int(vectorizer.n_features), feature_epsilon(vectorizer)
     if isinstance(vectorizer, CountVectorizer):
-        columns, counts = word_columns(text, vectorizer)
+        columns, counts = word_columns(text, vectorizer, memo=memo)
         chain = _Chain(columns, counts, np.ones(len(columns)))
         width = len(vectorizer.vocabulary_)
         _tfidf_chain(chain, vectorizer, width)

@@ -120,7 +120,7 @@ def quadrature_moments(model, select=None, truncate=False):
         + 4 * span * sum(e * e for e in sizes)
     )
     what = f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)"
-    # truncated, a node's arrays are short and its cost is Python steps per column: larger blocks (64 MB)
+    # truncated, a node's arrays are short and its cost is steps per column: larger blocks (64 MB)
     budget = _BLOCK_ENTRIES if width is None else 8 * _BLOCK_ENTRIES
     block = max(1, min(budget // (span * (2 + 2 * len(shared))), nodes.size))
     blocks = _node_blocks(nodes.size, block)
@@ -207,10 +207,9 @@ def node_sums(model, u, q, tops, column_weights, width=None, truncated=False):
 def _node_blocks(n_nodes, block):
     """Consecutive nodes in blocks of at most ``block`` (the memory budget): one block whenever the nodes fit.
 
-    Each block costs one Python loop over the words and one over the sizes, whatever its number of nodes; the
-    negligible sizes of its later nodes (``tops``) are skipped inside the loops (the leave-one-out passes work on
-    the nodes that need a size, the forward recursion stops at the block's first node's), so cutting a block
-    where ``tops`` falls saves little arithmetic and costs a loop: 2.5 times slower at d = 29, 1.6 at d = 537.
+    The negligible sizes of a block's later nodes (``tops``) are skipped inside the compiled recursions (the
+    leave-one-out passes stop at each node's, the forward recursion at the block's first node's), so cutting a
+    block where ``tops`` falls would save little arithmetic and cost a call of each recursion per block.
     """
     return [(start, min(start + block, n_nodes)) for start in range(0, n_nodes, block)]
 

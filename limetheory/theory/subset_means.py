@@ -7,6 +7,11 @@ with the columns that several words share (:func:`times_column`, with the hyperg
 two-sided leave-one-out recursion of the words alone in their column (:func:`leave_one_out_sums`) and the sums for
 the words of a shared column (:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear_exact`'s
 docstring, where the stability of each recursion is argued.
+
+The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation:
+the public functions check their arguments' layout and call them).  ``cache=True`` keeps the machine code beside
+the module (``__pycache__``): the first call in a fresh clone compiles them (about 5 s), every later process loads
+them (about 0.5 s, once per process: joblib's workers too).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 
+import numba
 import numpy as np
 
 #: largest table of hypergeometric weights kept in the cache (256 tables of at most 32 KiB)
@@ -36,28 +42,42 @@ def full_means(x, w, top=None):
     with |w| in place of w.  Sizes above ``top`` are left at 0 (the caller knows them negligible at these
     nodes); a size never feeds a smaller one, so the others are unchanged.
     """
+    n_words = x.shape[1]
+    top = n_words if top is None else min(int(top), n_words)
+    return _full_means_kernel(_doubles(x), _doubles(w), top)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _full_means_kernel(x, w, top):
+    """:func:`full_means`, compiled: word j updates sizes m..1 (downwards, so that size a - 1 is still the old one).
+
+    The means are kept by size (one row per size a, one column per node), so that the innermost loop runs over
+    the nodes, independent of each other and contiguous in memory.
+    """
     B, n_words = x.shape
-    a = np.arange(n_words + 1, dtype=float)
-    P = np.zeros((B, n_words + 1))
-    Pw = np.zeros((B, n_words + 1))
-    P[:, 0] = 1.0
-    top = n_words if top is None else min(top, n_words)
+    by_size = np.zeros((n_words + 1, B))
+    by_size_w = np.zeros((n_words + 1, B))
+    by_size[0] = 1.0
+    x_by_word = np.ascontiguousarray(x.T)
     for j in range(n_words):
         n = j + 1  # words seen once word j is added
         m = min(n, top)  # sizes 1..m are updated
-        c0 = (n - a[1 : m + 1]) / n  # share of the a-subsets (a >= 1) that avoid word j
-        c1 = a[1 : m + 1] / n  # share of those that contain it
-        xj = x[:, j : j + 1]
-        xp = xj * P[:, :m]
-        carried = xj * Pw[:, :m]
-        carried += w[j] * xp
-        carried *= c1
-        Pw[:, 1 : m + 1] *= c0
-        Pw[:, 1 : m + 1] += carried
-        xp *= c1
-        P[:, 1 : m + 1] *= c0
-        P[:, 1 : m + 1] += xp
-    return P, Pw
+        wj, xj = w[j], x_by_word[j]
+        for a in range(m, 0, -1):
+            c0 = (n - a) / n  # share of the a-subsets (a >= 1) that avoid word j
+            c1 = a / n  # share of those that contain it
+            below, below_w, mean, mean_w = by_size[a - 1], by_size_w[a - 1], by_size[a], by_size_w[a]
+            for b in range(B):
+                xp = xj[b] * below[b]
+                carried = (xj[b] * below_w[b] + wj * xp) * c1
+                mean_w[b] = mean_w[b] * c0 + carried
+                mean[b] = mean[b] * c0 + xp * c1
+    return np.ascontiguousarray(by_size.T), np.ascontiguousarray(by_size_w.T)
+
+
+def _doubles(array):
+    """A C-contiguous float64 array (the kernels are compiled for that one layout, once)."""
+    return np.ascontiguousarray(array, dtype=np.float64)
 
 
 def hypergeometric_weights(n, e, width=None):
@@ -69,7 +89,9 @@ def hypergeometric_weights(n, e, width=None):
         return _truncated_hypergeometric_weights(n, e, width)
     if (n + 1) * (e + 1) <= _CACHED_WEIGHT_ENTRIES:
         return _cached_hypergeometric_weights(n, e)
-    return _exact_hypergeometric_weights(n, e)
+    weights = _exact_hypergeometric_weights(n, e)
+    weights.flags.writeable = False  # read-only as the cached ones: the kernels see one type
+    return weights
 
 
 @functools.lru_cache(maxsize=256)
@@ -85,17 +107,29 @@ def _exact_hypergeometric_weights(n, e):
     The share, among the (b + k)-subsets of n + e words, of those that take k of the last e words, divided by
     the number of ways C(n, b) C(e, k) / C(n + e, b + k)... i.e. the weight of the product of two means: the mean
     over the (b + k)-subsets of n + e words of a product that factorises over the two parts is
-    sum_k H[k, b] mean_b(first n) mean_k(last e).  Computed as C(e, k) times e ratios of the form
-    (b + i)/(n + i) and (n - b + i)/(n + k + i), summed as logarithms of numbers <= 1 (no large factorials).
+    sum_k H[k, b] mean_b(first n) mean_k(last e).  Computed as C(e, k) times exp of two sums of logarithms (no
+    large factorials): sum_{i<=k} log((b + i)/(n + i)), of numbers <= 1, which grows with k by one term, and
+    sum_{i<=e-k} log((n - b + i)/(n + k + i)) = sum_{k<i<=e} log((n - b + e + 1 - i)/(n + i)), which loses one
+    term as k grows: two logarithms per entry, each term within a factor n + e of 1, so that the sums' rounding
+    (relative to their e terms) is at most about 2 e log(n + e) eps, and H's relative error as much.
     """
-    b = np.arange(n + 1, dtype=float)
+    return _exact_weights_kernel(int(n), int(e), np.array([float(math.comb(e, k)) for k in range(e + 1)]))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _exact_weights_kernel(n, e, choose):
+    """:func:`_exact_hypergeometric_weights`, compiled; ``choose[k]`` = C(e, k) as a float."""
     out = np.empty((e + 1, n + 1))
-    for k in range(e + 1):
-        i_low = np.arange(1, k + 1, dtype=float)[:, None]
-        i_high = np.arange(1, e - k + 1, dtype=float)[:, None]
-        log_ratio = np.log((b + i_low) / (n + i_low)).sum(axis=0) if k else 0.0
-        log_ratio = log_ratio + (np.log((n - b + i_high) / (n + k + i_high)).sum(axis=0) if e - k else 0.0)
-        out[k] = math.comb(e, k) * np.exp(log_ratio)
+    high = np.empty(e + 1)
+    for b in range(n + 1):
+        high[e] = 0.0
+        for k in range(e - 1, -1, -1):  # the sum for k has the terms i = k + 1..e
+            high[k] = high[k + 1] + np.log((n - b + e - k) / (n + k + 1))
+        low = 0.0
+        for k in range(e + 1):
+            if k:
+                low += np.log((b + k) / (n + k))
+            out[k, b] = choose[k] * np.exp(low + high[k])
     return out
 
 
@@ -125,24 +159,41 @@ def times_column(P, Pw, G, Gw, weights, width=None):
     mean(W prod) = sum_k H (Pw G + P Gw).  All terms of P's mean are >= 0: no cancellation.  With ``width``,
     the sizes from ``width`` on are dropped (they never feed a smaller size).
     """
-    B, n1 = P.shape
-    e = G.shape[1] - 1
+    n1, e = P.shape[1], G.shape[1] - 1
     total = n1 + e if width is None else min(n1 + e, width)
-    K = min(e + 1, total)
+    return _times_column_kernel(_doubles(P), _doubles(Pw), _doubles(G), _doubles(Gw), _doubles(weights), total)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _times_column_kernel(P, Pw, G, Gw, weights, total):
+    """:func:`times_column`, compiled: the sizes below ``total``."""
+    B, n1 = P.shape
+    K = min(G.shape[1], total)
     out = np.zeros((B, total))
     out_w = np.zeros((B, total))
-    for k in range(K):
-        span = min(n1, total - k)
-        h = weights[k][:span]
-        out[:, k : k + span] += h * (G[:, k : k + 1] * P[:, :span])
-        out_w[:, k : k + span] += h * (G[:, k : k + 1] * Pw[:, :span] + Gw[:, k : k + 1] * P[:, :span])
+    for b in range(B):
+        for k in range(K):
+            span = min(n1, total - k)
+            g, gw = G[b, k], Gw[b, k]
+            for i in range(span):
+                h = weights[k, i]
+                out[b, k + i] += h * (g * P[b, i])
+                out_w[b, k + i] += h * (g * Pw[b, i] + gw * P[b, i])
     return out, out_w
 
 
 def subset_masks(e):
-    """Every subset of range(e) as a 0/1 matrix (2^e, e), and its size."""
+    """Every subset of range(e) as a 0/1 matrix (2^e, e), and its size (read-only arrays, shared by the callers)."""
+    return _subset_masks(int(e))
+
+
+@functools.lru_cache(maxsize=16)
+def _subset_masks(e):
     masks = (np.arange(2**e)[:, None] >> np.arange(e)) & 1
-    return masks.astype(float), masks.sum(axis=1)
+    masks, sizes = masks.astype(float), masks.sum(axis=1)
+    masks.flags.writeable = False
+    sizes.flags.writeable = False
+    return masks, sizes
 
 
 def column_means(u, t_members, w_members):
@@ -152,16 +203,29 @@ def column_means(u, t_members, w_members):
     """
     e = t_members.size
     masks, sizes = subset_masks(e)
-    factor = np.exp(-np.outer(u, (masks @ t_members) ** 2))  # (B, 2^e)
+    subset_t = masks @ t_members
     subset_w = masks @ w_members
     counts = np.array([math.comb(e, k) for k in range(e + 1)], dtype=float)
-    G = np.zeros((u.size, e + 1))
-    Gw = np.zeros((u.size, e + 1))
-    for k in range(e + 1):
-        of_size = sizes == k
-        G[:, k] = factor[:, of_size].sum(axis=1) / counts[k]
-        Gw[:, k] = (factor[:, of_size] * subset_w[of_size]).sum(axis=1) / counts[k]
+    G, Gw, factor = _column_means_kernel(_doubles(u), subset_t, subset_w, sizes.astype(np.int64), counts)
     return G, Gw, factor, masks, sizes, subset_w
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _column_means_kernel(u, subset_t, subset_w, sizes, counts):
+    """:func:`column_means`' sums over the subsets of each size, compiled (the subsets in their binary order)."""
+    B, n_subsets, e = u.size, subset_t.size, counts.size - 1
+    factor = np.empty((B, n_subsets))
+    G = np.zeros((B, e + 1))
+    Gw = np.zeros((B, e + 1))
+    for b in range(B):
+        for i in range(n_subsets):
+            factor[b, i] = np.exp(-(u[b] * subset_t[i] ** 2))
+            G[b, sizes[i]] += factor[b, i]
+            Gw[b, sizes[i]] += factor[b, i] * subset_w[i]
+        for k in range(e + 1):
+            G[b, k] /= counts[k]
+            Gw[b, k] /= counts[k]
+    return G, Gw, factor
 
 
 def leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=False):
@@ -186,78 +250,128 @@ def leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=F
     (upwards) or (1 - pi)/pi <= 1 (downwards).  Lw is affine in w_k: Lw = Lw0 + w_k D, both carried along.
     ``x`` (B, C) and ``rest`` (C,) describe one representative word per distinct weight.  Sizes >= ``tops[q]``
     are negligible at node q (means below ``_NEGLIGIBLE_MEAN``; :func:`negligible_sizes`): the nodes are in
-    increasing u, so ``tops`` does not increase and the nodes that need size a are the first ``active[a]``;
-    both passes work on those rows only (a slice, so that one block of nodes costs one Python loop).
+    increasing u, so ``tops`` does not increase, and node q runs both passes over the sizes below ``tops[q]``
+    only (a node whose sizes are negligible from a on contributes nothing above a).
+    """
+    top = min(int(tops[0]), d - 1)
+    tops = np.ascontiguousarray(tops, dtype=np.int64)
+    out0, slope, lowest = _leave_one_out_kernel(
+        _doubles(x), _doubles(u), _doubles(rest), float(w_total), int(d), _doubles(P), _doubles(Pw),
+        _doubles(weights), tops, top, bool(truncated),
+    )  # fmt: skip
+    if truncated and lowest < top:
+        return None
+    return out0, slope
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, truncated):
+    """:func:`leave_one_out_sums`, compiled; also returns the first size that needed the downward pass.
+
+    The state of word c's recursions at node b is (L, Lw0, E = D + L), where E is what the slope needs; the
+    words of one node run side by side (the innermost loop), each its own recursion.
     """
     B, C = x.shape
-    top = min(int(tops[0]), d - 1)
-    active = np.searchsorted(-np.asarray(tops), -np.arange(top + 1), side="left")  # nodes with tops > a
-    out0 = np.zeros((max(top, 1), C))
-    slope = np.zeros((max(top, 1), C))
-    # the three recursions share their operations: the state S = (L, Lw0, E = D + L) is one (3, rows, C) array
-    # (E is what the slope needs) and the right-hand sides (mean_a, mean_w_a, 0) one (3, B, d + 1) array
-    means = np.stack([P, Pw, np.zeros_like(P)])
-    # upwards from L_0 = 1, Lw_0 = 0, E_0 = 1; first_down[q, c] is the first index a that needs the downward
-    # pass.  The arrays shrink to the active rows: a node whose sizes are negligible from a on contributes
-    # nothing above a (and never leaves the upward pass, as the full recursion would see a share of 0 there)
-    first_down = np.full((B, C), d - 1)
-    up = np.ones((B, C), dtype=bool)
-    S = np.stack([np.ones((B, C)), np.zeros((B, C)), np.ones((B, C))])
-    slope[0] = weights @ x
-    # the sets containing k carry more than half of mean_a when carried > mean_a / 2; an underflowed mean_a has
-    # negligible parts, and the word stays (threshold inf); in one operation for every size
-    thresholds = np.where(P >= _NEGLIGIBLE_MEAN, _UPWARD_SHARE * P, np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for a in range(1, top):
-            n = int(active[a])
-            if n == 0:
+    rows = max(top, 1)
+    out0 = np.zeros((rows, C))
+    slope = np.zeros((rows, C))
+    # first_down[b, c] is the first size a that needs the downward pass (d - 1: none)
+    first_down = np.full((B, C), d - 1, dtype=np.int64)
+    L = np.empty(C)
+    Lw0 = np.empty(C)
+    E = np.empty(C)
+    up = np.empty(C, dtype=np.bool_)
+    for b in range(B):
+        q = weights[b]
+        for c in range(C):
+            slope[0, c] += q * x[b, c]
+            L[c], Lw0[c], E[c], up[c] = 1.0, 0.0, 1.0, True  # L_0 = 1, Lw_0 = 0, E_0 = 1
+        first = 0  # the words before it have left the upward pass (its state stays 0 for them: skipped)
+        for a in range(1, min(top, tops[b])):
+            while first < C and not up[first]:
+                first += 1
+            if first == C:  # every word has left: the upward pass adds nothing more at this node
                 break
-            if n < S.shape[1]:
-                up, S = up[:n], S[:, :n]
-            xa = x[:n]
-            part = (a / d) * xa
-            T = part * S  # T[0] = (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
-            leaving = up & (T[0] > thresholds[:n, a : a + 1])
-            np.copyto(first_down[:n], a, where=leaving)
-            up = up ^ leaving
-            T = (means[:, :n, a : a + 1] - T) * (d / (d - a))  # L_a, Lw0_a, and D_a = -(a/d) x_k E_{a-1} d/(d-a)
-            L = np.where(up, np.maximum(T[0], 0.0), 0.0)
-            # where the means underflow (L = 0) the sums are negligible too; the homogeneous part of the
-            # recursions for Lw0 and D (growth a x / (d - a) per step) must not act on their leftovers
-            T[2] += L
-            S = np.concatenate([L[None], np.where(L > 0, T[1:], 0.0)])
-            out0[a], slope[a] = weights[:n] @ (xa * S[1:])
-    lowest = int(first_down.min())
-    if truncated:
-        return (out0, slope) if lowest >= top else None
-    if lowest >= d - 1:  # every word stayed in the upward pass at every node
-        return out0, slope
-    # downwards from L_{d-1} = exp(-u R(all words but k)), kept only where index >= first_down; the state, now
-    # S = (L, Lw0, D), has the active rows only (a node becomes active as a decreases, with the state 0 of a
-    # negligible level)
-    if top == d - 1:
-        L = np.exp(-np.outer(u[: int(active[top])], rest))
-        S = np.stack([L, w_total * L, -L])  # W(all but k) = w_total - w_k
-    else:  # the means at size top are negligible: the recursion starts there from 0
-        S = np.zeros((3, 0, C))
-    significant = P >= _NEGLIGIBLE_MEAN
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for a in range(top, lowest, -1):
-            if active[a] > S.shape[1]:  # new rows, state 0; grown for the next top / 8 levels at once
-                n = int(active[max(a - top // 8, lowest + 1)])
-                S = np.concatenate([S, np.zeros((3, n - S.shape[1], C))], axis=1)
-            n = S.shape[1]  # rows beyond active[a] are negligible at this level: not needed, their state stays 0
-            if n == 0:
-                continue
-            # below _NEGLIGIBLE_MEAN the means have lost their digits (at large u they underflow at large a):
-            # there the sums are negligible, and the recursion restarts from 0 below that level
-            needed = (first_down[:n] <= a - 1) & significant[:n, a : a + 1]
-            # T = (x_k L_{a-1}, x_k Lw0_{a-1}, x_k (D_{a-1} + L_{a-1}))
-            T = np.where(needed, (means[:, :n, a : a + 1] - ((d - a) / d) * S) * (d / a), 0.0)
-            S = np.where(needed, T / x[:n], 0.0)
-            S[2] -= S[0]
-            out0[a - 1], slope[a - 1] = (out0[a - 1], slope[a - 1]) + weights[:n] @ T[1:]
-    return out0, slope
+            # the sets containing k carry more than half of mean_a when the part below exceeds mean_a / 2; an
+            # underflowed mean_a has negligible parts, and the word stays (threshold inf)
+            mean, mean_w = P[b, a], Pw[b, a]
+            threshold = _UPWARD_SHARE * mean if mean >= _NEGLIGIBLE_MEAN else np.inf
+            share, grow = a / d, d / (d - a)
+            for c in range(first, C):
+                part = share * x[b, c]
+                T0 = part * L[c]  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
+                if up[c] and T0 > threshold:
+                    first_down[b, c] = a
+                    up[c] = False
+                # L_a, Lw0_a, and D_a = -(a/d) x_k E_{a-1} d/(d-a)
+                T0 = (mean - T0) * grow
+                T1 = (mean_w - part * Lw0[c]) * grow
+                T2 = (0.0 - part * E[c]) * grow
+                level = max(T0, 0.0) if up[c] else 0.0
+                T2 += level
+                # where the means underflow (L = 0) the sums are negligible too; the homogeneous part of the
+                # recursions for Lw0 and D (growth a x / (d - a) per step) must not act on their leftovers
+                L[c] = level
+                Lw0[c] = T1 if level > 0 else 0.0
+                E[c] = T2 if level > 0 else 0.0
+                out0[a, c] += q * (x[b, c] * Lw0[c])
+                slope[a, c] += q * (x[b, c] * E[c])
+    lowest = d - 1
+    for b in range(B):
+        for c in range(C):
+            lowest = min(lowest, first_down[b, c])
+    if truncated or lowest >= d - 1:  # truncated: only the upward pass serves; or every word stayed in it
+        return out0, slope, lowest
+    # downwards from L_{d-1} = exp(-u R(all words but k)), kept only where a > first_down; the state is now
+    # S = (L, Lw0, D).  A node whose size top is negligible starts from 0 there; below _NEGLIGIBLE_MEAN the means
+    # have lost their digits (at large u they underflow at large a): there the sums are negligible, and the
+    # recursion restarts from 0 below that level
+    # Words of small weight (large x) leave first, so the words that need size a - 1 downwards are about the first
+    # few: the loop over the words stops after the last one that does (ends[a]); the others are needed neither at
+    # this size nor below it, so their state is never read again
+    ends = np.empty(d, dtype=np.int64)
+    inverse = np.empty(C)
+    for b in range(B):
+        ends[:] = 0
+        for c in range(C):
+            if first_down[b, c] < d - 1:
+                ends[first_down[b, c] + 1] = c + 1
+        low = d - 1
+        for a in range(1, d):  # ends[a]: 1 + the last word with first_down <= a - 1
+            ends[a] = max(ends[a], ends[a - 1])
+            if ends[a] and low == d - 1:
+                low = a - 1
+        if low >= d - 1:
+            continue
+        q = weights[b]
+        for c in range(C):
+            if top == d - 1 and tops[b] > top:
+                L[c] = np.exp(-u[b] * rest[c])
+                Lw0[c], E[c] = w_total * L[c], -L[c]  # W(all but k) = w_total - w_k
+            else:
+                L[c], Lw0[c], E[c] = 0.0, 0.0, 0.0
+        # one division per word and node: T / x_k as T times 1/x_k costs a rounding more per step (2^-53
+        # relative), well within the bit a downward step may lose, where three divisions were a third of the time
+        for c in range(C):
+            inverse[c] = 1.0 / x[b, c]
+        for a in range(top, low, -1):
+            mean, mean_w = P[b, a], Pw[b, a]
+            significant = mean >= _NEGLIGIBLE_MEAN
+            keep, grow = (d - a) / d, d / a
+            for c in range(ends[a]):
+                if significant and first_down[b, c] <= a - 1:
+                    # T = (x_k L_{a-1}, x_k Lw0_{a-1}, x_k (D_{a-1} + L_{a-1}))
+                    T0 = (mean - keep * L[c]) * grow
+                    T1 = (mean_w - keep * Lw0[c]) * grow
+                    T2 = (0.0 - keep * E[c]) * grow
+                    L[c] = T0 * inverse[c]
+                    Lw0[c] = T1 * inverse[c]
+                    E[c] = T2 * inverse[c] - L[c]
+                    out0[a - 1, c] += q * T1
+                    slope[a - 1, c] += q * T2
+                else:
+                    L[c], Lw0[c], E[c] = 0.0, 0.0, 0.0
+    return out0, slope, lowest
 
 
 def negligible_sizes(model, nodes):
