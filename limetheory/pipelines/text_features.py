@@ -90,12 +90,29 @@ class TextFeatures:
 
 
 def reads_words(step):
-    """Whether ``step`` is a first step whose columns this module reads: a word vectorizer, or several joined."""
+    """Whether ``step`` is a first step whose columns this module reads: a word vectorizer, or several joined.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import HashingVectorizer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> reads_words(HashingVectorizer()), reads_words(StandardScaler())
+    (True, False)
+    """
     return isinstance(step, (CountVectorizer, HashingVectorizer, FeatureUnion, ColumnTransformer))
 
 
 def feature_epsilon(vectorizer):
-    """The machine epsilon of the features the pipeline computes (the vectorizer's floating dtype, else float64)."""
+    """The machine epsilon of the features the pipeline computes (the vectorizer's floating dtype, else float64).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+    >>> feature_epsilon(TfidfVectorizer(dtype=np.float32)) == float(np.finfo(np.float32).eps)
+    True
+    >>> feature_epsilon(CountVectorizer()) == float(np.finfo(np.float64).eps)  # integer counts, then doubles
+    True
+    """
     dtype = np.dtype(getattr(vectorizer, "dtype", np.float64))
     return float(np.finfo(dtype).eps) if np.issubdtype(dtype, np.floating) else float(np.finfo(float).eps)
 
