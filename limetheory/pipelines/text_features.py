@@ -245,7 +245,9 @@ def _joined(first, text):
     weights = first.transformer_weights or {}
     for name, transformer in entries:
         span = None if spans is None else spans.get(name, slice(0, 0))
-        if transformer is None or (isinstance(transformer, str) and transformer == "drop") or span == slice(0, 0):
+        if transformer is None or (isinstance(transformer, str) and transformer == "drop"):
+            continue
+        if span is not None and span.stop == span.start:  # a ColumnTransformer's part without output (a remainder)
             continue
         inner = transformer.steps if isinstance(transformer, Pipeline) else [(name, transformer)]
         try:
