@@ -231,13 +231,13 @@ def _run(estimator, pilot_size):
     try:
         counts = estimator.pilot(pilot_size)
         bar.update(estimator.calls)
-        spread = None
+        spread = estimator.pilot_spread
         target_met = False
         while True:
             remaining = estimator.budget - estimator.calls
             live = int(estimator.strata.live.sum())
             if estimator.batches == 0:
-                size = int(counts.sum())
+                size = min(int(counts.sum()), remaining // 2)
             else:
                 _refill_cheap(estimator)
                 states = estimator.state()
@@ -247,11 +247,11 @@ def _run(estimator, pilot_size):
                 # the model's share of the variance must fall to (1 - CHEAP_SHARE) of the target's
                 share = max(
                     float(np.max(v / ((1.0 - CHEAP_SHARE) * _target(estimator, b, ls) ** 2)))
-                    for b, v, _, ls, _ in states
+                    for b, v, _, ls, *_ in states
                 )
                 done = estimator.counts.sum()
                 size = int(min(max(done * (share - 1.0) * 1.1, 2 * live), max(done, 4 * live) * 4))
-                spread = np.mean([s for *_, s in states], axis=0)
+                spread = np.mean([s[4] for s in states], axis=0)
             if remaining < 2 * live:
                 break
             size = int(min(size, remaining, estimator.max_batch))
@@ -314,7 +314,7 @@ def _target(estimator, beta, lime_std):
 
 def _ratio(estimator, states):
     """The largest standard error over its target."""
-    return max(float(np.max(np.sqrt(v + cv) / _target(estimator, b, ls))) for b, v, cv, ls, _ in states)
+    return max(float(np.max(np.sqrt(v + cv) / _target(estimator, b, ls))) for b, v, cv, ls, *_ in states)
 
 
 def _refill_cheap(estimator):
@@ -324,7 +324,7 @@ def _refill_cheap(estimator):
     cap = MAX_CHEAP_PER_CALL * estimator.calls
     for _ in range(8):
         need = 0.0
-        for column, (b, _, cv, ls, _) in zip(estimator.columns, estimator.state(), strict=True):
+        for column, (b, _, cv, ls, *_) in zip(estimator.columns, estimator.state(), strict=True):
             if column.surrogate is not None:
                 need = max(need, float(np.max(cv / (CHEAP_SHARE * _target(estimator, b, ls) ** 2))))
         have = estimator.cheap_counts.sum()
