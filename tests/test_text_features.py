@@ -9,7 +9,9 @@ hashed column, a union part of bigrams or characters) get enumeration or the est
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import FeatureUnion, Pipeline, make_pipeline
@@ -270,3 +272,28 @@ def test_explain_many_reads_hashed_and_joined_features(kind):
         np.testing.assert_array_equal(explanation.beta, lt.explain(model, text, output="decision_function").beta)
     small = make_pipeline(HashingVectorizer(n_features=8), LogisticRegression()).fit(DOCS, LABELS)
     assert explain_linear_many(small, [TEXT], output="decision_function") == [None]  # opposite signs: explain's
+
+
+def test_column_transformer_of_one_text_column_is_a_union():
+    """A ColumnTransformer of word vectorizers on one text column (a frame's or an array's): its output columns are
+    a FeatureUnion's, exact and equal to enumeration; a character part is refused with its name; explain_many takes
+    such a pipeline through explain (it reads a frame)."""
+    frame = pd.DataFrame({"review": DOCS})
+    joined = ColumnTransformer(
+        [("words", TfidfVectorizer(), "review"), ("hash", HashingVectorizer(n_features=2**10), "review")],
+        transformer_weights={"hash": 3.0},
+    )
+    array = np.array(DOCS, dtype=object).reshape(-1, 1)
+    for first, inputs in ((joined, frame), (ColumnTransformer([("words", CountVectorizer(), 0)]), array)):
+        model = make_pipeline(first, LogisticRegression()).fit(inputs, LABELS)
+        exact = lt.explain(model.decision_function, TEXT)
+        assert exact.method == "linear", exact.notes
+        _close(exact.beta, lt.explain(model, TEXT, output="decision_function", method="enumeration").beta)
+    frame_many = lt.explain_many(model, [TEXT, DISTINCT], output="decision_function", progress=False)
+    assert set(frame_many.method) == {"linear"}
+    characters = ColumnTransformer(
+        [("words", TfidfVectorizer(), "review"), ("chars", CountVectorizer(analyzer="char"), "review")]
+    )
+    model = make_pipeline(characters, LogisticRegression()).fit(frame, LABELS)
+    result = lt.explain(model.decision_function, TEXT)
+    assert result.method == "enumeration" and "ColumnTransformer's part 'chars'" in result.notes[0]

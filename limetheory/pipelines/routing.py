@@ -6,9 +6,10 @@ for, a bound method of one, or any function from a list of str to an (n, k) arra
 
 ``"linear"``
     a pipeline linear in the vectorizer's columns (a Count, Tfidf or Hashing vectorizer, a TfidfTransformer after
-    it, or a FeatureUnion of word vectorizers; linear steps such as scalers without centring; an estimator with
-    ``coef_`` and ``intercept_``) read through ``decision_function`` (``predict`` for a regressor): exact
-    (``limetheory.pipelines.pipeline_reading``, ``limetheory.pipelines.text_features``);
+    it, a FeatureUnion of word vectorizers or a ColumnTransformer of them on one text column; linear steps such as
+    scalers without centring; an estimator with ``coef_`` and ``intercept_``) read through ``decision_function``
+    (``predict`` for a regressor): exact (``limetheory.pipelines.pipeline_reading``,
+    ``limetheory.pipelines.text_features``);
 ``"trees"``
     decision trees and tree ensembles whose splits are functions of which words are present: exact, the law of
     s over the leaves (``limetheory.pipelines.leaves``);
@@ -33,6 +34,7 @@ import contextlib
 import warnings
 
 import numpy as np
+from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import Pipeline
 
@@ -127,9 +129,9 @@ def explain(
         lime's ``classifier_fn`` (list of n str -> an (n, k) array, ``label`` picking the column; or (n,), one
         score), a bound method of a fitted Pipeline (``pipe.predict_proba``, ``pipe.decision_function``), or a
         fitted Pipeline (its output named by ``output``).  The linear route reads a first step that is a
-        Count, Tfidf or Hashing vectorizer or a ``FeatureUnion`` of them; a Pipeline of another shape (a
-        ``ColumnTransformer`` reading one column, character n-grams, ...) is read through its outputs:
-        enumeration or the estimate.
+        Count, Tfidf or Hashing vectorizer or a ``FeatureUnion`` of them (or a ``ColumnTransformer`` of them
+        reading one text column); a Pipeline of another shape (character n-grams, a model that is not linear,
+        ...) is read through its outputs: enumeration or the estimate.
     text : str
         The document, with at least 2 distinct words (lime's tokens).
     kernel_width : float
@@ -429,6 +431,8 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
     vectorizer = first if reads_words(first) and not isinstance(first, CountVectorizer) else check_pipeline(model)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    if isinstance(first, ColumnTransformer):  # it reads a frame, which explain builds for each document
+        return [None] * len(texts)
     columns = output_function(model, output)
     nu = kernel_width / 100.0
     pending = []  # (position, words, label, linear model, masks, their number of unique rows, inverse)

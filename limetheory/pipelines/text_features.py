@@ -16,7 +16,8 @@ normalised on its own:
   in one column (the column holds :math:`t_1 - t_2`, which the exact route does not take) are refused;
 * either followed by a ``TfidfTransformer`` (sublinear tf, idf, norm);
 * a ``FeatureUnion`` of such parts (each a vectorizer, or a Pipeline of a vectorizer and a ``TfidfTransformer``),
-  with its ``transformer_weights``: f is the sum of one linear model per part, so β is the sum of their β.
+  with its ``transformer_weights``: f is the sum of one linear model per part, so β is the sum of their β; or a
+  ``ColumnTransformer`` of such parts, fitted on one input column (lime's text), read as the same union.
 
 Scales and norms compose: a norm makes its row scale-free, so a later norm sees the scales applied before both and
 only a part's last norm counts; the scales after it multiply the coefficients.  A negative scale (a transformer
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
@@ -88,12 +90,29 @@ class TextFeatures:
 
 
 def reads_words(step):
-    """Whether ``step`` is a first step whose columns this module reads: a word vectorizer or a FeatureUnion."""
-    return isinstance(step, (CountVectorizer, HashingVectorizer, FeatureUnion))
+    """Whether ``step`` is a first step whose columns this module reads: a word vectorizer, or several joined.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import HashingVectorizer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> reads_words(HashingVectorizer()), reads_words(StandardScaler())
+    (True, False)
+    """
+    return isinstance(step, (CountVectorizer, HashingVectorizer, FeatureUnion, ColumnTransformer))
 
 
 def feature_epsilon(vectorizer):
-    """The machine epsilon of the features the pipeline computes (the vectorizer's floating dtype, else float64)."""
+    """The machine epsilon of the features the pipeline computes (the vectorizer's floating dtype, else float64).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+    >>> feature_epsilon(TfidfVectorizer(dtype=np.float32)) == float(np.finfo(np.float32).eps)
+    True
+    >>> feature_epsilon(CountVectorizer()) == float(np.finfo(np.float64).eps)  # integer counts, then doubles
+    True
+    """
     dtype = np.dtype(getattr(vectorizer, "dtype", np.float64))
     return float(np.finfo(dtype).eps) if np.issubdtype(dtype, np.floating) else float(np.finfo(float).eps)
 
@@ -104,7 +123,8 @@ def text_features(first, following, text, mode=None, memo=None):
     Parameters
     ----------
     first : object
-        The pipeline's first step: a fitted Count, Tfidf or Hashing vectorizer, or a FeatureUnion of them.
+        The pipeline's first step: a fitted Count, Tfidf or Hashing vectorizer, or a FeatureUnion of them (or a
+        ColumnTransformer of them on one text column).
     following : list of (str, object)
         The pipeline's steps after ``first`` and before the estimator; a leading ``TfidfTransformer`` is read.
     text : str
@@ -136,28 +156,10 @@ def text_features(first, following, text, mode=None, memo=None):
     ...
     ValueError: the words 'good' and 'wine' share the hashed column 1 with opposite signs (alternate_sign=True): ...
     """
-    if isinstance(first, FeatureUnion):
+    if isinstance(first, (FeatureUnion, ColumnTransformer)):
         if mode is not None:
             raise ValueError("lime's other text modes are read for a Count or Tfidf vectorizer alone")
-        parts, width, epsilons = [], 0, []
-        weights = first.transformer_weights or {}
-        for name, transformer in first.transformer_list:
-            if transformer is None or (isinstance(transformer, str) and transformer == "drop"):
-                continue
-            inner = transformer.steps if isinstance(transformer, Pipeline) else [(name, transformer)]
-            try:
-                chain, part_width, epsilon = _vectorizer_chain(inner[0][1], text, "it")
-                if _tfidf_steps(chain, inner[1:], part_width) != len(inner) - 1:
-                    raise ValueError("it has a step that is not a TfidfTransformer")
-                if name in weights:
-                    chain.scale(np.full(part_width, float(weights[name])))
-            except ValueError as error:
-                raise ValueError(f"the FeatureUnion's part {name!r}: {error}") from None
-            parts.append(chain.part(width))
-            width, epsilons = width + part_width, [*epsilons, epsilon]
-        if not parts:
-            raise ValueError("the FeatureUnion has no transformer")
-        return TextFeatures(tuple(parts), width, 0, max(epsilons))
+        return _joined(first, text)
     if mode is not None:
         if not isinstance(first, CountVectorizer):
             raise ValueError("lime's other text modes are read for a Count or Tfidf vectorizer alone")
@@ -228,6 +230,42 @@ class _Chain:
         """The :class:`WordPart`, its columns shifted by ``offset`` (its place in a FeatureUnion)."""
         columns = np.where(self.visible, self.columns + offset, -1)
         return WordPart(columns, self.values, self.signs * self.post, self.norm)
+
+
+def _joined(first, text):
+    """The :class:`TextFeatures` of a FeatureUnion, or of a ColumnTransformer of the one text column: one part each."""
+    kind = type(first).__name__
+    if isinstance(first, FeatureUnion):
+        entries, spans = first.transformer_list, None
+    else:
+        if getattr(first, "n_features_in_", None) != 1 or not hasattr(first, "output_indices_"):
+            raise ValueError(f"the {kind} must be fitted on one input column, lime's text")
+        entries, spans = [(name, transformer) for name, transformer, _ in first.transformers_], first.output_indices_
+    parts, width, epsilons = [], 0, []
+    weights = first.transformer_weights or {}
+    for name, transformer in entries:
+        span = None if spans is None else spans.get(name, slice(0, 0))
+        if transformer is None or (isinstance(transformer, str) and transformer == "drop"):
+            continue
+        if span is not None and span.stop == span.start:  # a ColumnTransformer's part without output (a remainder)
+            continue
+        inner = transformer.steps if isinstance(transformer, Pipeline) else [(name, transformer)]
+        try:
+            chain, part_width, epsilon = _vectorizer_chain(inner[0][1], text, "it")
+            if _tfidf_steps(chain, inner[1:], part_width) != len(inner) - 1:
+                raise ValueError("it has a step that is not a TfidfTransformer")
+            if span is not None and span.stop - span.start != part_width:
+                raise ValueError(f"it gives {span.stop - span.start} columns, not {part_width}")
+            if name in weights:
+                chain.scale(np.full(part_width, float(weights[name])))
+        except ValueError as error:
+            raise ValueError(f"the {kind}'s part {name!r}: {error}") from None
+        start = width if span is None else span.start
+        parts.append(chain.part(start))
+        width, epsilons = max(width, start + part_width), [*epsilons, epsilon]
+    if not parts:
+        raise ValueError(f"the {kind} has no transformer")
+    return TextFeatures(tuple(parts), width, 0, max(epsilons))
 
 
 def _vectorizer_chain(vectorizer, text, where, memo=None):
