@@ -16,6 +16,7 @@ import functools
 import re
 from collections import Counter
 from itertools import compress
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,14 +32,45 @@ DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _WORD_CHARACTER = re.compile(r"\w")
 
 
+#: lime's splitter with its default split expression (``IndexedString``: ``re.compile(r'(%s)|$' % r'\W+')``)
+_LIME_SPLITTER = re.compile(r"(\W+)|$")
+
+
+class _Indexed(NamedTuple):
+    """What this module reads of lime's ``IndexedString(text)``: its tokens, words and each word's positions."""
+
+    as_list: list
+    inverse_vocab: list
+    positions: list
+
+
 @functools.lru_cache(maxsize=8)
 def _indexed(text):
-    """lime's ``IndexedString(text)`` with its defaults, kept for the next calls on the same text.
+    """lime's ``IndexedString(text)`` with its defaults (its ``as_list``, ``inverse_vocab`` and ``positions``).
 
-    lime builds it in time quadratic in the number of tokens (0.55 s for a text of 10⁴ distinct words), and one
-    explanation reads the same text's words, columns and perturbed documents.  Nothing here modifies it.
+    lime's own loop, on Python strings: the same tokens (lime's ``re.split``), words in order of first appearance
+    and their token positions; a token is a word unless lime's splitter matches it at its start.  lime iterates
+    over a numpy array of the tokens, whose strings lose trailing NUL characters, which only separators (all
+    non-word characters) can have: they stay separators.  Without that array it takes 0.11 s for the 1000 reviews
+    (lime 0.29 s) and 0.12 s for all of them joined (lime 0.85 s); tests compare it with lime on the reviews and on
+    crafted texts.  Kept for the next calls on the same text: one explanation reads its words, columns and
+    perturbed documents.  Nothing here modifies it.
     """
-    return IndexedString(text)
+    as_list = [piece for piece in _LIME_SPLITTER.split(text) if piece]
+    vocabulary, inverse_vocab, positions, separators = {}, [], [], set()
+    for i, token in enumerate(as_list):
+        if token in separators:
+            continue
+        if _LIME_SPLITTER.match(token):
+            separators.add(token)
+            continue
+        index = vocabulary.get(token)
+        if index is None:
+            index = vocabulary[token] = len(inverse_vocab)
+            inverse_vocab.append(token)
+            positions.append([])
+        positions[index].append(i)
+    return _Indexed(as_list, inverse_vocab, positions)
 
 
 def _words(text, indexed=None):

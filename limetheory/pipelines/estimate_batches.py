@@ -11,6 +11,7 @@ spread, from those sums (``BatchEstimator.state``).  The method is described in
 from __future__ import annotations
 
 import numpy as np
+import scipy.stats
 
 from ..theory.explanation import beta_from_gamma
 from .batch_sums import accumulate
@@ -50,6 +51,52 @@ def _bin_sums(bins, values, count):
         starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
         out[bins[starts]] = np.add.reduceat(values, starts, axis=0)
     return out
+
+
+def t_widening(contributions, counts, exact=0.0):
+    r"""(scale, dof): Student's t widening of a stratified standard error, with Satterthwaite's degrees of freedom.
+
+    The variance of a stratified mean is estimated by :math:`\hat V = \sum_b c_b + e`, with
+    :math:`c_b = W_b^2 s_b^2 / n_b` from the :math:`n_b` masks of stratum b and e a part taken as exact (the cheap
+    masks, which are many).  Each :math:`s_b^2` has :math:`n_b - 1` degrees of freedom, so :math:`\hat V` has about
+    :math:`\nu = \hat V^2 / \sum_b c_b^2 / (n_b - 1)` (Satterthwaite) and :math:`(\hat\beta - \beta) / \sqrt{\hat V}`
+    is about Student's t with ν degrees of freedom, not normal: with two to four masks in a stratum that carries the
+    variance, ±1.96 plain standard errors cover well under 95%.  ``scale`` = :math:`t_{\nu, 0.975} / z_{0.975}`, so
+    that ±1.96 widened standard errors are the 95% t interval (and the mean square of the widened z-scores is about
+    1 for ν >= 3); it is 1 + O(1/ν), negligible once every stratum holds tens of masks.
+
+    Parameters
+    ----------
+    contributions : ndarray, shape (strata, k)
+        :math:`c_b` for each of k estimated quantities.
+    counts : ndarray, shape (strata,)
+        :math:`n_b` (a stratum with fewer than 2 masks must contribute 0).
+    exact : float or ndarray, shape (k,)
+        The part of the variance taken as known.
+
+    Returns
+    -------
+    scale, dof : ndarray, shape (k,)
+        dof is inf (and scale 1) when nothing is estimated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scale, dof = t_widening(np.array([[1.0], [1.0]]), np.array([3, 3]))
+    >>> float(dof[0]), round(float(scale[0]), 3)  # two strata of 3 masks: 2 + 2 degrees of freedom
+    (4.0, 1.417)
+    >>> t_widening(np.array([[1.0], [0.0]]), np.array([1001, 2]))[1].tolist()  # the empty stratum adds none
+    [1000.0]
+    """
+    contributions = np.asarray(contributions, dtype=float)
+    total = contributions.sum(axis=0) + exact
+    spread = (contributions**2 / np.maximum(np.asarray(counts, dtype=float) - 1.0, 1.0)[:, None]).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dof = np.where(spread > 0, total**2 / np.where(spread > 0, spread, 1.0), np.inf)
+    finite = np.isfinite(dof)
+    scale = np.ones_like(dof)
+    scale[finite] = scipy.stats.t.ppf(0.975, dof[finite]) / scipy.stats.norm.ppf(0.975)
+    return scale, dof
 
 
 def _index(direction, z, weights):
@@ -184,7 +231,7 @@ class BatchEstimator:
             sums += _bin_sums(bins, terms, self.strata.count)
             gamma = np.einsum("b,bjk->jk", self.strata.weight / np.maximum(counts, 1), sums)
             ref = np.array([beta_from_gamma(gamma[:, c], d, nu=self.nu) for c in range(self.k)])
-        self.columns = []
+        self.columns, spreads = [], []
         half = self.rng.random(len(z)) < 0.5
         indices = []
         for c in range(self.k):
@@ -212,9 +259,31 @@ class BatchEstimator:
             column.fit.add(self._fit_features(column, phi), target, weights)
             self.columns.append(column)
             self._lime_terms(column, bins, sizes, z, f[:, c])
+            spreads.append(self._pilot_spread(column, bins, counts, sizes, z, target))
+        self.pilot_spread = np.mean(spreads, axis=0)
         self.limit_batch()
         self._retain(z, sizes, bins, f)
         return counts
+
+    def _pilot_spread(self, column, bins, counts, sizes, z, target):
+        """Each stratum's spread of the terms on the pilot, under the control fitted on the pilot.
+
+        In sample, so smaller than the spread a later batch will see: only a guide for Neyman's allocation of the
+        first batch, which would otherwise follow the weights W_b alone and leave the strata that carry the
+        variance (few words kept, where a good control misses a few masks by much) a handful of masks each.
+        """
+        coefficients = column.fit.solve()[:, 0]
+        design = column.design
+        fitted = design.values(z, sizes, coefficients[: design.size])
+        if column.surrogate is not None:
+            fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
+        unique, where = np.unique(sizes, return_inverse=True)
+        mapped, squares = np.zeros((self.strata.count, self.d + 1)), np.zeros((self.strata.count, self.d + 1))
+        accumulate(z, target - fitted, bins, self.sigma_pattern, mapped, squares,
+                   table=design.moments(coefficients[: design.size], unique), where=where.ravel())  # fmt: skip
+        n = np.maximum(counts, 1)[:, None]
+        var_bin = np.clip((squares - mapped**2 / n) / np.maximum(n - 1, 1), 0.0, None)
+        return np.sqrt(var_bin.mean(axis=1))
 
     def _choose_surrogate(self, design, phi, target, f, weights, half):
         if self.use_surrogate is False:
@@ -340,7 +409,11 @@ class BatchEstimator:
     # ------------------------------------------------------------------ the estimate so far
 
     def state(self):
-        """(beta, stderr, lime_std, expensive variance, cheap variance, per-bin spread) per column."""
+        """(beta, expensive variance, cheap variance, lime_std, per-bin spread, dof) per column.
+
+        Both variances are widened by :func:`t_widening`'s scale squared (the effective degrees of freedom of the
+        per-stratum variances), so that their sum is the square of the reported standard error.
+        """
         weight = self.strata.weight
         n = np.maximum(self.counts, 1)
         out = []
@@ -348,7 +421,8 @@ class BatchEstimator:
             mean = column.sum_terms / n[:, None]
             var_bin = (column.sum_squares - column.sum_mapped**2 / n[:, None]) / np.maximum(n - 1, 1)[:, None]
             var_bin = np.clip(var_bin, 0.0, None)
-            variance = (weight[:, None] ** 2 * var_bin / n[:, None]).sum(axis=0)
+            contributions = weight[:, None] ** 2 * var_bin / n[:, None]
+            variance = contributions.sum(axis=0)
             gamma = weight @ mean
             cheap_variance = np.zeros(self.d + 1)
             if column.surrogate is not None and self.cheap_counts.sum() > 0:
@@ -360,6 +434,8 @@ class BatchEstimator:
                 cheap_variance = ((weight * coefficient)[:, None] ** 2 * np.clip(cheap_var, 0, None) / m[:, None]).sum(
                     axis=0
                 )
+            scale, dof = t_widening(contributions, self.counts, cheap_variance)
+            variance, cheap_variance = variance * scale**2, cheap_variance * scale**2
             beta = beta_from_gamma(gamma, self.d, nu=self.nu)
             if self.controls:
                 beta = beta + column.control_coefficients @ self.control_betas
@@ -368,7 +444,7 @@ class BatchEstimator:
             first = weight @ (column.lime_sum / lime_n[:, None])
             lime_var = np.clip(second - first**2, 0.0, None) * (self.num_samples - 1)
             spread = np.sqrt(var_bin.mean(axis=1))
-            out.append((beta, variance, cheap_variance, np.sqrt(lime_var), spread))
+            out.append((beta, variance, cheap_variance, np.sqrt(lime_var), spread, dof))
         return out
 
     def retained_sample(self):

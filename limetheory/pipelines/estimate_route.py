@@ -19,8 +19,8 @@ COUNT_CALLS_PER_LIME_RUN = 200
 #: the pilot's masks when rows come from counts or a linked reading: a quarter of the general default of 4000 (the
 #: fits improve over the batches, and a cheap model needs no long pilot; with the index's powers among the controls,
 #: ten 26-38-word reviews took 142900 calls in all after a pilot of 1000 and 141200 after 2000).  Never
-#: more than a tenth of the budget, as the general rule: a pilot of half the budget leaves one batch, whose
-#: standard errors came out too small (mean z² 2.0 over 30 seeds at max_calls = 1500, against 1.07)
+#: more than a tenth of the budget, as the general rule (``estimate.PILOT_SHARE``: a longer pilot leaves the batches
+#: too few masks in the strata that carry the variance, and their standard errors came out too small)
 COUNT_PILOT_CALLS = 1000
 #: lime's default num_samples: the precision target is set against lime at this n unless told otherwise
 LIME_NUM_SAMPLES = 5000

@@ -10,6 +10,7 @@ built on it are in :mod:`limetheory.theory.coefficients`; this module is what ``
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 
@@ -20,6 +21,8 @@ from .sampling import NU_SQUARE_MIN
 
 #: beyond exp(±708) a double is subnormal or infinite: such values are assembled from logarithms
 SAFE_LOG = 700.0
+#: laws of at most this many words are cached (512 of them: at most 33 MB)
+_CACHED_LAW_WORDS = 2048
 
 
 def gap_sq(d, first, nu, start=None, stop=None):
@@ -149,10 +152,20 @@ class WeightedLaw:
 def weighted_law(d, nu):
     """The scale-free description (:class:`WeightedLaw`) of the tilted law of s, for d >= 2.
 
-    Everything derived from Σ (c_d, the σ's, Σ⁻¹, its eigenvalues, β) is computed from it.
+    Everything derived from Σ (c_d, the σ's, Σ⁻¹, its eigenvalues, β) is computed from it.  Up to
+    ``_CACHED_LAW_WORDS`` words it is kept for the next calls with the same (d, ν) (a corpus explains many documents
+    of one length, and each explanation asks for it twice: β and lime's centre); its arrays are read-only.
     """
-    d = check_d_invertible(d)
-    nu = check_nu(nu)
+    d, nu = check_d_invertible(d), check_nu(nu)
+    return _cached_weighted_law(d, nu) if d <= _CACHED_LAW_WORDS else _weighted_law(d, nu)
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_weighted_law(d, nu):
+    return _weighted_law(d, nu)
+
+
+def _weighted_law(d, nu):
     with np.errstate(under="ignore"):
         w = exp_minus(gap_sq(d, 1, nu))
         total = float(w.sum())
@@ -168,6 +181,8 @@ def weighted_law(d, nu):
     var_over_tau = (tau / total) * a_shift**2 + float(np.dot(w_hat, centred * centred))
     s = np.arange(1, d + 1, dtype=float)
     q = float(np.dot(m, s * (d - s))) / (d * d)
+    for shared in (w, m, w_hat, u):
+        shared.flags.writeable = False
     return WeightedLaw(
         d=d,
         nu=nu,

@@ -407,26 +407,53 @@ def shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combi
             if pair is None:
                 P, Pw = prefixes[i]
                 others[i] = times_column(P, Pw, suffix[i][0], suffix[i][1], combine_weights[i], width)
-    out = []
+    rows = d - 1 if width is None else min(d - 1, width - 1)
+    out = np.zeros((rows, sum(members.size for members in shared)))
+    first = 0  # the column of out of the column's first member
     for i, members in enumerate(shared):
         e = members.size
         M, Mw = others[i]
         _, _, factor, masks, sizes, subset_w = columns[i]
         h = member_weights[i]  # h[m - 1, b] / C(e - 1, m - 1): P(K meets the column in A | k in K, |K| = b + m)
-        # chosen[A, p e + m - 1] = 1 when subset A of the column contains member p and has m words; F and FW sum
-        # factor over those subsets (times W(A) for FW) for every (p, m) in one product, and the sum over the
-        # nodes is taken before the shift by m - 1, which does not involve the nodes
-        chosen = (masks[:, :, None] * (sizes[:, None, None] == np.arange(1, e + 1))).reshape(masks.shape[0], e * e)
-        F, FW = factor @ chosen, (factor * subset_w) @ chosen  # (B, e e)
-        combined = (q[:, None] * FW).T @ M + (q[:, None] * F).T @ Mw  # (e e, d - e + 1), or fewer sizes
-        span = M.shape[1]
-        rows = d - 1 if width is None else min(d - 1, width - 1)
-        for p in range(e):
-            value = np.zeros(d + e)
-            for m in range(1, min(e, h.shape[0]) + 1):
-                value[m - 1 : m - 1 + span] += (h[m - 1][:span] / math.comb(e - 1, m - 1)) * combined[p * e + m - 1]
-            out.append(value[:rows])
-    return np.column_stack(out)
+        choose = np.array([float(math.comb(e - 1, m - 1)) for m in range(1, e + 1)])
+        _member_sums_kernel(
+            _doubles(q), factor, masks, sizes, subset_w, _doubles(M), _doubles(Mw), h, choose, out, first
+        )
+        first += e
+    return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _member_sums_kernel(q, factor, masks, sizes, subset_w, M, Mw, h, choose, out, first):
+    """:func:`shared_column_sums` for the e members of one column, added to ``out[:, first:first + e]``, compiled.
+
+    F[p, m - 1, b] sums q_b times the factor of node b over the subsets A of the column that contain member p and
+    have m words (FW: times W(A) too); the sum over the nodes is taken before the shift by m - 1, which does not
+    involve the nodes: out[m - 1 + j, p] += h[m - 1, j] / C(e - 1, m - 1) sum_b (FW M + F Mw)[b, j].
+    """
+    B, n_subsets = factor.shape
+    e, span, rows = masks.shape[1], M.shape[1], out.shape[0]
+    F = np.zeros((e, e, B))
+    FW = np.zeros((e, e, B))
+    for b in range(B):
+        for A in range(1, n_subsets):  # subset 0 is empty: it contains no member
+            f = factor[b, A]
+            fw = f * subset_w[A]
+            m = sizes[A]
+            for p in range(e):
+                if masks[A, p] == 1.0:
+                    F[p, m - 1, b] += f
+                    FW[p, m - 1, b] += fw
+    combined = np.empty(span)
+    for p in range(e):
+        for m in range(1, min(e, h.shape[0]) + 1):
+            combined[:] = 0.0
+            for b in range(B):
+                weight_w, weight = q[b] * FW[p, m - 1, b], q[b] * F[p, m - 1, b]
+                for j in range(span):
+                    combined[j] += weight_w * M[b, j] + weight * Mw[b, j]
+            for j in range(min(span, h.shape[1], rows - m + 1)):
+                out[m - 1 + j, first + p] += (h[m - 1, j] / choose[m - 1]) * combined[j]
 
 
 def _without_each_column(d, columns, full, width):
