@@ -88,7 +88,8 @@ class LimitEstimate:
     note : str
         What was reached, in words.
     techniques : dict
-        What the estimate used (strata, pairs, surrogate link, caller's controls, cheap masks, batches), and the
+        What the estimate used (strata, of which ``enumerated_strata`` scored in full, pairs, surrogate link,
+        caller's controls, cheap masks, batches), and the
         smallest effective degrees of freedom of a variance (``dof``) with the largest widening it caused
         (``widening``, the factor applied to a standard error).
     sample : MaskSample or None
