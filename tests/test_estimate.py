@@ -110,11 +110,30 @@ def test_z_scores_are_standard_at_the_smallest_budget():
 def test_z_scores_are_standard_when_the_pilot_asked_for_is_half_the_budget():
     """pilot_calls = max_calls / 2 left one batch after the pilot: mean z² 1.58 over 100 seeds (heavy tailed:
     the control missed one mask by much, in a stratum of 28 masks given 30 draws, so a third of the runs never saw
-    it and reported a tiny standard error).  The pilot is now capped at a tenth and the first batch is allocated
-    by the pilot's spreads: mean z² within 3 standard errors of 1, as above.
+    it and reported a tiny standard error).  The pilot is now capped at a tenth, the first batch is allocated by
+    the pilot's spreads and that stratum is scored in full: mean z² within 3 standard errors of 1, as above.
     """
     z, estimates = _z_scores_with_the_decision_function_as_control(1500, 100, pilot_calls=750)
     assert all(e.techniques["batches"] >= 2 for e in estimates)
+    tolerance = 3 * _null_standard_error(z)
+    assert abs(np.mean(z**2) - 1) <= tolerance, (np.mean(z**2), tolerance)
+
+
+def test_z_scores_are_standard_when_one_two_word_mask_carries_a_stratum(data_dir):
+    """A 12-word review where one of the 66 masks keeping two words holds 85-92% of its stratum's variance.
+
+    Sampled, that stratum got about 24 masks from Neyman's rule (whose spreads had missed the mask) and the default
+    call's mean z² was 2.6-2.7 over 60 seeds (coverage 0.85); the strata with at most two words removed or kept are
+    now scored in full (exact).  Mean z² within 3 standard errors of 1, as above.
+    """
+    reviews = lt.load_yelp_reviews()
+    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
+    text = "ouchh...my fuckin head is pounding this morning.  thanks a lot guys!"
+    assert text in texts
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    exact = lt.explain(model, text, method="enumeration").beta
+    estimates = [lt.explain(model, text, method="monte_carlo", random_state=seed) for seed in range(60)]
+    z = np.array([(e.beta - exact) / e.stderr for e in estimates])
     tolerance = 3 * _null_standard_error(z)
     assert abs(np.mean(z**2) - 1) <= tolerance, (np.mean(z**2), tolerance)
 
