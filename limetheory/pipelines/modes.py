@@ -145,18 +145,31 @@ def linear_features(text, vectorizer, mode):
         text, vectorizer, bow=mode.bow, split_expression=mode.split_expression, mask_string=mode.mask_string
     )
     document.self_check(np.array([np.ones(document.d), np.zeros(document.d)], dtype=np.int8))
+    columns, values, _ = one_column_each(document, "the vectorizer", "feature", fill=1)
+    fed = document.mask_counts > 0
+    return LinearFeatures(columns, values, document.columns[fed], document.mask_counts[fed])
+
+
+def one_column_each(document, reader, noun, fill):
+    """(columns, values, rows) of lime's features from a document's counts, one vectorizer column per feature.
+
+    ``document`` has ``counts`` (one row per feature), ``columns`` (the vectorizer's column of each count column),
+    ``words`` and ``d``.  A feature the vectorizer does not see gets column -1 and value ``fill``; ``rows`` are the
+    features it sees.  A feature read as several tokens is refused: a ValueError naming it (``reader`` reads the
+    ``noun`` ... as several tokens).
+    """
     counts = sp.csr_matrix(document.counts)
+    counts.eliminate_zeros()
     per_feature = np.diff(counts.indptr)
     if (per_feature > 1).any():
         j = int(np.flatnonzero(per_feature > 1)[0])
-        raise ValueError(f"the vectorizer reads the feature {document.words[j]!r} as several tokens")
+        raise ValueError(f"{reader} reads the {noun} {document.words[j]!r} as several tokens")
     columns = np.full(document.d, -1, dtype=np.int64)
-    values = np.ones(document.d, dtype=np.int64)
+    values = np.full(document.d, fill, dtype=np.int64)
     rows = np.flatnonzero(per_feature == 1)
     columns[rows] = document.columns[counts.indices[counts.indptr[rows]]]
     values[rows] = counts.data[counts.indptr[rows]]
-    fed = document.mask_counts > 0
-    return LinearFeatures(columns, values, document.columns[fed], document.mask_counts[fed])
+    return columns, values, rows
 
 
 def mask_token_refusal(vectorizer, features):

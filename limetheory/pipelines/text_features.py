@@ -31,14 +31,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
 from ..engine.tokens import word_columns
 from .count_rows import document_rows
-from .modes import linear_features
+from .modes import linear_features, one_column_each
 
 
 @dataclass(frozen=True)
@@ -321,17 +320,7 @@ def _hashed_columns(vectorizer, text):
     document, reason = document_rows(text, vectorizer)
     if document is None:
         raise ValueError(reason)
-    counts = sp.csr_matrix(document.counts)
-    counts.eliminate_zeros()
-    per_word = np.diff(counts.indptr)
-    if (per_word > 1).any():
-        j = int(np.flatnonzero(per_word > 1)[0])
-        raise ValueError(f"the HashingVectorizer reads the word {document.words[j]!r} as several tokens")
-    columns = np.full(document.d, -1, dtype=np.int64)
-    signed = np.zeros(document.d, dtype=np.int64)
-    rows = np.flatnonzero(per_word == 1)
-    columns[rows] = document.columns[counts.indices[counts.indptr[rows]]]
-    signed[rows] = counts.data[counts.indptr[rows]]
+    columns, signed, rows = one_column_each(document, "the HashingVectorizer", "word", fill=0)
     signs = np.sign(signed)
     if rows.size:
         labels, inverse = np.unique(columns[rows], return_inverse=True)
