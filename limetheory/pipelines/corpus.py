@@ -26,6 +26,7 @@ import numpy as np
 from .._validation import check_bool, check_int
 from . import store
 from .routing import explain, explain_linear_many
+from .worker_heap import reused_heap
 
 #: the columns of explain_many's frame, in order
 COLUMNS = (
@@ -209,7 +210,8 @@ def _explain_chunk(model, documents, texts, options):
         model = model.load()
     # explain's warnings (lime at n will not agree, the bandwidth's unit) are recorded in the worker and warned
     # again in the calling process, where a process or a dask worker would otherwise print them or lose them
-    with warnings.catch_warnings(record=True) as caught:
+    # a dask worker returns freed memory to the system at once (MALLOC_TRIM_THRESHOLD_): once per chunk instead
+    with warnings.catch_warnings(record=True) as caught, reused_heap():
         warnings.simplefilter("always")
         explanations = [_explain_one(model, documents[0], texts[0], options)] if documents else []
         batch = _linear_batch_options(options)

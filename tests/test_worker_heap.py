@@ -1,0 +1,58 @@
+"""glibc's heap kept while a chunk runs in a dask-style worker (limetheory.pipelines.worker_heap)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from limetheory.pipelines.worker_heap import reused_heap
+
+# a child process with dask's setting: system time spent on 400 temporary 8 MB arrays, with and without the block
+_CHILD = """
+import os, numpy as np
+from limetheory.pipelines.worker_heap import reused_heap
+def churn():
+    start = os.times().system
+    for _ in range(400):
+        a = np.ones(1_000_000); a += 1.0; del a
+    return os.times().system - start
+plain = churn()
+with reused_heap():
+    kept = churn()
+print(plain, kept)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt is Linux's")
+def test_the_block_keeps_large_arrays_in_the_heap_under_dask_s_setting():
+    """Under MALLOC_TRIM_THRESHOLD_=65536 each 8 MB array is mapped and faulted in again; in the block it is not.
+
+    The system time of 400 arrays (3.2 GB of zero-filled pages without the block) is compared with itself in the
+    same process: the block must cut it by more than half (measured: 0.34 s against 0.00 s).
+    """
+    environment = dict(os.environ, MALLOC_TRIM_THRESHOLD_="65536")
+    output = subprocess.run([sys.executable, "-c", _CHILD], env=environment, capture_output=True, text=True, check=True)
+    plain, kept = map(float, output.stdout.split())
+    assert plain > 0.05 and kept < plain / 2, (plain, kept)
+
+
+@pytest.mark.parametrize("setting", [None, "not a number"])
+def test_nothing_changes_without_a_numeric_setting(monkeypatch, setting):
+    if setting is None:
+        monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    else:
+        monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", setting)
+    with reused_heap():
+        assert float(np.ones(10).sum()) == 10.0
+
+
+def test_an_error_in_the_block_propagates_and_the_settings_come_back(monkeypatch):
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    with pytest.raises(KeyError), reused_heap():
+        raise KeyError("inside")
+    with reused_heap():  # usable again
+        assert np.zeros(300_000).size == 300_000
