@@ -66,6 +66,13 @@ class _ModelFile:
         return _LOADED["model"]
 
 
+class _ScatteredModel:
+    """The model as one explain_many call broadcasts it to a dask cluster: with a tag that makes its key unique."""
+
+    def __init__(self, model, tag):
+        self.model, self.tag = model, tag
+
+
 def explain_option_names():
     """The keyword options of :func:`limetheory.explain` (everything but ``model`` and ``text``), in order.
 
@@ -208,6 +215,8 @@ def _explain_chunk(model, documents, texts, options):
     """
     if isinstance(model, _ModelFile):
         model = model.load()
+    elif isinstance(model, _ScatteredModel):
+        model = model.model
     # explain's warnings (lime at n will not agree, the bandwidth's unit) are recorded in the worker and warned
     # again in the calling process, where a process or a dask worker would otherwise print them or lose them
     # a dask worker returns freed memory to the system at once (MALLOC_TRIM_THRESHOLD_): once per chunk instead
@@ -399,14 +408,19 @@ def _run(model, texts, todo, options, n_jobs, backend, progress, chunk_size, fol
     import joblib
 
     config = {"backend": backend}
+    shipped = model
     if backend == "dask":
-        config["scatter"] = [model]  # broadcast once to every worker
+        # broadcast once to every worker, under a key of this call's own: the scatter's key is a hash of its content,
+        # and the same model scattered by an earlier call, whose key the cluster was still releasing, was lost
+        # ("lost dependencies") when the two met
+        shipped = _ScatteredModel(model, uuid.uuid4().hex)
+        config["scatter"] = [shipped]
         n_jobs = -1 if n_jobs is None else n_jobs
     with joblib.parallel_config(**config):
         workers = joblib.effective_n_jobs(n_jobs)  # on dask, -1 counts the cluster's worker threads
         size = _chunk_size(chunk_size, len(todo), workers)
         chunks = [todo[start : start + size] for start in range(0, len(todo), size)]
-        scratch, shipped = None, model
+        scratch = None
         if backend in _LOCAL_PROCESS_BACKENDS and workers > 1:
             scratch = tempfile.mkdtemp(prefix="limetheory-model-")
             file = os.path.join(scratch, "model.joblib")
