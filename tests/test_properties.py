@@ -23,7 +23,7 @@ small_d = st.integers(min_value=2, max_value=7)
 # double range's bottom (hypothesis found 2.2e-313) is subnormal and carries fewer than 53 bits (about 33 at 1e-313):
 # linearity then holds to those bits only, not to the 1e-10 relative tolerance
 coefficient = st.floats(min_value=-10, max_value=10, allow_nan=False, allow_subnormal=False).filter(
-    lambda value: value == 0 or abs(value) >= 1e-100
+    lambda value: value == 0 or abs(value) >= 1e-100  # tol: not a tolerance, the smallest coefficient drawn
 )
 
 
