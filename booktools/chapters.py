@@ -3,12 +3,14 @@
 ``regenerate`` executes a chapter from its .md and writes the .ipynb deterministically
 (cell ids from positions, no timing metadata, no stale outputs: every output comes from
 this execution).  ``input_drift`` lists where a .md and its .ipynb disagree in their inputs.
+``sync_prose`` copies an edit of the prose (markdown cells, cell tags) into the .ipynb without executing anything:
+it refuses when any code differs, since the outputs come from the code alone.
 
 Every execution is measured (``measure``): wall-clock seconds, the kernel's CPU seconds and its peak resident
 memory.  ``record_costs`` merges those measurements into a JSON file that the book renders as a table.
 
 Command line: ``python -m booktools.chapters notebooks/01-tfidf.md [...]`` regenerates,
-``python -m booktools.chapters --check notebooks/*.md`` reports drift,
+``python -m booktools.chapters --check notebooks/*.md`` reports drift, ``--prose`` syncs the prose only,
 ``--costs book/chapter_costs.json`` also records what each execution cost, and ``--measure-only`` executes
 and records without writing any .ipynb.
 """
@@ -212,6 +214,55 @@ def regenerate(md_path, *, timeout=1800, return_cost=False):
     return (target, cost) if return_cost else target
 
 
+def sync_prose(md_path):
+    """Copy the markdown cells and every cell's metadata of a chapter's .md into its .ipynb, keeping the outputs.
+
+    A prose edit (a reworded paragraph, a cell folded by a tag) changes no output, so the chapter need not run
+    again. The outputs are those of the last execution, which ran this exact code: the .md and the .ipynb must have
+    the same cells, of the same types, with the same code, or nothing is written.
+
+    Parameters
+    ----------
+    md_path : str or pathlib.Path
+        A chapter source ``notebooks/NN-slug.md`` whose .ipynb exists.
+
+    Returns
+    -------
+    pathlib.Path
+        The .ipynb written.
+
+    Raises
+    ------
+    ValueError
+        If the .ipynb is missing, or the cells or the code differ (then run :func:`regenerate`).
+
+    Examples
+    --------
+    >>> sync_prose("notebooks/05-alpha.md")  # doctest: +SKIP
+    PosixPath('notebooks/05-alpha.ipynb')
+    """
+    import nbformat
+
+    md_path = _markdown_path(md_path)
+    target = md_path.with_suffix(".ipynb")
+    if not target.is_file():
+        raise ValueError(f"{target} is missing: regenerate the chapter (python -m booktools.chapters {md_path})")
+    source = read_source(md_path)
+    executed = nbformat.read(target, as_version=4)
+    kinds = [cell.cell_type for cell in source.cells], [cell.cell_type for cell in executed.cells]
+    if kinds[0] != kinds[1]:
+        raise ValueError(f"{md_path.name}: the cells of the .md and the .ipynb differ; regenerate the chapter")
+    for index, (new, old) in enumerate(zip(source.cells, executed.cells, strict=True)):
+        if new.cell_type == "code" and new.source.strip() != old.source.strip():
+            raise ValueError(f"{md_path.name}: the code of cell {index} changed; regenerate the chapter")
+    for new, old in zip(source.cells, executed.cells, strict=True):
+        old.metadata = new.metadata
+        if new.cell_type != "code":
+            old.source = new.source
+    nbformat.write(normalise(executed), target)
+    return target
+
+
 def machine_description():
     """The machine the costs are measured on, as a dict of strings and numbers (CPU, cores, memory, system, Python).
 
@@ -287,16 +338,21 @@ def record_costs(costs_path, measured, machine=None):
     return json.loads(text)
 
 
-USAGE = "usage: python -m booktools.chapters [--check | --measure-only] [--costs FILE.json] notebooks/NN-slug.md ..."
+USAGE = (
+    "usage: python -m booktools.chapters [--check | --prose | --measure-only] [--costs FILE.json] "
+    "notebooks/NN-slug.md ..."
+)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    check, measure_only, costs_path, paths = False, False, None, []
+    check, prose, measure_only, costs_path, paths = False, False, False, None, []
     while argv:
         arg = argv.pop(0)
         if arg == "--check":
             check = True
+        elif arg == "--prose":
+            prose = True
         elif arg == "--measure-only":
             measure_only = True
         elif arg == "--costs" and argv:
@@ -306,9 +362,18 @@ def main(argv=None):
             return 2
         else:
             paths.append(arg)
-    if not paths or (check and (measure_only or costs_path)) or (measure_only and not costs_path):
+    exclusive = (check or prose) and (measure_only or costs_path or (check and prose))
+    if not paths or exclusive or (measure_only and not costs_path):
         print(USAGE, file=sys.stderr)
         return 2
+    if prose:
+        try:
+            for path in paths:
+                print(f"wrote {sync_prose(path)}")
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 1
+        return 0
     if check:
         problems = [problem for path in paths for problem in input_drift(path)]
         print("\n".join(problems) or "no drift")

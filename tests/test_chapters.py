@@ -175,3 +175,44 @@ def test_drift_covers_tags(tmp_path):
     nbformat.write(chapters.normalise(notebook), source.with_suffix(".ipynb"))
     problems = chapters.input_drift(source)
     assert len(problems) == 1 and "cell 1 differs" in problems[0]
+
+
+def test_sync_prose_copies_prose_and_tags_and_keeps_the_outputs(tmp_path):
+    source = tmp_path / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    target = chapters.regenerate(source)
+    source.write_text(
+        TINY_CHAPTER.replace("Some prose.", "Other prose.").replace(
+            "```{code-cell} ipython3\nx = sum", "```{code-cell} ipython3\n:tags: [hide-input]\nx = sum"
+        )
+    )
+    assert len(chapters.input_drift(source)) == 2
+    assert chapters.main(["--prose", str(source)]) == 0
+    assert chapters.input_drift(source) == []
+    notebook = nbformat.read(target, as_version=4)
+    assert notebook.cells[2].source == "Other prose."
+    assert notebook.cells[1].metadata["tags"] == ["hide-input"]
+    # the outputs are those of the execution, untouched, and the file is what regenerating would write
+    assert "".join(output.get("text", "") for output in notebook.cells[1].outputs) == "45\n"
+    assert target.read_bytes() == chapters.regenerate(source).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [("range(10)", "range(11)", "the code of cell 1 changed"), ("Some prose.", "Some.\n\n+++\n\nMore.", "cells")],
+)
+def test_sync_prose_refuses_when_the_code_or_the_cells_changed(tmp_path, capsys, old, new, message):
+    source = tmp_path / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    target = chapters.regenerate(source)
+    written = target.read_bytes()
+    source.write_text(TINY_CHAPTER.replace(old, new))
+    with pytest.raises(ValueError, match=message):
+        chapters.sync_prose(source)
+    assert chapters.main(["--prose", str(source)]) == 1
+    assert message in capsys.readouterr().err
+    assert target.read_bytes() == written
+    target.unlink()
+    with pytest.raises(ValueError, match="missing"):
+        chapters.sync_prose(source)
+    assert chapters.main(["--prose", "--check", str(source)]) == 2
