@@ -134,23 +134,35 @@ def _unique_rows(masks):
     return masks[first], inverse.ravel()
 
 
-def _responses(document, masks, model_fn, label):
-    """model_fn's column ``label`` on the TF-IDF of every mask (model evaluated once per distinct mask)."""
+def _distinct_outputs(document, masks, model_fn, label=None):
+    """(model_fn's output on the distinct masks, inverse): column ``label`` only, or every column (label None).
+
+    The model is evaluated once per distinct mask, in calls of at most ``_MAX_MODEL_ROWS`` rows and
+    ``_MAX_CHUNK_ENTRIES`` mask entries, so that the sparse TF-IDF of one block stays small when documents are long.
+    """
     unique, inverse = _unique_rows(masks)
-    values = np.empty(len(unique))
-    # rows per call: at most _MAX_MODEL_ROWS, and at most _MAX_CHUNK_ENTRIES mask entries, so that the sparse
-    # TF-IDF of one block stays small when documents are long
+    values = None
     rows_per_call = max(1, min(_MAX_MODEL_ROWS, _MAX_CHUNK_ENTRIES // masks.shape[1]))
     for start in range(0, len(unique), rows_per_call):
         block = unique[start : start + rows_per_call]
         out = np.asarray(model_fn(document.transform(block)), dtype=float)
         if out.ndim != 2 or out.shape[0] != len(block):
             raise ValueError(f"model_fn must return an array of shape ({len(block)}, n_labels), got {out.shape}")
-        if label >= out.shape[1]:
-            raise ValueError(f"label must be < n_labels = {out.shape[1]}, got {label}")
-        if not np.isfinite(out[:, label]).all():
-            raise ValueError("model_fn returned a non-finite value (NaN or inf)")
-        values[start : start + len(block)] = out[:, label]
+        if label is not None:
+            if label >= out.shape[1]:
+                raise ValueError(f"label must be < n_labels = {out.shape[1]}, got {label}")
+            if not np.isfinite(out[:, label]).all():
+                raise ValueError("model_fn returned a non-finite value (NaN or inf)")
+            out = out[:, label]
+        if values is None:
+            values = np.empty((len(unique), *out.shape[1:]))
+        values[start : start + len(block)] = out
+    return values, inverse
+
+
+def _responses(document, masks, model_fn, label):
+    """model_fn's column ``label`` on the TF-IDF of every mask (model evaluated once per distinct mask)."""
+    values, inverse = _distinct_outputs(document, masks, model_fn, label)
     return values[inverse]
 
 
@@ -290,13 +302,14 @@ def sample_chunks(text, vectorizer, model_fn, n_exp, num_samples, kernel_width, 
         text, vectorizer, model_fn, n_exp, num_samples, kernel_width, label, random_state, stream, settings
     )
     # tokenises once; its memory does not grow with the runs
-    if settings["char_level"]:  # lime ignores split_expression then
-        document = LimeCharacters(text, vectorizer, bow=settings["bow"], mask_string=settings["mask_string"])
-    elif settings["bow"] and settings["split_expression"] == LIME_SPLIT:
-        document = DocumentCounts(text, vectorizer)  # lime's defaults
-    else:
-        document = LimeTextCounts(text, vectorizer, bow=settings["bow"], split_expression=settings["split_expression"],
-                                  mask_string=settings["mask_string"])  # fmt: skip
+    document = lime_document(
+        text,
+        vectorizer,
+        bow=settings["bow"],
+        char_level=settings["char_level"],
+        split_expression=settings["split_expression"],
+        mask_string=settings["mask_string"],
+    )
     d = document.d
     _check_engine_memory(n_exp, num_samples, d)  # before any sampling or model call
     table = np.full(d + 1, np.nan)  # filled lazily: only the numbers of kept words that occur
@@ -329,3 +342,71 @@ def lime_settings(bow, char_level, split_expression, mask_string, kernel, distan
     """lime's text and surrogate settings as one dict, checked by ``_check_lime_settings``."""
     return dict(bow=bow, char_level=char_level, split_expression=split_expression, mask_string=mask_string,
                 kernel=kernel, distance_metric=distance_metric, model_regressor=model_regressor)  # fmt: skip
+
+
+def lime_document(text, vectorizer, *, bow=True, char_level=False, split_expression=LIME_SPLIT, mask_string=None):
+    """The document as lime cuts it with these settings and as the fitted ``vectorizer`` reads each perturbation.
+
+    :class:`~limetheory.engine.tokens.DocumentCounts` at lime's defaults, :class:`LimeCharacters` with
+    ``char_level=True`` (lime then ignores ``split_expression``), :class:`LimeTextCounts` otherwise.  Each has
+    ``words``, ``d``, ``documents(masks)`` (lime's strings), ``transform(masks)`` (the vectorizer's rows) and
+    ``self_check(masks)``.  Raises ValueError where the vectorizer's tokens cannot be mirrored (see the classes).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> vectorizer = TfidfVectorizer().fit(["good food", "bad service"])
+    >>> document = lime_document("good food, bad food", vectorizer, bow=False)
+    >>> document.words, document.documents([[1, 0, 1, 1]])
+    (['good', 'food', 'bad', 'food'], ['good UNKWORDZ, bad food'])
+    """
+    if char_level:
+        return LimeCharacters(text, vectorizer, bow=bow, mask_string=mask_string)
+    if bow and split_expression == LIME_SPLIT:
+        return DocumentCounts(text, vectorizer)
+    return LimeTextCounts(text, vectorizer, bow=bow, split_expression=split_expression, mask_string=mask_string)
+
+
+def lime_masks(random_state, d, num_samples):
+    """One ``explain_instance`` call's (num_samples, d) int8 masks, drawn from lime's ``RandomState`` as lime draws.
+
+    ``random_state.randint(1, d + 1, num_samples - 1)``, then per row ``choice(range(d), size, replace=False)``
+    (the same numbers and the same final state as ``shuffle`` of ``arange(d)``); row 0 is all ones.
+
+    Examples
+    --------
+    >>> masks = lime_masks(np.random.RandomState(0), 4, 3)
+    >>> masks.dtype.name, masks[0].tolist(), masks.shape
+    ('int8', [1, 1, 1, 1], (3, 4))
+    """
+    return _lime_stream_masks(random_state, d, num_samples)
+
+
+def lime_cosine_distances(masks):
+    """lime's distance of each 0/1 mask to the all-ones row: cosine distance times 100, bit for bit as lime's.
+
+    Examples
+    --------
+    >>> lime_cosine_distances(np.array([[1, 1, 1, 1], [1, 1, 0, 0]], dtype=np.int8)).round(6).tolist()
+    [0.0, 29.289322]
+    """
+    masks = np.asarray(masks)
+    kept = masks.sum(axis=1, dtype=np.int64)
+    return _lime_distances(masks.shape[1], kept)[kept]
+
+
+def model_outputs(document, masks, model_fn):
+    """Every column of ``model_fn(document.transform(masks))``, with the model evaluated once per distinct mask.
+
+    Raises ValueError if the model's output is not an (m, n_labels) array.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> vectorizer = CountVectorizer().fit(["good food", "bad service"])
+    >>> document = lime_document("good food", vectorizer)
+    >>> model_outputs(document, np.array([[1, 1], [1, 0], [1, 1]]), lambda m: m.toarray()).tolist()
+    [[0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 0.0]]
+    """
+    values, inverse = _distinct_outputs(document, np.asarray(masks), model_fn)
+    return values[inverse]
