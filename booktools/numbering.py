@@ -153,7 +153,7 @@ def _document(target: str, docname: str) -> str:
 
 
 def link_problems(text: str, docname: str, numbers: dict[str, int], targets: dict[str, str]) -> list[str]:
-    """Links in ``text`` whose text names a chapter ("chapter 20") other than the one they point into.
+    """Links in ``text`` whose text names a chapter ("chapter 20", or just "20") other than the one they point into.
 
     Parameters
     ----------
@@ -179,14 +179,19 @@ def link_problems(text: str, docname: str, numbers: dict[str, int], targets: dic
     >>> link_problems("{doc}`chapter 19 <19-linear>` and {prf:ref}`chapter 20 <exact-thm>`",
     ...               "notebooks/21-practice", numbers, targets)
     []
-    >>> link_problems("[chapter 19](20-exact.md)", "notebooks/21-practice", numbers, targets)
-    ['notebooks/21-practice: [chapter 19](20-exact.md) points into chapter 20']
+    >>> text = "[chapter 19](../notebooks/20-exact.md), {doc}`19 <../notebooks/20-exact>`"
+    >>> for problem in link_problems(text, "book/notation", numbers, targets):
+    ...     print(problem)
+    book/notation: [chapter 19](../notebooks/20-exact.md) points into chapter 20
+    book/notation: {doc}`19 <../notebooks/20-exact>` points into chapter 20
     """
-    links = [(match.group(0), match.group(1), match.group(2), match.group(3)) for match in _ROLE_LINK.finditer(text)]
-    links += [(match.group(0), "md", match.group(1), match.group(2)) for match in _MARKDOWN_LINK.finditer(text)]
+    links = [(m.start(), m.group(0), m.group(1), m.group(2), m.group(3)) for m in _ROLE_LINK.finditer(text)]
+    links += [(m.start(), m.group(0), "md", m.group(1), m.group(2)) for m in _MARKDOWN_LINK.finditer(text)]
     problems = []
-    for written, role, label_text, target in links:
+    for _, written, role, label_text, target in sorted(links):
         named = {int(number) for number in _CHAPTER_IN_TEXT.findall(label_text)}
+        if label_text.strip().isdigit():  # a bare number in a column of chapters, as on the notation page
+            named = {int(label_text)}
         if len(named) != 1 or re.match(r"[a-z][a-z0-9+.-]*://", target):
             continue
         if role in ("doc", "md"):

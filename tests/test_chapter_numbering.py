@@ -136,6 +136,12 @@ def test_a_gap_in_the_toc_is_found(tmp_path):
             "{ref}`chapter 2 <nowhere>`",
             "which is in no numbered chapter",
         ),
+        (
+            "book/errata.md",
+            "{doc}`chapter 3 <../notebooks/03-third>`",
+            "{doc}`02 <../notebooks/03-third>`",
+            "points into chapter 3",
+        ),
     ],
 )
 def test_a_link_whose_text_names_another_chapter_is_found(tmp_path, page, old, new, expected):
