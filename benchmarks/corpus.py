@@ -136,7 +136,7 @@ def main():
         CountVectorizer(binary=True), RandomForestClassifier(n_estimators=100, random_state=SEED, n_jobs=1)
     ).fit(texts, labels)
     dask = not arguments.no_dask
-    # lime's agreement warnings (two-word reviews, where lime's first row pulls its coefficients: chapter 26 counts
+    # lime's agreement warnings (two-word reviews, where lime's first row pulls its coefficients: chapter 25 counts
     # them) are expected here, once per run: not repeated in the timings' output
     warnings.filterwarnings("ignore", message="lime at num_samples=", category=UserWarning)
     results = {

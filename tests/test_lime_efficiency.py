@@ -1,4 +1,4 @@
-"""Explanation.lime_efficiency: lime's variance over the estimate's at equal model calls (issue 27, chapter 25).
+"""Explanation.lime_efficiency: lime's variance over the estimate's at equal model calls (issue 27, chapter 24).
 
 Checked against an independent measurement: the variance of real lime's coefficients over runs at n samples and the
 variance of the estimate over seeds at a fixed number of calls, both taken from repeated runs, not from the
