@@ -50,7 +50,7 @@ def _root(env) -> Path:
 
 
 def _chapter_number(docname: str) -> str:
-    """The book numbers chapters in file order (notebooks/19-... is chapter 19)."""
+    """A chapter's number is the one in its file name (tests/test_chapter_numbering.py checks it against _toc.yml)."""
     match = re.match(r"notebooks/(\d+)-", docname)
     return str(int(match.group(1))) if match else ""
 

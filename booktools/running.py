@@ -115,7 +115,7 @@ class ChapterCosts(SphinxDirective):
         for stem, cost in rows:
             cpu = "—" if cost.get("cpu_seconds") is None else format_seconds(cost["cpu_seconds"])
             peak = "—" if cost.get("peak_rss_mib") is None else format_mib(cost["peak_rss_mib"])
-            # the chapter's number, as the table of contents shows it (chapters are numbered by their file names)
+            # the chapter's number in the book, from its file name (tests/test_chapter_numbering.py)
             number = f"{int(stem.split('-', 1)[0])}. " if stem.split("-", 1)[0].isdigit() else ""
             chapter = f"{number}{{doc}}`/{CHAPTERS_FOLDER}/{stem}`"
             lines.append(f"| {chapter} | {format_seconds(cost['seconds'])} | {cpu} | {peak} |")
