@@ -9,6 +9,7 @@ from .pipelines.corpus import explain_many
 from .pipelines.leaves import beta_tree_model, conditional_moments_trees
 from .pipelines.pick import explanation_matrix, global_importance, refit_limit, submodular_pick
 from .pipelines.result import Explanation
+from .pipelines.dropin import LimeTextExplainer
 from .pipelines.routing import explain
 from .pipelines.shapley_values import ShapleyValues, shapley
 from .pipelines.spread import LimeSpread
@@ -41,6 +42,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "explain",
+    "LimeTextExplainer",
     "explain_many",
     "submodular_pick",
     "global_importance",
