@@ -2,7 +2,7 @@
 
 1. The default call: ``lt.explain(model, text)`` on a logistic regression over the default ``TfidfVectorizer``,
    ``predict_proba`` (no exact route: the estimate route, the probabilities from the link of the checked linear
-   reading, ``limetheory.pipelines.linked_reading``), on ``REVIEWS``
+   reading, ``limetheory.pipelines.reading.linked_reading``), on ``REVIEWS``
    Yelp reviews of 25-40 distinct words, against one real lime explanation at lime's defaults
    (``lt.lime_explanations``, n = 5000, kernel width 25, every word kept).  Target: >= 5x faster, with every
    standard error <= 0.1 x lime's standard deviation at n = 5000.
@@ -40,10 +40,10 @@ from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
-from limetheory.pipelines import estimate_batches
-from limetheory.pipelines.estimate import estimate_limit
-from limetheory.pipelines.linked_reading import linked_score_masks
-from limetheory.pipelines.pipeline_reading import self_check_masks
+from limetheory.pipelines.estimate import estimate_batches
+from limetheory.pipelines.estimate.limit_estimate import estimate_limit
+from limetheory.pipelines.reading.linked_reading import linked_score_masks
+from limetheory.pipelines.reading.pipeline_reading import self_check_masks
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25
@@ -112,7 +112,7 @@ def efficiency_of(estimate):
 
 
 def ablation(logistic, mlp, text):
-    from limetheory.pipelines.count_rows import count_score_masks
+    from limetheory.pipelines.reading.count_rows import count_score_masks
     from limetheory.pipelines.routing import explain_controls
 
     d = len(lt.local_dictionary(text))

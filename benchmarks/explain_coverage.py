@@ -36,9 +36,9 @@ from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
-from limetheory.pipelines.montecarlo import estimate_beta
-from limetheory.pipelines.route_selection import explain_controls
-from limetheory.pipelines.spread import omega
+from limetheory.pipelines.estimate.montecarlo import estimate_beta
+from limetheory.pipelines.routes.route_selection import explain_controls
+from limetheory.pipelines.results.spread import omega
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25

@@ -5,15 +5,15 @@ from .engine.empirical import LimeSamples, capture_lime_samples, lime_explanatio
 from .engine.fast import FastLimeSamples, fast_lime_explanations, fast_lime_samples
 from .engine.surrogate import expected_lime_fit, normal_equations, weighted_ridge
 from .engine.tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
-from .pipelines.corpus import explain_many
-from .pipelines.leaves import beta_tree_model, conditional_moments_trees
-from .pipelines.pick import explanation_matrix, global_importance, refit_limit, submodular_pick
-from .pipelines.result import Explanation
+from .pipelines.corpora.corpus import explain_many
+from .pipelines.corpora.pick import explanation_matrix, global_importance, refit_limit, submodular_pick
 from .pipelines.dropin import LimeTextExplainer
+from .pipelines.results.result import Explanation
+from .pipelines.results.spread import LimeSpread
+from .pipelines.routes.leaves import beta_tree_model, conditional_moments_trees
+from .pipelines.routes.trees import presence_formula, tree_formula_for_document, tree_to_formula
 from .pipelines.routing import explain
-from .pipelines.shapley_values import ShapleyValues, shapley
-from .pipelines.spread import LimeSpread
-from .pipelines.trees import presence_formula, tree_formula_for_document, tree_to_formula
+from .pipelines.shapley_values.exact import ShapleyValues, shapley
 from .theory.boolean import beta_boolean, indicator_polynomial, mask_function
 from .theory.coefficients import (
     alpha,

@@ -1,12 +1,12 @@
-"""The estimate's compiled per-stratum sums (limetheory.pipelines.batch_sums) against numpy, and their checks."""
+"""The estimate's compiled per-stratum sums (limetheory.pipelines.estimate.batch_sums) against numpy, and their checks."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from limetheory.pipelines.batch_sums import accumulate
-from limetheory.pipelines.montecarlo import apply_sigma_inverse
+from limetheory.pipelines.estimate.batch_sums import accumulate
+from limetheory.pipelines.reading.mask_samples import apply_sigma_inverse
 
 
 def _numpy_sums(z, r, bins, pattern, table, where, extra, coefficient, weight, strata):

@@ -1,4 +1,4 @@
-"""The control variates' exact conditional moments (limetheory.pipelines.controls), against enumeration."""
+"""The control variates' exact conditional moments (limetheory.pipelines.estimate.controls), against enumeration."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from limetheory.pipelines.controls import Design, index_power_moments, top_pairs
-from limetheory.pipelines.strata import kept_probabilities
+from limetheory.pipelines.estimate.controls import Design, index_power_moments, top_pairs
+from limetheory.pipelines.estimate.strata import kept_probabilities
 
 
 def _all_masks(d):

@@ -14,8 +14,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import limetheory as lt
-from limetheory.pipelines import store
-from limetheory.pipelines.corpus import COLUMNS, INTERCEPT, explanations_frame, read_explanations
+from limetheory.pipelines.corpora import store
+from limetheory.pipelines.corpora.corpus import COLUMNS, INTERCEPT, explanations_frame, read_explanations
 
 #: the document on which Flaky's decision_function raises KeyboardInterrupt (None: never)
 TRIGGER = None
@@ -211,7 +211,7 @@ def test_linear_batch_says_where_lime_will_not_agree_as_explain_does(logistic, c
     """At kernel_width = 2 lime's ridge holds its coefficients far from the limit at n = 5000: notes and a warning."""
     import warnings
 
-    from limetheory.pipelines.routing import explain_linear_many
+    from limetheory.pipelines.corpora.linear_many import explain_linear_many
 
     texts = corpus[:4]
     with pytest.warns(UserWarning, match=r"^4 of the 4 documents have word coefficients that lime") as caught:
@@ -233,7 +233,7 @@ def test_linear_batch_says_where_lime_will_not_agree_as_explain_does(logistic, c
 
 
 def test_linear_batch_is_explain_or_none(reviews, logistic, corpus):
-    from limetheory.pipelines.routing import explain_linear_many
+    from limetheory.pipelines.corpora.linear_many import explain_linear_many
 
     texts = [*corpus[:5], "good", "Good good GOOD"]  # the last two have fewer than 2 distinct words / one column
     many = explain_linear_many(logistic, texts, output="decision_function", kernel_width=40, label=0)

@@ -1,4 +1,4 @@
-"""The estimate route (limetheory.pipelines.estimate): honest standard errors, count rows bit for bit, VADER, bounds."""
+"""The estimate route (limetheory.pipelines.estimate.limit_estimate): honest standard errors, count rows bit for bit, VADER, bounds."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from toy_reviews import DOCS as TOY_DOCS
 from toy_reviews import LABELS as TOY_LABELS
 
 import limetheory as lt
-from limetheory.pipelines.controls import FIT_RIDGE
-from limetheory.pipelines.count_rows import count_score_masks, document_rows, rows_match
-from limetheory.pipelines.estimate import estimate_limit
-from limetheory.pipelines.estimate_batches import RETAINED_MASKS, t_widening
+from limetheory.pipelines.estimate.controls import FIT_RIDGE
+from limetheory.pipelines.reading.count_rows import count_score_masks, document_rows, rows_match
+from limetheory.pipelines.estimate.limit_estimate import estimate_limit
+from limetheory.pipelines.estimate.estimate_batches import RETAINED_MASKS, t_widening
 
 DOCS = ["good food", "bad food", "good service", "slow service", "great staff", "rude staff", "tasty meal", "cold meal"]
 LABELS = [1, 0, 1, 0, 1, 0, 1, 0]

@@ -136,7 +136,7 @@ TREE_PIPELINES = [
 
 @pytest.mark.parametrize("vectorizer, estimator, output", TREE_PIPELINES, ids=lambda v: type(v).__name__)
 def test_tree_route_equals_enumeration(yelp, vectorizer, estimator, output):
-    pytest.importorskip("limetheory.pipelines.leaves")
+    pytest.importorskip("limetheory.pipelines.routes.leaves")
     texts, labels, small = yelp
     model = make_pipeline(vectorizer, estimator).fit(texts, labels)
     for text in small[:3]:
@@ -358,7 +358,7 @@ def test_frame_plot_and_html():
 
 def test_html_rows_are_read_by_position_when_a_word_repeats():
     """With bow=False lime's features repeat a word: each row shows its own value and standard error."""
-    from limetheory.pipelines.result import word_table_html
+    from limetheory.pipelines.results.result import word_table_html
 
     table = word_table_html(
         ["good", "food", "good"], np.array([0.1, 0.2, -0.5]), np.array([0.01, 0.03, 0.02]), [2, 1, 0]

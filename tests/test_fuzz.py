@@ -62,7 +62,7 @@ from limetheory.book import (
     vocabulary_coefficients,
     word_indicator,
 )
-from limetheory.pipelines.modes import check_mode, mode_features
+from limetheory.pipelines.reading.modes import check_mode, mode_features
 from limetheory.theory import symbolic as sy
 
 matplotlib.use("Agg")

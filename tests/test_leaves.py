@@ -1,4 +1,4 @@
-"""limetheory.pipelines.leaves: the exact route for trees and tree ensembles, against enumeration of every mask.
+"""limetheory.pipelines.routes.leaves: the exact route for trees and tree ensembles, against enumeration of every mask.
 
 The reference never uses the package's route: every one of the 2^d masks becomes lime's perturbed string
 (``lt.perturbed_documents``), the real vectorizer and the real model give its output, and the conditional

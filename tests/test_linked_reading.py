@@ -1,4 +1,4 @@
-"""A logistic regression's probabilities as the link of its linear reading (limetheory.pipelines.linked_reading)."""
+"""A logistic regression's probabilities as the link of its linear reading (limetheory.pipelines.reading.linked_reading)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from sklearn.preprocessing import MaxAbsScaler
 from toy_reviews import DOCS, LABELS, TEXTS
 
 import limetheory as lt
-from limetheory.pipelines.linked_reading import linked_score_masks
-from limetheory.pipelines.pipeline_reading import self_check_masks
+from limetheory.pipelines.reading.linked_reading import linked_score_masks
+from limetheory.pipelines.reading.pipeline_reading import self_check_masks
 
 
 def _check(model, text, seed=0):

@@ -1,5 +1,5 @@
 """lt.explain under lime's other text modes (bow=False, split_expression, mask_string, char_level),
-limetheory.pipelines.modes.
+limetheory.pipelines.reading.modes.
 
 Every exact route is compared with enumeration over all 2^d masks of the real pipeline on the strings lime itself
 builds (lime's ``IndexedString`` / ``IndexedCharacters`` with the same settings, called here, not through the
@@ -18,7 +18,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 import limetheory as lt
-from limetheory.pipelines.modes import check_mode, linear_features, mode_document_columns, mode_features
+from limetheory.pipelines.reading.modes import check_mode, linear_features, mode_document_columns, mode_features
 
 #: β of the exact routes vs enumeration: the linear route's quadrature is accurate to about 1e-12 relative to
 #: max |lam| (linear_exact's docstring) and enumeration sums 2^d values of order one, so 1e-10 relative to the

@@ -7,7 +7,7 @@ The layers (``limetheory/*/__init__.py`` says the same in each folder)::
     pipelines   exact explanations of real models           may import engine, theory and the root helpers
     engine      lime reproduced                             may import the root helpers
     theory      the paper in closed form                    may import the root helpers
-    root        _validation, units, data                    import only each other
+    root        _validation, _compiled, units, data         import only each other
 
 ``limetheory/__init__.py`` (the user's namespace) imports engine, theory, pipelines and the root helpers, never
 ``book``.  An import from ``theory`` into ``engine`` or back is allowed only through :data:`ALLOWED_CROSSINGS`,
@@ -33,8 +33,10 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "limetheory"
-ALLOWED_PRIVATE_MODULES = {"_validation"}
-ROOT_HELPERS = {"_validation", "units", "data"}
+#: private modules whose names are public within the package: the argument checks, and numba kernels compiled on
+#: first use (``_compiled``, so that numba is not imported with the package)
+ALLOWED_PRIVATE_MODULES = {"_validation", "_compiled"}
+ROOT_HELPERS = {"_validation", "_compiled", "units", "data"}
 
 #: which layers each layer may import (its own included)
 MAY_IMPORT = {
@@ -45,6 +47,18 @@ MAY_IMPORT = {
     "book": {"book", "pipelines", "engine", "theory", "root", "namespace"},
     "namespace": {"pipelines", "engine", "theory", "root"},
 }
+
+#: the sub-wings of ``pipelines`` in the order data flows through them: a sub-wing may import itself and those
+#: before it; the last three are siblings that never import each other.  ``routing`` (the module that holds
+#: ``explain``) composes the four before it.
+PIPELINE_WINGS = ("reading", "routes", "estimate", "results", "routing")
+#: the sub-wings built on ``explain``, which import any of PIPELINE_WINGS but not each other
+PIPELINE_USERS = ("corpora", "shapley_values", "dropin")
+#: reading, routes, estimate and results are independent of each other's internals where the flow allows: routes and
+#: estimate never import each other, results imports neither (an Explanation is built from what they return)
+PIPELINE_FORBIDDEN = {("routes", "estimate"), ("estimate", "routes"), ("results", "routes"), ("results", "estimate")}
+#: the most modules side by side in one folder of the package (the issue's "about 15")
+MAX_FOLDER_MODULES = 15
 
 #: the most lines a module may have: the house rule is "about 600", and 650 leaves room for a docstring to grow
 MAX_MODULE_LINES = 650
@@ -207,6 +221,47 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def wing(name: str) -> str | None:
+    """The sub-wing of a module of ``pipelines`` ("pipelines.reading.modes" -> "reading"), None outside it."""
+    parts = name.split(".")
+    if parts[0] != "pipelines" or len(parts) < 2:
+        return None
+    return parts[1]
+
+
+def wing_violations(modules: dict[str, str]) -> list[str]:
+    """Every import inside ``pipelines`` that goes against the sub-wings' order (:data:`PIPELINE_WINGS`)."""
+    order = {name: rank for rank, name in enumerate(PIPELINE_WINGS)}
+    problems = []
+    for name, source in modules.items():
+        here = wing(name)
+        if here is None:
+            continue
+        for line, target, _, _ in imports(source, name, modules):
+            there = wing(target)
+            if there is None or there == here:
+                continue
+            if here in PIPELINE_USERS:
+                wrong = there in PIPELINE_USERS
+            else:
+                wrong = there in PIPELINE_USERS or order.get(there, 0) > order.get(here, 0)
+            if wrong or (here, there) in PIPELINE_FORBIDDEN:
+                problems.append(f"{name}:{line} ({here}) imports {target} ({there})")
+    return problems
+
+
+def crowded_folders(package: Path = PACKAGE, limit: int = MAX_FOLDER_MODULES) -> dict[str, int]:
+    """The folders of the package with more than ``limit`` modules side by side (``__init__`` not counted)."""
+    counts = {}
+    for folder in [package, *(path for path in package.rglob("*") if path.is_dir())]:
+        if folder.name == "__pycache__":
+            continue
+        count = sum(1 for path in folder.glob("*.py") if path.name != "__init__.py")
+        if count > limit:
+            counts[str(folder.relative_to(package.parent))] = count
+    return counts
+
+
 # ----------------------------------------------------------------------------- the package
 
 
@@ -243,6 +298,26 @@ def test_no_module_is_longer_than_the_limit():
     assert NOT_YET_SPLIT <= set(long), f"split already, remove from NOT_YET_SPLIT: {NOT_YET_SPLIT - set(long)}"
 
 
+def test_pipelines_sub_wings_import_in_the_order_of_the_data_flow():
+    modules = _modules()
+    wings = {wing(name) for name in modules} - {None}
+    assert set(PIPELINE_WINGS) - {"routing"} <= wings, wings
+    assert wings <= set(PIPELINE_WINGS) | set(PIPELINE_USERS), f"a sub-wing the order does not know: {wings}"
+    problems = wing_violations(modules)
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_sub_wing_says_what_it_holds_and_may_import():
+    for name, source in _modules().items():
+        if wing(name) is not None and name.count(".") == 1 and wing(name) != "routing":
+            docstring = ast.get_docstring(ast.parse(source)) or ""
+            assert "may import" in docstring and "imports it" in docstring, f"{name}/__init__.py: {docstring!r:.80}"
+
+
+def test_no_folder_is_crowded():
+    assert crowded_folders() == {}
+
+
 def test_no_module_has_a_module_level_getattr():
     """The public API is limetheory.__all__; no module serves names of another layout lazily (PEP 562)."""
     offenders = [
@@ -269,6 +344,51 @@ def test_no_module_is_named_like_a_public_name():
 
 
 # ----------------------------------------------------------------------------- the checks on samples
+
+
+@pytest.mark.parametrize(
+    ("importer", "source", "expected"),
+    [
+        ("pipelines.reading.modes", "from ..routes.trees import x\n", "(reading) imports pipelines.routes.trees"),
+        ("pipelines.routes.trees", "from ..estimate.strata import x\n", "(routes) imports pipelines.estimate"),
+        ("pipelines.estimate.strata", "from ..routes.trees import x\n", "(estimate) imports pipelines.routes"),
+        ("pipelines.results.result", "from ..routing import explain\n", "(results) imports pipelines.routing"),
+        ("pipelines.reading.modes", "from ..corpora.corpus import x\n", "(reading) imports pipelines.corpora"),
+        (
+            "pipelines.shapley_values.exact",
+            "from ..corpora.corpus import x\n",
+            "(shapley_values) imports pipelines.corpora",
+        ),
+    ],
+)
+def test_the_wing_check_finds_an_import_against_the_flow(importer, source, expected):
+    names = {
+        "pipelines", "pipelines.routing", "pipelines.reading", "pipelines.reading.modes", "pipelines.routes",
+        "pipelines.routes.trees", "pipelines.estimate", "pipelines.estimate.strata", "pipelines.results",
+        "pipelines.results.result", "pipelines.corpora", "pipelines.corpora.corpus", "pipelines.shapley_values",
+        "pipelines.shapley_values.exact",
+    }  # fmt: skip
+    modules = dict.fromkeys(names, "")
+    modules[importer] = source
+    problems = wing_violations(modules)
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_the_wing_check_accepts_the_flow():
+    modules = dict.fromkeys(["pipelines.reading.modes", "pipelines.routes.trees", "pipelines.routing"], "")
+    modules["pipelines.routing"] = "from .routes.trees import x\nfrom .reading.modes import y\n"
+    modules["pipelines.routes.trees"] = "from ..reading.modes import y\n"
+    assert wing_violations(modules) == []
+
+
+def test_the_folder_check_finds_a_crowded_folder(tmp_path):
+    (tmp_path / "pkg" / "wing").mkdir(parents=True)
+    for k in range(4):
+        (tmp_path / "pkg" / "wing" / f"m{k}.py").write_text("")
+    (tmp_path / "pkg" / "wing" / "__init__.py").write_text("")
+    assert crowded_folders(tmp_path / "pkg", limit=3) == {"pkg/wing": 4}
+    assert crowded_folders(tmp_path / "pkg", limit=4) == {}
+
 
 SAMPLE_NAMES = {
     "",

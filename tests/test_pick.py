@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
-from limetheory.pipelines.pick import explanation_matrix, global_importance, refit_limit
+from limetheory.pipelines.corpora.pick import explanation_matrix, global_importance, refit_limit
 
 
 class Listed:

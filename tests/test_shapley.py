@@ -20,7 +20,7 @@ from sklearn.tree import DecisionTreeClassifier
 from toy_reviews import DOCS, LABELS, TEXTS
 
 import limetheory as lt
-from limetheory.pipelines.shapley_values import permutation_estimate
+from limetheory.pipelines.shapley_values.exact import permutation_estimate
 from limetheory.theory.shapley_sizes import shapley_from_weighted_moments, shapley_size_weights
 
 #: φ of the exact routes vs enumeration: the linear route's moments are accurate to about 1e-13 max |lam|

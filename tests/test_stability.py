@@ -14,9 +14,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
-from limetheory.pipelines.montecarlo import enumerated_sample
-from limetheory.pipelines.spread import lime_centre, lime_covariance, omega
-from limetheory.pipelines.stability import limit_top_is_clear, top_set_probability
+from limetheory.pipelines.reading.mask_samples import enumerated_sample
+from limetheory.pipelines.results.spread import lime_centre, lime_covariance, omega
+from limetheory.pipelines.results.stability import limit_top_is_clear, top_set_probability
 from limetheory.theory.coefficients import sigma_matrix
 
 DOCS = ["good food", "bad food", "good staff", "bad staff", "slow food", "kind staff"]

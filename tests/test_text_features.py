@@ -1,4 +1,4 @@
-"""The linear route on hashed, re-weighted and joined features (``limetheory.pipelines.text_features``).
+"""The linear route on hashed, re-weighted and joined features (``limetheory.pipelines.reading.text_features``).
 
 A ``HashingVectorizer`` (with a ``TfidfTransformer`` after it or not) and a ``FeatureUnion`` of word vectorizers are
 linear in their columns: their exact β is compared with enumeration of the real pipeline over all masks (d <= 14) and
@@ -19,11 +19,11 @@ from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, StandardSca
 from toy_reviews import DOCS, LABELS
 
 import limetheory as lt
-from limetheory.pipelines import pipeline_reading
-from limetheory.pipelines.linked_reading import linked_score_masks
-from limetheory.pipelines.pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
-from limetheory.pipelines.routing import explain_linear_many
-from limetheory.pipelines.text_features import text_features
+from limetheory.pipelines.reading import pipeline_reading
+from limetheory.pipelines.reading.linked_reading import linked_score_masks
+from limetheory.pipelines.reading.pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
+from limetheory.pipelines.corpora.linear_many import explain_linear_many
+from limetheory.pipelines.reading.text_features import text_features
 from limetheory.theory.explanation import all_masks
 
 #: d = 13; "The" and "the" share a column under lower-casing (a group of two words with one sign)
@@ -239,7 +239,7 @@ def test_the_self_check_ties_the_reading_to_the_pipeline(monkeypatch):
 @pytest.mark.parametrize("kind", ["hashing", "union"])
 def test_the_estimate_links_hashed_and_joined_probabilities(kind):
     """A logistic regression's predict_proba on these features is read as the link of the exact reading
-    (limetheory.pipelines.linked_reading): equal to the pipeline's own probabilities on masks it never checked."""
+    (limetheory.pipelines.reading.linked_reading): equal to the pipeline's own probabilities on masks it never checked."""
     first = HashingVectorizer(n_features=2**10) if kind == "hashing" else _union()
     model = make_pipeline(first, LogisticRegression()).fit(DOCS, LABELS)
     d = len(lt.local_dictionary(TEXT))

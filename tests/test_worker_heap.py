@@ -1,4 +1,4 @@
-"""glibc's heap kept while a chunk runs in a dask-style worker (limetheory.pipelines.worker_heap)."""
+"""glibc's heap kept while a chunk runs in a dask-style worker (limetheory.pipelines.corpora.worker_heap)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import sys
 import numpy as np
 import pytest
 
-from limetheory.pipelines.worker_heap import reused_heap
+from limetheory.pipelines.corpora.worker_heap import reused_heap
 
 # a child process with dask's setting: system time spent on 1000 temporary 8 MB arrays, with and without the block
 _CHILD = """
 import os, numpy as np
-from limetheory.pipelines.worker_heap import reused_heap
+from limetheory.pipelines.corpora.worker_heap import reused_heap
 def churn():
     start = os.times().system
     for _ in range(1000):

@@ -4,7 +4,7 @@ lime's settings here are ``bow``, ``split_expression``, ``mask_string`` and ``ch
 
 The case of lime's defaults is :class:`limetheory.engine.tokens.DocumentCounts`; the fast engine
 (:mod:`limetheory.engine.fast`) and lime's other text modes of :func:`limetheory.explain`
-(``limetheory.pipelines.modes``) read the others through :class:`LimeTextCounts` and :class:`LimeCharacters`.
+(``limetheory.pipelines.reading.modes``) read the others through :class:`LimeTextCounts` and :class:`LimeCharacters`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ size or the number of resumed runs.  The model travels to each worker once: for 
 loads it on its first chunk; on a ``dask.distributed`` cluster it is broadcast to the workers once
 (``joblib.parallel_config(scatter=[model])``).  The documents go in chunks, and a chunk's explanations come back as
 one table; only the chunks in flight are held by the workers, so memory is bounded by the chunk when the results
-go to a Parquet folder (``path=``, ``limetheory.pipelines.store``) rather than to memory (``collect=False``).
+go to a Parquet folder (``path=``, ``limetheory.pipelines.corpora.store``) rather than to memory (``collect=False``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_bool, check_int
+from ..._validation import check_bool, check_int
+from ..routing import explain
 from . import store
-from .routing import explain, explain_linear_many
+from .linear_many import explain_linear_many
 from .worker_heap import reused_heap
 
 #: the columns of explain_many's frame, in order
@@ -122,7 +123,7 @@ def explanations_frame(explanations, documents=None):
 
     Examples
     --------
-    >>> from limetheory.pipelines.result import Explanation
+    >>> from limetheory.pipelines.results.result import Explanation
     >>> e = Explanation(["good", "bad"], np.array([0.5, 0.2, -0.4]), True, "linear", None, 25.0,
     ...                 "decision_function", 1, None)
     >>> explanations_frame([e], [7])[["document", "word", "coefficient"]].values.tolist()
@@ -310,7 +311,7 @@ def explain_many(
         A folder for a Parquet dataset (pyarrow): each finished chunk is written there at once, and a later call
         with the same path explains only the documents not yet stored and returns them all.  The folder records
         the model's ``joblib.hash``, a hash of the texts and the options; a call that differs in any of them is
-        refused (``limetheory.pipelines.store``).
+        refused (``limetheory.pipelines.corpora.store``).
     chunk_size : int or None
         Documents per task (None: about four chunks per worker, at most 128).  It does not change the result.
     collect : bool

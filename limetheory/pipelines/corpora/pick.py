@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_bool, check_int, check_positive_finite
-from ..theory.coefficients import sigma_matrix
+from ..._validation import check_bool, check_int, check_positive_finite
+from ...theory.coefficients import sigma_matrix
 from .corpus import INTERCEPT, explanations_frame
 
 #: lime's SubmodularPick default number of words per explanation

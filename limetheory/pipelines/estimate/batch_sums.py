@@ -3,7 +3,7 @@ r"""The estimate's per-stratum sums of a batch in one pass over its masks (a com
 Each mask i of a batch contributes a term :math:`t_i = x_i r_i + M_{s_i}` (x = (1, z), r the residual of the model
 after its controls, M the controls' exact conditional moments at the mask's s), its image :math:`u_i = P t_i`
 under a matrix P of the pattern of Σ⁻¹ (a corner, an edge, a diagonal and an off-diagonal entry:
-:func:`limetheory.pipelines.montecarlo.apply_sigma_inverse`), and the square of that image, to the sums of its
+:func:`limetheory.pipelines.reading.mask_samples.apply_sigma_inverse`), and the square of that image, to the sums of its
 stratum.  Written with numpy these are a dozen passes over (m, d + 1) arrays, each allocated and read again, and
 with cheap model calls they were most of the estimate's time; here each mask is read once and nothing of size m d
 is allocated.  The sums are the same as numpy's up to the order of the additions.

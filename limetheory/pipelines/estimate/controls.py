@@ -1,7 +1,7 @@
 r"""Control variates of the estimate route: functions of the mask whose conditional moments given s are exact.
 
 For a mask with s removed words (uniform among the s-subsets), P(given p words all kept | s) is
-:math:`\binom{d-p}{s} / \binom{d}{s}` (:func:`limetheory.pipelines.strata.kept_probabilities`), so for any
+:math:`\binom{d-p}{s} / \binom{d}{s}` (:func:`limetheory.pipelines.estimate.strata.kept_probabilities`), so for any
 function of the form
 
 .. math::

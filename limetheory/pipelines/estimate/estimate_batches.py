@@ -1,11 +1,11 @@
 """The estimate route's batches: masks drawn per stratum, the fits of each output column, the running sums.
 
-A :class:`BatchEstimator` holds what :func:`limetheory.pipelines.estimate.estimate_limit` has seen so far: the pilot
-batch, which only fits (the pairs of words, the linked surrogate, the caller's control coefficients); each later
-batch, whose terms use the control fitted on earlier batches only and leave per-stratum sums behind; the cheap masks
-that average the surrogate's Γ without calling the model; and the estimate with its standard errors and lime's
-spread, from those sums (``BatchEstimator.state``).  The method is described in
-``limetheory.pipelines.estimate``'s docstring; ``estimate_limit`` decides the sizes of the batches.
+A :class:`BatchEstimator` holds what :func:`limetheory.pipelines.estimate.limit_estimate.estimate_limit` has seen so
+far: the pilot batch, which only fits (the pairs of words, the linked surrogate, the caller's control coefficients);
+each later batch, whose terms use the control fitted on earlier batches only and leave per-stratum sums behind; the
+cheap masks that average the surrogate's Γ without calling the model; and the estimate with its standard errors and
+lime's spread, from those sums (``BatchEstimator.state``).  The method is described in
+``limetheory.pipelines.estimate.limit_estimate``'s docstring; ``estimate_limit`` decides the sizes of the batches.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import math
 import numpy as np
 import scipy.stats
 
-from ..theory.explanation import beta_from_gamma
+from ...theory.explanation import beta_from_gamma
+from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
 from .batch_sums import accumulate
 from .controls import Design, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
-from .montecarlo import MaskSample, sigma_inverse_pattern
 from .strata import Strata, allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
 
 #: largest d with one control feature per word (beyond, a few directions); pairs too up to this d
@@ -64,7 +64,7 @@ def strata_to_enumerate(strata, budget):
 
     Examples
     --------
-    >>> from limetheory.pipelines.strata import make_strata
+    >>> from limetheory.pipelines.estimate.strata import make_strata
     >>> strata_to_enumerate(make_strata(8, 0.25), 1500).astype(int).tolist()  # s = 1, 2, 6, 7, 8: 8 + 28 + 28 + 8 + 1
     [1, 1, 0, 0, 0, 1, 1, 1]
     >>> strata_to_enumerate(make_strata(8, 0.25), 64).astype(int).tolist()  # 16 masks: s = 8 and s = 1

@@ -1,18 +1,19 @@
 """The estimate route of :func:`limetheory.explain`: which masks-to-scores function it uses, and its budget.
 
 A pipeline whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts
-(:mod:`limetheory.pipelines.count_rows`): a call costs little, so the budget is large (:data:`COUNT_CALLS_PER_LIME_RUN`
-lime runs' worth) and the default ``tol`` is reached.  Anything else is scored on lime's perturbed strings, and
-a call is the cost: ten lime runs' worth by default (:data:`limetheory.pipelines.estimate.DEFAULT_CALLS_PER_LIME_RUN`),
-after which the notes say what precision was reached.
+(:mod:`limetheory.pipelines.reading.count_rows`): a call costs little, so the budget is large
+(:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and the default ``tol`` is reached.  Anything else is scored on
+lime's perturbed strings, and a call is the cost: ten lime runs' worth by default
+(:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`), after which the notes say what
+precision was reached.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .count_rows import count_score_masks
-from .estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
+from ..reading.count_rows import count_score_masks
+from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 
 #: model calls by default when the rows come from counts, in lime runs of ``num_samples``
 COUNT_CALLS_PER_LIME_RUN = 200
@@ -42,8 +43,9 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     """(LimitEstimate, the masks -> scores function used, a note on the rows) for :func:`limetheory.explain`.
 
     ``mask_fn`` scores masks on lime's strings; it is replaced by ``linked`` (masks -> every output column, a
-    logistic regression's probabilities from its checked linear reading: :mod:`limetheory.pipelines.linked_reading`)
-    when given, else by scores from counts when the pipeline allows (lime's default word mode only: ``mode`` None).
+    logistic regression's probabilities from its checked linear reading:
+    :mod:`limetheory.pipelines.reading.linked_reading`) when given, else by scores from counts when the pipeline allows
+    (lime's default word mode only: ``mode`` None).
     """
     lime_n = LIME_NUM_SAMPLES if num_samples is None else num_samples
     if linked is not None:

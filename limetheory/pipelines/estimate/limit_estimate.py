@@ -3,13 +3,15 @@ r"""The estimate route: β^f = Σ⁻¹Γ^f for any model, in batches, until its 
 Σ⁻¹ is exact, so only :math:`\Gamma = \mathbb{E}[\pi x f]` is estimated, by an average over masks that is
 unbiased whatever was fitted on earlier batches, with standard errors that the batches themselves give:
 
-* **strata** (:mod:`limetheory.pipelines.strata`): masks stratified on the number s of removed words (bins of s for long
+* **strata** (:mod:`limetheory.pipelines.estimate.strata`): masks stratified on the number s of removed words (bins of s
+for long
   documents), s drawn inside a bin in proportion to lime's weights ψ (importance sampling), masks allocated to
   the bins by Neyman's rule from the spread seen so far; the strata with at most two words removed or kept (d or
   d(d - 1)/2 masks each) are scored in full when they fit in a quarter of the budget and 1000 masks, since a good
   control misses one or two of their masks by much and a sample that never drew those reports too small an error
   (``estimate_batches.strata_to_enumerate``);
-* **exact control variates** (:mod:`limetheory.pipelines.controls`): a polynomial in t = s/d times (1, z), plus the
+* **exact control variates** (:mod:`limetheory.pipelines.estimate.controls`): a polynomial in t = s/d times (1, z), plus
+the
   products of the most important pairs of words, refitted before each batch on up to ``FIT_ROWS_PER_BATCH``
   masks of every earlier batch (weighted least squares on the estimator's own weights); their conditional moments
   given s are exact, so only the residual is averaged. Lime's own regression adjusts for the words in the same way,
@@ -17,7 +19,8 @@ unbiased whatever was fitted on earlier batches, with standard errors that the b
   efficient than lime per model call;
 * **the caller's controls**: functions of the masks with an exact β (the model's own decision function, computed
   from the words' columns), their coefficients fitted on the pilot batch and then held;
-* **a nonlinear surrogate** (:mod:`limetheory.pipelines.link_surrogate`): link⁻¹ of the polynomial, fitted on the
+* **a nonlinear surrogate** (:mod:`limetheory.pipelines.estimate.link_surrogate`): link⁻¹ of the polynomial, fitted on
+the
   pilot batch, used when it cuts the residual variance on held-out pilot masks by a third or more; its Γ is
   averaged over cheap masks that the model never sees, and that average's variance enters the standard errors.
 
@@ -26,7 +29,7 @@ no term of the estimate comes from it, so every term's control was fitted on oth
 (in sample) allocates the first batch, which takes at most half of what remains, so that at least one batch
 allocated from the spreads of unseen masks follows.  Then batches are drawn until every coefficient's standard
 error is at most ``tol`` times lime's predicted standard deviation at ``num_samples`` (estimated along the way from
-the same masks: :math:`m \bar A^{-1} \Omega \bar A^{-1}`, see :mod:`limetheory.pipelines.spread`), or until
+the same masks: :math:`m \bar A^{-1} \Omega \bar A^{-1}`, see :mod:`limetheory.pipelines.results.spread`), or until
 ``max_calls`` model calls are spent.  The standard errors are Student's: each stratum's variance has n_b - 1 degrees
 of freedom, their weighted sum about ν (Satterthwaite), and the standard errors are widened by
 :math:`t_{\nu, 0.975} / 1.96` (a quarter at the smallest budget, 2 to 4 masks a stratum; nothing once strata hold
@@ -34,7 +37,7 @@ tens of masks: ``estimate_batches.t_widening``).  Memory is bounded by the batch
 batches leave only per-stratum sums behind (and at most ``RETAINED_MASKS`` masks, for lime's spread later).
 
 This module holds the entry point and the loop that sizes the batches; the batches themselves, with the fits and
-the running sums (and the constants named above), are ``limetheory.pipelines.estimate_batches``.
+the running sums (and the constants named above), are ``limetheory.pipelines.estimate.estimate_batches``.
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .._validation import check_int, check_nu
-from ..theory.coefficients import sigma_eigenvalues
+from ..._validation import check_int, check_nu
+from ...theory.coefficients import sigma_eigenvalues
 from .estimate_batches import BatchEstimator
 from .montecarlo import MAX_CONDITION
 from .strata import allocate

@@ -3,11 +3,11 @@ r"""A nonlinear surrogate of the model for the estimate route, whose Γ is avera
 A probability or a bounded score is rarely close to a polynomial in the mask: it saturates. A link (logit for outputs
 in [0, 1], the inverse hyperbolic tangent for outputs in [-1, 1], e.g. VADER's compound score) makes it much closer to
 one, so the surrogate :math:`g = \mathrm{link}^{-1}(\varphi \cdot a)` (φ the polynomial features of
-:mod:`limetheory.pipelines.controls`, a fitted on the pilot batch) follows the model far better than any polynomial.
-Its conditional moments are not known in closed form, but g costs nothing next to a model call: they are averaged over
-masks that the model never sees (with the polynomial fit of g itself as a control), and the variance of that average
-enters the standard errors. Only the choice of a and of the link depends on the model's outputs; any choice keeps the
-estimate unbiased.
+:mod:`limetheory.pipelines.estimate.controls`, a fitted on the pilot batch) follows the model far better than any
+polynomial. Its conditional moments are not known in closed form, but g costs nothing next to a model call: they are
+averaged over masks that the model never sees (with the polynomial fit of g itself as a control), and the variance of
+that average enters the standard errors. Only the choice of a and of the link depends on the model's outputs; any choice
+keeps the estimate unbiased.
 """
 
 from __future__ import annotations

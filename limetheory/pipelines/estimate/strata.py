@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..theory.coefficients import alphas
-from ..theory.sampling import kernel_weights
+from ...theory.coefficients import alphas
+from ...theory.sampling import kernel_weights
 
 #: largest number of strata: one per s up to this d, bins of consecutive s beyond
 MAX_STRATA = 160
@@ -148,7 +148,7 @@ def patterned_inverse(corner, edge, diagonal, off, d):
 def lime_normal_inverse(d, nu, num_samples, ridge=1.0):
     r"""The pattern of :math:`\bar A^{-1}`, :math:`\bar A = m \Sigma + P + x_0 x_0^\top` (m = num_samples - 1).
 
-    lime's expected normal matrix at n = ``num_samples`` (:mod:`limetheory.pipelines.spread`): Σ has entries α₀
+    lime's expected normal matrix at n = ``num_samples`` (:mod:`limetheory.pipelines.results.spread`): Σ has entries α₀
     (corner), α₁ (edge and diagonal), α₂ (off-diagonal); P = ridge · diag(0, 1, ..., 1); x₀ the all-ones first row.
     """
     a0, a1, a2 = alphas(d, nu=nu, p_max=2)

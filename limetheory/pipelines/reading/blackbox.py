@@ -26,7 +26,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ..engine.tokens import perturbed_documents
+from ...engine.tokens import perturbed_documents
 
 #: the outputs of a Pipeline that explain reads
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -176,7 +176,8 @@ def _checked(values, n, what):
 def mask_scores(text, reader, documents_of=None, columns=None):
     """Masks (m, d) -> the model's outputs (m, k) on lime's perturbed strings, each distinct mask once, in batches.
 
-    ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``);
+    ``documents_of`` builds lime's strings for another text mode
+    (``limetheory.pipelines.reading.modes.mode_documents``);
     ``columns`` is the number of outputs the model gave on the document (a function that changes it is refused).
 
     Examples

@@ -20,8 +20,8 @@ from sklearn.feature_extraction import FeatureHasher
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.pipeline import Pipeline
 
-from .._validation import check_text, check_vectorizer
-from ..engine.tokens import DocumentCounts, normalize_rows
+from ..._validation import check_text, check_vectorizer
+from ...engine.tokens import DocumentCounts, normalize_rows
 
 #: lime's default split: the rows are mirrored for lime's default word mode only
 _TOKEN_PATTERNS = (r"(?u)\b\w\w+\b", r"(?u)\b\w+\b")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_text
-from ..engine.tokens import local_dictionary
+from ..._validation import check_int, check_text
+from ...engine.tokens import local_dictionary
 
 
 def check_words(text):

@@ -2,15 +2,16 @@ r"""A logistic regression's probabilities as the link of its linear reading: the
 
 scikit-learn's ``LogisticRegression.predict_proba`` is :math:`(1 - \sigma(g), \sigma(g))` of its decision function
 g for two classes (σ the logistic function) and the softmax of its k decision functions otherwise.  When each
-decision function is read exactly from the words' columns (:class:`limetheory.pipelines.pipeline_reading.LinearReading`,
-the linear route's reading), the probabilities of a mask cost a few dot products over its d words: no perturbed
-string, no row of the vectorizer, no call of the pipeline.  The estimate route then spends its time on the masks
-themselves, and reaches the same precision in a fraction of the time (``benchmarks/any_classifier_speed.py``).
+decision function is read exactly from the words' columns
+(:class:`limetheory.pipelines.reading.pipeline_reading.LinearReading`, the linear route's reading), the probabilities of
+a mask cost a few dot products over its d words: no perturbed string, no row of the vectorizer, no call of the pipeline.
+ The estimate route then spends its time on the masks themselves, and reaches the same precision in a fraction of the
+ time (``benchmarks/any_classifier_speed.py``).
 
 The reading is tied to the real model, as the exact routes are: on the self-check masks, the pipeline's own
 probabilities (scored on lime's perturbed strings) must lie within the rounding of its features of the reading's.
 σ is 1/4-Lipschitz and the softmax 1/2-Lipschitz in the largest change of its arguments, so the decision
-functions' bound (:func:`limetheory.pipelines.pipeline_reading.self_check_tolerance`) bounds the probabilities'
+functions' bound (:func:`limetheory.pipelines.reading.pipeline_reading.self_check_tolerance`) bounds the probabilities'
 too; ``LINK_ROUNDING`` ulps cover the link's own exp and division.  Anything else, including a subclass that
 changes ``predict_proba``, fails the check and is scored from counts or strings as before.
 """
@@ -94,7 +95,7 @@ def linked_score_masks(model, text, output, check_masks, check_scores, mode=None
         Self-check masks.
     check_scores : ndarray, shape (m, k)
         The pipeline's own ``predict_proba`` on lime's perturbed strings of ``check_masks``.
-    mode : limetheory.pipelines.modes.TextMode or None
+    mode : limetheory.pipelines.reading.modes.TextMode or None
         lime's text settings; only lime's defaults (None) are read.
 
     Returns

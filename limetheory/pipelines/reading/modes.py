@@ -31,9 +31,9 @@ from lime.lime_text import IndexedCharacters, IndexedString
 from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from .._validation import check_bool, check_text
-from ..engine.lime_documents import LimeTextCounts
-from ..engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
+from ..._validation import check_bool, check_text
+from ...engine.lime_documents import LimeTextCounts
+from ...engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
 from .lime_arguments import check_words
 
 #: lime's default split expression (``LimeTextExplainer`` and ``IndexedString``)

@@ -1,15 +1,15 @@
 r"""A fitted pipeline read as the exact routes read it: checked, called on lime's masks, and as a linear model.
 
-Shapley values (``limetheory.pipelines.shapley_values``) read a ``Pipeline`` through ``check_pipeline``,
+Shapley values (``limetheory.pipelines.shapley_values.exact``) read a ``Pipeline`` through ``check_pipeline``,
 ``output_function``, ``check_label`` and ``pipeline_mask_function`` (:func:`limetheory.explain` reads any model
-through ``limetheory.pipelines.blackbox``).  explain's linear route, ``explain_linear_many`` and Shapley values'
+through ``limetheory.pipelines.reading.blackbox``).  explain's linear route, ``explain_linear_many`` and Shapley values'
 linear route read a pipeline whose score is linear in the vectorizer's columns as one ``LinearReading``.
 
 A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_c w_c \phi(x)_c` when
 
-* the first step gives each of lime's words a column and a weight (``limetheory.pipelines.text_features``): a
+* the first step gives each of lime's words a column and a weight (``limetheory.pipelines.reading.text_features``): a
   ``CountVectorizer`` or ``TfidfVectorizer`` that lime's words can be mirrored to
-  (:func:`limetheory.engine.tokens.word_columns`, or ``limetheory.pipelines.modes.linear_features`` for
+  (:func:`limetheory.engine.tokens.word_columns`, or ``limetheory.pipelines.reading.modes.linear_features`` for
   lime's other text modes), in any floating dtype; a ``HashingVectorizer`` (words of one sign per column); either
   followed by a ``TfidfTransformer``; or a ``FeatureUnion`` of such word vectorizers (f is then a sum over its parts);
 * every step between them is a fixed affine map of each column: ``'passthrough'`` (or None), a
@@ -35,13 +35,13 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int
-from ..engine.tokens import perturbed_documents
-from ..theory.linear_exact import beta_linear_exact
+from ..._validation import check_int
+from ...engine.tokens import perturbed_documents
+from ...theory.linear_exact import beta_linear_exact
 from .blackbox import BATCH as _BATCH
 from .blackbox import output_method
+from .mask_samples import masks_removing
 from .modes import mask_token_refusal, mask_token_weight
-from .montecarlo import masks_removing
 from .text_features import reads_words, text_features
 
 #: masks of bounded memory evaluated at a time by the reading (rows x groups doubles: 32 MiB)
@@ -103,7 +103,8 @@ def output_function(model, output):
 def pipeline_mask_function(text, columns, label, documents_of=None):
     """Masks (m, d) -> the pipeline's output ``label`` on lime's perturbed documents (each distinct mask once).
 
-    ``documents_of`` builds lime's strings for another text mode (``limetheory.pipelines.modes.mode_documents``).
+    ``documents_of`` builds lime's strings for another text mode
+    (``limetheory.pipelines.reading.modes.mode_documents``).
     """
 
     def f(z):
@@ -205,7 +206,7 @@ def self_check_tolerance(epsilon, visible, magnitude):
 class LinearReading:
     """The model as a linear function of the words' columns, read from the features, linear steps and ``coef_``.
 
-    The features are read by :func:`limetheory.pipelines.text_features.text_features` (a Count, Tfidf or Hashing
+    The features are read by :func:`limetheory.pipelines.reading.text_features.text_features` (a Count, Tfidf or Hashing
     vectorizer, a TfidfTransformer after it, or a FeatureUnion of them), one :class:`WordPart` per normalised block:
     ``parts`` holds each block's ``(lam, values, groups, norm)``, and the model is the sum of their linear models.
     For a single block, ``columns``, ``values``, ``lam``, ``groups`` and ``norm`` are its own (None with several).
@@ -356,8 +357,8 @@ class _ReadPart:
 def two_step_reading(model, vectorizer, text, output, label, mode=None, memo=None):
     """A :class:`LinearReading` of a pipeline of two steps only, the vectorizer and the estimator.
 
-    Shapley values' linear route and :func:`limetheory.pipelines.routing.explain_linear_many` read only these
-    (explain's own linear route also folds the affine steps between them into the weights).  ``memo``: the words'
+    Shapley values' linear route and :func:`limetheory.pipelines.corpora.linear_many.explain_linear_many` read only
+    these (explain's own linear route also folds the affine steps between them into the weights).  ``memo``: the words'
     columns kept between the documents of one call (``limetheory.engine.tokens.word_columns``).
     """
     if len(model.steps) != 2:

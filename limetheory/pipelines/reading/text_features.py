@@ -1,15 +1,16 @@
 r"""The columns that a pipeline's text features give each of lime's words, read for the linear route.
 
 The linear route reads a pipeline as :math:`f = b + \sum_c w_c \phi(x)_c`
-(``limetheory.pipelines.pipeline_reading``).  This module reads φ word by word: for each word j of lime's local
+(``limetheory.pipelines.reading.pipeline_reading``).  This module reads φ word by word: for each word j of lime's local
 dictionary, the column it feeds (-1: none), what it adds there before its row's norm (:math:`t_j \ge 0`: its count
 times the scales applied before the norm, such as an idf) and the factor that carries its column's weight to it
 (the sign of its hash times the scales applied after the norm).  φ is one or several :class:`WordPart`, each
 normalised on its own:
 
 * a ``CountVectorizer`` or ``TfidfVectorizer`` (columns from :func:`limetheory.engine.tokens.word_columns`, or
-  ``limetheory.pipelines.modes.linear_features`` for lime's other text modes);
-* a ``HashingVectorizer`` (columns from :class:`limetheory.pipelines.count_rows.HashedCounts`): a token's column is
+  ``limetheory.pipelines.reading.modes.linear_features`` for lime's other text modes);
+* a ``HashingVectorizer`` (columns from :class:`limetheory.pipelines.reading.count_rows.HashedCounts`): a token's column
+is
   its hash and, with ``alternate_sign=True``, each occurrence adds ±1 there.  Words that share a column with one
   sign add up in it, :math:`\pm \sum_j t_j`: the norm sees :math:`(\sum_j t_j)^2` and the coefficient carries the
   sign, a column of :func:`limetheory.theory.linear_exact.beta_linear_exact`'s ``groups``.  Words of opposite signs
@@ -35,7 +36,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
-from ..engine.tokens import word_columns
+from ...engine.tokens import word_columns
 from .count_rows import document_rows
 from .modes import linear_features, one_column_each
 
@@ -78,7 +79,8 @@ class TextFeatures:
     epsilon : float
         The machine epsilon of the coarsest dtype in which the pipeline computes the features.
     lime_features : object or None
-        lime's features of another text mode (``limetheory.pipelines.modes.LinearFeatures``), for the mask token.
+        lime's features of another text mode (``limetheory.pipelines.reading.modes.LinearFeatures``), for the mask
+        token.
     """
 
     parts: tuple
@@ -129,7 +131,7 @@ def text_features(first, following, text, mode=None, memo=None):
     text : str
         The document.
     mode : object or None
-        lime's text mode (``limetheory.pipelines.modes``) other than its default words: a Count or Tfidf
+        lime's text mode (``limetheory.pipelines.reading.modes``) other than its default words: a Count or Tfidf
         vectorizer alone only.
     memo : dict or None
         The words' columns kept between calls with the same fitted ``first``, a Count or Tfidf vectorizer

@@ -1,16 +1,16 @@
 r"""Will lime agree with the limit?  The limit against where lime's coefficients concentrate at the user's n.
 
 lime's coefficients at n samples concentrate around the centre :math:`c_n` of its normal equations in expectation
-(its ridge and its first row included), with the standard deviations of :mod:`limetheory.pipelines.spread`.  The limit
-:math:`\beta^f` is :math:`c_n` only as n grows: at small kernel widths Σ has tiny eigenvalues, lime's ridge
+(its ridge and its first row included), with the standard deviations of :mod:`limetheory.pipelines.results.spread`.  The
+limit :math:`\beta^f` is :math:`c_n` only as n grows: at small kernel widths Σ has tiny eigenvalues, lime's ridge
 dominates the fit, and :math:`c_n` can be far from :math:`\beta^f` at lime's n (at kernel_width = 1 and n = 5000 a
 coefficient of 0.995 in the limit is about 0.001 in lime).  ``agreement_notes`` states it for every label
 ``explain`` computed: in ``notes`` and in one ``UserWarning``.
 
-Cost: lime's centre is O(d) and needs no model call (``limetheory.pipelines.spread.lime_centre``); only
+Cost: lime's centre is O(d) and needs no model call (``limetheory.pipelines.results.spread.lime_centre``); only
 where it differs from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread
 needed, with Ω from the route's own masks (enumeration, estimate) or from ``CHECK_OMEGA_SAMPLES`` masks of the
-model (all masks when there are fewer), in O(masks × d) (``limetheory.pipelines.spread.lime_spread``).
+model (all masks when there are fewer), in O(masks × d) (``limetheory.pipelines.results.spread.lime_spread``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ OUTPUT_BOUNDS = {"predict_proba": (0.0, 1.0)}
 def lime_disagreement(explanation, num_samples=None, omega_samples=CHECK_OMEGA_SAMPLES):
     """(flagged, spread): the words whose limit lies beyond ``AGREEMENT_SDS`` of lime's sds from lime's centre.
 
-    ``flagged`` is a boolean array over the words; ``spread`` the :class:`limetheory.pipelines.spread.LimeSpread` at
+    ``flagged`` is a boolean array over the words; ``spread`` the
+    :class:`limetheory.pipelines.results.spread.LimeSpread` at
     ``num_samples`` (the explanation's ``lime_num_samples`` when None), or None when no difference between the limit
     and lime's centre is material (then lime's spread is not needed, and the model is not called).
 

@@ -1,4 +1,4 @@
-"""An :class:`limetheory.pipelines.result.Explanation` as lime's own ``lime.explanation.Explanation``, for lime's views.
+"""An :class:`~limetheory.pipelines.results.result.Explanation` as lime's own ``lime.explanation.Explanation``.
 
 lime's ``LimeTextExplainer.explain_instance`` fills ``local_exp[label]`` (feature id, weight) by decreasing absolute
 weight, ``intercept[label]``, ``predict_proba`` (the model's outputs on the document), ``top_labels`` when asked,
@@ -13,7 +13,7 @@ import numpy as np
 from lime.explanation import Explanation as LimeExplanation
 from lime.lime_text import TextDomainMapper
 
-from .modes import TextMode
+from ..reading.modes import TextMode
 
 
 def lime_explanation(explanation, class_names=None):

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_bool, check_int
+from ..._validation import check_bool, check_int
+from ..reading.mask_samples import MaskSample, enumerated_sample
 from .agreement import DISAGREEMENT_PREFIX
-from .montecarlo import MaskSample, enumerated_sample
 from .spread import lime_spread, omega_sample
 from .stability import MAX_CANDIDATES, stable_num_samples
 
@@ -69,7 +69,7 @@ class Explanation:
         an estimate reached, and whether lime at ``lime_num_samples`` will agree with the limit.
     mask_fn : callable
         Masks (m, d) -> the model's output on lime's perturbed documents (used by ``lime_spread``).
-    sample : limetheory.pipelines.montecarlo.MaskSample or None
+    sample : limetheory.pipelines.reading.mask_samples.MaskSample or None
         The masks and outputs behind ``beta`` (all masks for ``"enumeration"``, the stratified sample for
         ``"monte_carlo"``), reused by ``lime_spread``; None for the closed routes.
     random_state : int
@@ -94,7 +94,7 @@ class Explanation:
         Names of the output's columns (the classifier's ``classes_`` when the model has them).
     text : str or None
         The document.
-    mode : limetheory.pipelines.modes.TextMode or None
+    mode : limetheory.pipelines.reading.modes.TextMode or None
         lime's text settings (None: lime's defaults).
 
     Examples
@@ -148,8 +148,9 @@ class Explanation:
         """False when ``notes`` say that lime at ``lime_num_samples`` will not agree with the limit, else True.
 
         ``explain`` compares the limit with where lime's coefficients concentrate at that n
-        (:mod:`limetheory.pipelines.agreement`): False when some word lies more than 2 of lime's standard deviations
-        away (small kernel widths, few samples).  An Explanation built by hand, without that check, reads True.
+        (:mod:`limetheory.pipelines.results.agreement`): False when some word lies more than 2 of lime's standard
+        deviations away (small kernel widths, few samples).  An Explanation built by hand, without that check, reads
+        True.
         """
         return not any(note.startswith(DISAGREEMENT_PREFIX) for note in self.notes)
 
@@ -206,7 +207,7 @@ class Explanation:
 
         Examples
         --------
-        >>> from limetheory.pipelines.result import Explanation
+        >>> from limetheory.pipelines.results.result import Explanation
         >>> e = Explanation(["good", "bad"], np.array([0.1, 0.2, -0.5]), True, "linear", None, 25.0,
         ...                 "decision_function", 1, None)
         >>> e.as_list()
@@ -296,8 +297,8 @@ class Explanation:
 
         lime's coefficients at n samples are approximately normal around the centre of its normal equations
         (its ridge and its first row shift it from ``beta`` by O(1/n)) with covariance
-        :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.pipelines.spread`), in O(masks × d) at any d.
-        Ω is exact when the document has at most 14 distinct words (all masks enumerated with the model), and
+        :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.pipelines.results.spread`), in O(masks × d) at any
+        d. Ω is exact when the document has at most 14 distinct words (all masks enumerated with the model), and
         otherwise estimated from the Monte Carlo route's own sample or from ``omega_samples`` masks of the model
         (20000 by default; stratified on the number of removed words when there are at least two for each, else
         i.i.d.); the result states which (``exact``, ``omega_samples``).
@@ -312,11 +313,11 @@ class Explanation:
         order : {1, 2}
             1: the centre c_n of lime's normal equations in expectation (lime's mean is c_n + O(1/n)) and the
             first-order standard deviations.  2: the centre with the O(1/n) bias of lime's ratio estimator and the
-            standard deviations with their next term (:mod:`limetheory.pipelines.spread`), for small n.
+            standard deviations with their next term (:mod:`limetheory.pipelines.results.spread`), for small n.
 
         Returns
         -------
-        limetheory.pipelines.spread.LimeSpread
+        limetheory.pipelines.results.spread.LimeSpread
             ``centre``, ``std`` (arrays of length d + 1), ``exact`` and ``omega_samples``; ``interval(0.95)`` gives
             the predicted 95% range of each coefficient.
         """
@@ -339,7 +340,7 @@ class Explanation:
         (:meth:`lime_spread`: normal around the centre c_n, with the covariance of the delta method) and draws
         from it; the draws are seeded (``random_state``), so the answer is reproducible.  That law needs rows:
         the answer is never below 10 (d + 1) samples for d words (a safe floor, since a larger n is only more
-        stable; :mod:`limetheory.pipelines.stability`).  For an estimated
+        stable; :mod:`limetheory.pipelines.results.stability`).  For an estimated
         explanation (``exact`` False) the limit's top set and lime's spread are themselves estimates.
 
         Parameters

@@ -47,8 +47,8 @@ with, for independent rows 1 and 2, :math:`H = \mathbb{E}[D W \xi \xi^\top]`,
 :math:`Q = \mathbb{E}[D W D] W \Omega_c + \mathbb{E}[D_1 W D_2 W \xi_1 \xi_2^\top] + \mathbb{E}[D_1 W D_2 W \xi_2
 \xi_1^\top]` (the square of the mean's correction cancels the remaining pattern).  Every expectation is over one
 row or a product of one-row moments (the tensor :math:`T_{acf} = \mathbb{E}[D_{ac} \xi_f]`), computed from the same
-masks as Ω: ``order=2`` of :meth:`limetheory.pipelines.result.Explanation.lime_spread` (dense matrices: for small d
-and small n, where it matters).
+masks as Ω: ``order=2`` of :meth:`limetheory.pipelines.results.result.Explanation.lime_spread` (dense matrices: for
+small d and small n, where it matters).
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_memory, check_work
-from ..theory.coefficients import alphas, sigma_matrix
-from ..theory.sampling import kernel_weights
-from .montecarlo import MaskSample, allocation, design
+from ..._validation import check_memory, check_work
+from ...theory.coefficients import alphas, sigma_matrix
+from ...theory.sampling import kernel_weights
+from ..reading.mask_samples import MaskSample, allocation, design
 
 #: lime's ridge penalty (``Ridge(alpha=1)``)
 LIME_RIDGE = 1.0
@@ -233,7 +233,7 @@ def lime_covariance(sample, beta, nu, y0, num_samples, columns):
 
     Examples
     --------
-    >>> from limetheory.pipelines.montecarlo import enumerated_sample
+    >>> from limetheory.pipelines.reading.mask_samples import enumerated_sample
     >>> sample = enumerated_sample(lambda z: np.tanh(z @ np.array([1.0, -2.0, 0.5])), 3, 0.25)
     >>> beta = np.array([0.1, 0.6, -0.9, 0.3])
     >>> centre, std, cov = lime_covariance(sample, beta, 0.25, 0.2, 500, [1, 2])
@@ -364,7 +364,7 @@ def _second_order_terms(sample, centre, inverse, rows):
 
     Parameters
     ----------
-    sample : limetheory.pipelines.montecarlo.MaskSample
+    sample : limetheory.pipelines.reading.mask_samples.MaskSample
         Masks, outputs, probabilities and kernel weights (the same as for Ω).
     centre : ndarray, shape (d + 1,)
         c_n, the first-order centre.

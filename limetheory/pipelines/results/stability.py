@@ -1,7 +1,7 @@
 r"""How many samples lime needs before its top words are the limit's: the n of a stable top-k.
 
 lime's coefficients at n samples are, to first order, normal around the centre c_n of its normal equations with
-the covariance :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.pipelines.spread`, m = n - 1).  The
+the covariance :math:`m \bar A^{-1} \Omega_c \bar A^{-1}` (:mod:`limetheory.pipelines.results.spread`, m = n - 1).  The
 probability that lime's k largest absolute word coefficients are the limit's k (as a set) is that of a normal
 vector: it is computed by drawing from it, restricted to the words that can cross the k-th largest (the limit's top
 k, and every other word within a few standard deviations of the weakest of them).  The search doubles n until the

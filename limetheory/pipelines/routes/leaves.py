@@ -47,11 +47,11 @@ from itertools import product
 
 import numpy as np
 
-from .._validation import check_int, check_memory, check_nu, check_work
-from ..engine.presence import EXPLAIN_ADVICE, document_columns
-from ..theory.explanation import beta_from_weighted_moments
-from ..theory.law import weighted_law
-from ..units import bandwidth_keyword
+from ..._validation import check_int, check_memory, check_nu, check_work
+from ...engine.presence import EXPLAIN_ADVICE, document_columns
+from ...theory.explanation import beta_from_weighted_moments
+from ...theory.law import weighted_law
+from ...units import bandwidth_keyword
 
 #: the outputs of a tree model that are sums of leaf values
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -398,7 +398,8 @@ def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba"
     columns : limetheory.engine.presence.DocumentColumns, optional
         The document's features and the presence structure of their columns, when lime's features are not its
         default words (``bow=False``, another ``split_expression``:
-        ``limetheory.pipelines.modes.mode_document_columns``); by default ``document_columns(vectorizer, text)``.
+        ``limetheory.pipelines.reading.modes.mode_document_columns``); by default ``document_columns(vectorizer,
+        text)``.
 
     Returns
     -------

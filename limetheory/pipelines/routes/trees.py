@@ -3,7 +3,7 @@
 A fitted tree whose splits are functions of which words are present is the sum over its leaves of the leaf value
 times the product of the literals (z or 1 - z, or the indicator of a formula in the words that share a column) on
 the path to the leaf, a formula that :func:`limetheory.beta_boolean` explains exactly.  For large trees and for
-ensembles, :mod:`limetheory.pipelines.leaves` computes the same explanation from the leaves directly.
+ensembles, :mod:`limetheory.pipelines.routes.leaves` computes the same explanation from the leaves directly.
 
 Functions
 ---------
@@ -22,10 +22,10 @@ import numpy as np
 import sympy as sp
 from sympy.logic import SOPform, boolalg
 
-from .._validation import check_int, check_vectorizer
-from ..engine.presence import document_columns
-from ..engine.tokens import local_dictionary, word_tokens
-from ..theory.boolean import arithmetic_indicator, check_words
+from ..._validation import check_int, check_vectorizer
+from ...engine.presence import document_columns
+from ...engine.tokens import local_dictionary, word_tokens
+from ...theory.boolean import arithmetic_indicator, check_words
 
 _FORMS = ("leaves", "piecewise")
 

@@ -40,14 +40,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_int, check_memory
-from ..theory.linear_exact import conditional_moments_linear_exact
-from ..theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
-from .blackbox import CLASSIFIER_FN, mask_scores, read_model
-from .leaves import conditional_moments_trees
-from .lime_arguments import resolve_labels
-from .modes import LIME_SPLIT, lime_features, mode_document_columns, mode_documents
-from .pipeline_reading import (
+from ..._validation import check_int, check_memory
+from ...theory.linear_exact import conditional_moments_linear_exact
+from ...theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
+from ..reading.blackbox import CLASSIFIER_FN, mask_scores, read_model
+from ..reading.lime_arguments import resolve_labels
+from ..reading.modes import LIME_SPLIT, lime_features, mode_document_columns, mode_documents
+from ..reading.pipeline_reading import (
     RouteUnavailable,
     check_label,
     check_pipeline,
@@ -56,7 +55,8 @@ from .pipeline_reading import (
     self_check,
     two_step_reading,
 )
-from .result import word_table_html
+from ..results.result import word_table_html
+from ..routes.leaves import conditional_moments_trees
 
 METHODS = ("auto", "linear", "trees", "enumeration", "permutation")
 #: largest number of words whose 2ᵈ sets are enumerated (16384 model calls)
@@ -143,7 +143,7 @@ class ShapleyValues:
 
         Examples
         --------
-        >>> from limetheory.pipelines.shapley_values import ShapleyValues
+        >>> from limetheory.pipelines.shapley_values.exact import ShapleyValues
         >>> ShapleyValues(["a", "b"], np.array([0.1, -0.3]), 0.0, -0.2, True, "linear", None, "predict", 0).as_list()
         [('b', -0.3), ('a', 0.1)]
         """
