@@ -17,6 +17,7 @@ from limetheory.theory.linear_approx import (
     LINEAR_COEFFICIENT,
     LINEAR_INTERCEPT_COEFFICIENT,
     beta_linear_approx,
+    large_d_limits,
 )
 
 mpmath.mp.dps = 40
@@ -189,3 +190,66 @@ def test_tfidf_weights_refuse_shared_columns_and_bad_vectorizers():
         tfidf_weights("great food", _fitted(sublinear_tf=True))
     with pytest.raises(TypeError, match="str"):
         tfidf_columns(3, _fitted())
+
+
+# ----------------------------------------------------------------------------- the large-d limits (chapter 19)
+
+
+def test_large_d_limits_at_infinite_bandwidth_are_the_rationals_of_chapter_19():
+    u = sp.Symbol("u", positive=True)
+    a = {p: sp.integrate((1 - u) ** p, (u, 0, 1)) for p in (0, 1, 2, sp.Rational(1, 2), sp.Rational(3, 2))}
+    half, three_halves = sp.Rational(1, 2), sp.Rational(3, 2)
+    det = a[0] * a[2] - a[1] ** 2
+    kappa = (a[half] - a[three_halves]) / (a[1] - a[2])
+    expected = (
+        kappa,
+        (a[2] * a[half] - a[1] * a[three_halves]) / det,
+        (a[0] * a[three_halves] - a[1] * a[half]) / det - kappa,
+    )
+    assert expected == (sp.Rational(8, 5), sp.Rational(4, 15), sp.Rational(-4, 5))
+    # exact rationals, rounded once to doubles
+    assert large_d_limits(nu=np.inf) == tuple(float(x) for x in expected)
+
+
+@pytest.mark.parametrize("nu", [0.05, 0.25, 0.35, 2.0])
+def test_large_d_limits_against_mpmath_quadrature_of_the_definition(nu):
+    """a_p = ∫₀¹ ψ(u)(1 - u)^p du integrated in u (not in the package's variable v) at 40 digits."""
+    with mpmath.workdps(40):
+        psi = lambda u: mpmath.exp(-((1 - mpmath.sqrt(1 - u)) ** 2) / (2 * mpmath.mpf(nu) ** 2))  # noqa: E731
+        # the Gaussian in v = 1 - sqrt(1 - u) sits on u < 2 nu: split there so that tanh-sinh sees it
+        split = [0, min(mpmath.mpf(2 * nu), mpmath.mpf(1) / 2), 1]
+        a = {p: mpmath.quad(lambda u, p=p: psi(u) * (1 - u) ** p, split) for p in (0, 1, 2, 0.5, 1.5)}
+        det = a[0] * a[2] - a[1] ** 2
+        kappa = (a[0.5] - a[1.5]) / (a[1] - a[2])
+        exact = (kappa, (a[2] * a[0.5] - a[1] * a[1.5]) / det, (a[0] * a[1.5] - a[1] * a[0.5]) / det - kappa)
+    # the package's quadrature targets 1e-13 relative per a_p; the three ratios cancel at most a factor
+    # a_1 / (a_1 - a_2) <= 1 / (1 - max u) ~ 10 at nu = 0.05: 1e-11 leaves a margin
+    np.testing.assert_allclose(large_d_limits(nu=nu), [float(x) for x in exact], rtol=1e-11)
+
+
+def test_large_d_limits_are_the_limits_of_the_exact_beta():
+    """β₁ / φ(ξ)₁ of f = φ₁ with d equal weights (mpmath, a one-dimensional sum) approaches κ(ν) as d grows."""
+    from limetheory.book.mpreference import beta_linear_equal_weights
+
+    for nu in (math.inf, 0.25):
+        kappa = large_d_limits(nu=nu)[0]
+        gaps = []
+        for d in (250, 1000, 4000):
+            beta = beta_linear_equal_weights([1.0] + [0.0] * (d - 1), nu=nu)
+            gaps.append(abs(float(beta[1]) * math.sqrt(d) - kappa))  # φ(ξ)₁ = 1/√d
+        # the gap falls like 1/d (a quarter each time d is multiplied by 4, up to the next order)
+        assert gaps[1] < gaps[0] / 3 and gaps[2] < gaps[1] / 3 and gaps[2] < 1e-3, (nu, gaps)
+    # the audit's number (issue 35): 1.5998 at d = 4000, nu = inf
+    beta = beta_linear_equal_weights([1.0] + [0.0] * 3999, nu=math.inf)
+    assert round(float(beta[1]) * math.sqrt(4000), 4) == 1.5998
+    # and the paper's constant is not the limit
+    assert abs(LINEAR_COEFFICIENT - large_d_limits(nu=math.inf)[0]) > 0.2
+
+
+def test_large_d_limits_refuse_a_bad_bandwidth():
+    with pytest.raises(ValueError, match="nu must be > 0"):
+        large_d_limits(nu=0.0)
+    with pytest.raises(TypeError, match="nu"):
+        large_d_limits(nu="wide")
+    with pytest.raises(TypeError, match="keyword"):
+        large_d_limits(0.25)

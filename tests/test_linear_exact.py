@@ -26,7 +26,7 @@ from sklearn.linear_model import LogisticRegression
 
 import limetheory as lt
 from limetheory.book import mpreference
-from limetheory.theory import linear_mixture, linear_moments, subset_means, tfidf_model
+from limetheory.theory import linear_exact, linear_mixture, linear_moments, subset_means, tfidf_model
 from limetheory.theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from limetheory.theory.linear_quadrature import MIN_WEIGHT_RATIO, inverse_power_quadrature, inverse_sqrt_quadrature
 from limetheory.theory.tfidf_model import MAX_SHARED_WORDS
@@ -881,7 +881,7 @@ def test_size_mixture_falls_back_when_its_two_rules_in_p_disagree(monkeypatch):
 
 
 def test_size_mixture_rules_in_p_agree_far_below_the_tolerance(monkeypatch):
-    """The two rules' betas differ by rounding only (about 2e-15 max|w| measured), far below MIXTURE_RULE_TOL."""
+    """The two rules' betas differ by rounding only, far below MIXTURE_RULE_TOL (relative to |f|(ξ) = Σ|w|)."""
     lam, tfidf = long_document(1600, seed=3)
     model = tfidf_model.scale_free_model(lam, tfidf, None, "l2")
     betas = []
@@ -894,8 +894,41 @@ def test_size_mixture_rules_in_p_agree_far_below_the_tolerance(monkeypatch):
     monkeypatch.setattr(linear_mixture, "_mixture_assembly", record)
     linear_mixture.mixture_beta(model, lt.theory.law.weighted_law(1600, 0.25))
     assert len(betas) == 2
-    gap = np.abs(betas[1] - betas[0]).max() / np.abs(model.w).max()
+    gap = np.abs(betas[1] - betas[0]).max() / np.abs(model.w).sum()
     assert gap <= linear_mixture.MIXTURE_RULE_TOL / 100
+
+
+def test_size_mixture_check_is_relative_to_the_model_size_at_xi(monkeypatch):
+    """The check compares the two rules' gap with MIXTURE_RULE_TOL |f|(ξ), |f|(ξ) = Σ_j |w_j|, not max_j |w_j|.
+
+    λ ≡ 1 on 3001 equal weights (issue 35's case): |f|(ξ) = √d and max |w| = 1/√d, a factor d apart.  With the
+    tolerance set to the geometric mean of gap / |f|(ξ) and gap / max |w| (a factor √d ≈ 55 from each), the check
+    accepts the mixture; the old unit, max |w|, refused it.  With a tolerance below gap / |f|(ξ) it refuses.
+    """
+    d = 3001
+    model = tfidf_model.scale_free_model(np.ones(d), np.ones(d), None, "l2")
+    law = lt.theory.law.weighted_law(d, 0.1)
+    betas = []
+    assembly = linear_mixture._mixture_assembly
+
+    def record(*args):
+        betas.append(assembly(*args))
+        return betas[-1]
+
+    monkeypatch.setattr(linear_mixture, "_mixture_assembly", record)
+    assert linear_mixture.mixture_beta(model, law) is not None
+    gap = float(np.abs(betas[1] - betas[0]).max())
+    size, largest = float(np.abs(model.w).sum()), float(np.abs(model.w).max())
+    assert gap > 0 and size / largest == pytest.approx(d, rel=1e-12)  # tol: d sums of 1/√d, rounding only
+    monkeypatch.setattr(linear_mixture, "MIXTURE_RULE_TOL", gap / np.sqrt(size * largest))
+    assert linear_mixture.mixture_beta(model, law) is not None
+    monkeypatch.setattr(linear_mixture, "MIXTURE_RULE_TOL", gap / size / 2)
+    assert linear_mixture.mixture_beta(model, law) is None
+
+
+def test_size_mixture_check_is_no_looser_than_the_promise():
+    """A rule the check accepts keeps beta_linear_exact's promise (both in the unit |f|(ξ))."""
+    assert linear_mixture.MIXTURE_RULE_TOL <= linear_exact.BETA_ACCURACY
 
 
 def test_size_mixture_with_shared_columns_matches_the_quadratic_route(monkeypatch):

@@ -48,6 +48,17 @@ then ν = d = ∞).  It is tractable:
    a sum over the subsets of its words.  Where the mixture does not apply (very small bandwidths, where LIME's
    weights sit on a few sizes) β comes from the recursions.
 
+Accuracy.  The errors follow the size of f on the kept sets, not the coefficients: the rule over u is accurate to
+a relative 1e-13 on each :math:`R_K^{-p}`, hence on each :math:`|f(K)|`, and the recursions keep the means of
+W(K) e^{-uR_K} to rounding relative to the same means with |w| in place of w.  Both are bounded by
+:math:`|f|(\xi) = \sum_j |\lambda_j| \phi(\xi)_j` up to a factor of order one (|f(K)| <= √|K| max |λ|, and
+:math:`|f|(\xi)` reaches √d max |λ| when the λ share a sign), so the accuracy is stated in that unit:
+``BETA_ACCURACY`` for β and ``MOMENTS_ACCURACY`` for the moments, the worst cases that
+``benchmarks/linear_exact_accuracy.py`` measures against an exact one-dimensional sum (equal weights, where
+f(K) = W(K)/√|K|).  Relative to max |λ| the same errors are up to √d times larger: the unit the docstrings
+used before issue 35, which did not hold (1.8e-11 max |λ| at d = 10⁴, ν = 0.05, λ ≡ 1).  Σ's conditioning
+amplifies the errors of the moments in β as ν falls: about sixteen-fold from ν = 0.25 to ν = 0.05.
+
 The forward recursion costs O(d²) per quadrature node; the leave-one-out recursion O(d K) with K distinct
 weights; the mixture O(d) per node for the truncated recursions plus O(K √d) for the integral over p.
 The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), with relative error below
@@ -75,6 +86,16 @@ from .law import times_exp, weighted_law
 from .linear_mixture import mixture_beta
 from .linear_moments import beta_from_weighted_moments, quadrature_moments, unnormalised_moments
 from .tfidf_model import check_groups, check_norm, scale_free_model
+
+#: the accuracy of :func:`beta_linear_exact` for ν >= 0.05, as an absolute error in the unit
+#: |f|(ξ) = Σ_j |λ_j| φ(ξ)_j (the model with |λ| at ξ: |f(ξ)| when the λ share a sign, at most √d max |λ|).
+#: ``benchmarks/linear_exact_accuracy.py`` measured 2.5e-13 at worst (λ ≡ 1 and random ±λ on d = 100 to 10⁴
+#: equal weights, ν = 0.05 to ∞, both routes, against an exact one-dimensional sum in mpmath; the worst at
+#: λ ≡ 1, d = 100, ν = 0.05); the margin of 2 covers other documents
+BETA_ACCURACY = 5e-13
+#: the same for :func:`conditional_moments_linear_exact` (every E[f | s] and E[z_k f | s]): 5.6e-14 measured at
+#: worst (λ ≡ 1, d = 1000; d = 100 to 3001, where the d x d result is 72 MB)
+MOMENTS_ACCURACY = 2e-13
 
 __all__ = [
     "beta_linear_exact",
@@ -125,8 +146,10 @@ def conditional_moments_linear_exact(lam, tfidf, *, groups=None, norm="l2"):
     f_given_s : ndarray, shape (d,)
         ``f_given_s[s - 1]`` = E[f | s] (0 for s = d, where no word is kept).
     zf_given_s : ndarray, shape (d, d)
-        ``zf_given_s[s - 1, k]`` = E[z_k f | s].  Both are accurate to about 1e-13 times max |lam| (the
-        quadrature's relative 1e-13 plus rounding that grows at most linearly in d).
+        ``zf_given_s[s - 1, k]`` = E[z_k f | s].  Both are within ``MOMENTS_ACCURACY`` (2e-13) times
+        |f|(ξ) = Σ_j |λ_j| φ(ξ)_j, the model with |λ| at ξ (at most √d max |λ|): the quadrature's relative 1e-13
+        on |f| of each kept set plus rounding (module docstring, "Accuracy"); measured at worst 5.6e-14 |f|(ξ),
+        that is 1.8e-12 max |λ|, at d = 1000 with λ ≡ 1 (``benchmarks/linear_exact_accuracy.py``).
 
     Raises
     ------
@@ -191,9 +214,10 @@ def gamma_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     Returns
     -------
     ndarray, shape (d + 1,)
-        Index 0 is :math:`\mathbb{E}[\pi f]`, index 1 + k is :math:`\mathbb{E}[\pi z_k f]`.  Relative accuracy
-        about 1e-12.  Entries below the double range (α₀ < 1e-308, tiny ν) are returned as 0.0 with a
-        RuntimeWarning; a float64 Γ is then useless, and so it is at small ν for
+        Index 0 is :math:`\mathbb{E}[\pi f]`, index 1 + k is :math:`\mathbb{E}[\pi z_k f]`: α₀ times weighted
+        means of the moments, so within about α₀ ``MOMENTS_ACCURACY`` |f|(ξ) (as
+        :func:`conditional_moments_linear_exact`).  Entries below the double range (α₀ < 1e-308, tiny ν) are
+        returned as 0.0 with a RuntimeWarning; a float64 Γ is then useless, and so it is at small ν for
         :func:`limetheory.theory.explanation.beta_from_gamma` (ill-conditioned Σ): use :func:`beta_linear_exact` for β.
 
     Raises
@@ -241,9 +265,9 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     ``norm=None`` does not normalise (then f is linear in the mask and β is its coefficients
     :math:`(0, \lambda_j t_j)`).  Unlike the paper's approximation :math:`\beta_j \approx 1.36\, \lambda_j
     \phi(\xi)_j` (ν = ∞, large d, Jensen's inequality), this holds for every d and every bandwidth, exact up to
-    the quadrature over u (relative error below 1e-13) and, from 1000 words on, a rule over p checked at run time,
-    including small ν where Σ is numerically singular: no Σ and no Γ is formed.  A fitted model's intercept
-    adds to β₀ (β is linear in f).
+    the quadrature over u (relative error below 1e-13 on f of each kept set) and, from 1000 words on, a rule over p
+    checked at run time, including small ν where Σ is numerically singular: no Σ and no Γ is formed.  A fitted
+    model's intercept adds to β₀ (β is linear in f).
 
     Parameters
     ----------
@@ -264,8 +288,12 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     Returns
     -------
     ndarray, shape (d + 1,)
-        Index 0 is the intercept, index 1 + j the coefficient of word j; accurate to about 1e-12 relative to
-        max |lam| at every bandwidth.  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
+        Index 0 is the intercept, index 1 + j the coefficient of word j.  For ν >= 0.05 the absolute error is
+        below ``BETA_ACCURACY`` (5e-13) times |f|(ξ) = Σ_j |λ_j| φ(ξ)_j, the model with |λ| at ξ (|f(ξ)| when
+        the λ share a sign, at most √d max |λ|), on both routes: measured at worst 2.5e-13 |f|(ξ), and 5e-13
+        of max_j |β_j| (``benchmarks/linear_exact_accuracy.py``; module docstring, "Accuracy").  Relative to
+        max |lam| it is up to √d times larger (1.8e-11 at d = 10⁴, ν = 0.05, λ ≡ 1), and it grows as ν falls
+        below 0.05 (Σ's conditioning).  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
         weights (Q ~ 60 to 80 quadrature nodes) below 1000 words: 0.28 s at d = 900; from 1000 words on, the
         size mixture (module docstring, step 4) costs O(d Q) instead: 0.7 s at d = 9938, where the recursions
         take 12 s (CPU time on one core).

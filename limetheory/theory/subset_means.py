@@ -9,9 +9,10 @@ the words of a shared column (:func:`shared_column_sums`): step 3 of :mod:`limet
 docstring, where the stability of each recursion is argued.
 
 The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation:
-the public functions check their arguments' layout and call them).  ``cache=True`` keeps the machine code beside
-the module (``__pycache__``): the first call in a fresh clone compiles them (about 5 s), every later process loads
-them (about 0.5 s, once per process: joblib's workers too).
+the public functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`:
+numba is not imported with the package).  ``cache=True`` keeps the machine code beside the module (``__pycache__``,
+else numba's user cache folder): the first call in a fresh clone compiles them (about 5 s), every later process
+loads them (about 0.5 s, once per process: joblib's workers too).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from __future__ import annotations
 import functools
 import math
 
-import numba
 import numpy as np
+
+from .._compiled import compiled
 
 #: largest table of hypergeometric weights kept in the cache (256 tables of at most 32 KiB)
 _CACHED_WEIGHT_ENTRIES = 4096
@@ -28,8 +30,8 @@ _CACHED_WEIGHT_ENTRIES = 4096
 _UPWARD_SHARE = 0.5
 #: a mean below this (means are at most 1) contributes nothing to the quadrature sums: the rule's weights are
 #: below about 1e102 d (u <= 45 / r_min, r_min >= 1e-200 / d), so every neglected term is below 1e-140 |lam|
-#: for d <= 1e4, far below the 1e-13 |lam| of the quadrature; and under it the means have lost digits (they
-#: are subnormal at 1e-308), so the recursions must not divide by them
+#: for d <= 1e4, far below the quadrature's relative 1e-13 of |f| (the unit of linear_exact.BETA_ACCURACY); and
+#: under it the means have lost digits (they are subnormal at 1e-308), so the recursions must not divide by them
 _NEGLIGIBLE_MEAN = 1e-250
 
 
@@ -47,7 +49,7 @@ def full_means(x, w, top=None):
     return _full_means_kernel(_doubles(x), _doubles(w), top)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled(cache=True, error_model="numpy")
 def _full_means_kernel(x, w, top):
     """:func:`full_means`, compiled: word j updates sizes m..1 (downwards, so that size a - 1 is still the old one).
 
@@ -116,7 +118,7 @@ def _exact_hypergeometric_weights(n, e):
     return _exact_weights_kernel(int(n), int(e), np.array([float(math.comb(e, k)) for k in range(e + 1)]))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled(cache=True, error_model="numpy")
 def _exact_weights_kernel(n, e, choose):
     """:func:`_exact_hypergeometric_weights`, compiled; ``choose[k]`` = C(e, k) as a float."""
     out = np.empty((e + 1, n + 1))
@@ -164,7 +166,7 @@ def times_column(P, Pw, G, Gw, weights, width=None):
     return _times_column_kernel(_doubles(P), _doubles(Pw), _doubles(G), _doubles(Gw), _doubles(weights), total)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled(cache=True, error_model="numpy")
 def _times_column_kernel(P, Pw, G, Gw, weights, total):
     """:func:`times_column`, compiled: the sizes below ``total``."""
     B, n1 = P.shape
@@ -210,7 +212,7 @@ def column_means(u, t_members, w_members):
     return G, Gw, factor, masks, sizes, subset_w
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled(cache=True, error_model="numpy")
 def _column_means_kernel(u, subset_t, subset_w, sizes, counts):
     """:func:`column_means`' sums over the subsets of each size, compiled (the subsets in their binary order)."""
     B, n_subsets, e = u.size, subset_t.size, counts.size - 1
@@ -264,7 +266,7 @@ def leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=F
     return out0, slope
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled(cache=True, error_model="numpy")
 def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, truncated):
     """:func:`leave_one_out_sums`, compiled; also returns the first size that needed the downward pass.
 
@@ -423,7 +425,7 @@ def shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combi
     return out
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled(cache=True, error_model="numpy")
 def _member_sums_kernel(q, factor, masks, sizes, subset_w, M, Mw, h, choose, out, first):
     """:func:`shared_column_sums` for the e members of one column, added to ``out[:, first:first + e]``, compiled.
 
