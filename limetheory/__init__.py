@@ -35,6 +35,7 @@ from .theory.explanation import (
 from .theory.linear_approx import beta_linear_approx
 from .theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .theory.sampling import kernel_weights, prob_kept, psi, sample_masks
+from .theory.selection_limits import SelectionLimit, SelectionProbability, lime_selection_limit, selection_probability
 from .theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
 from .theory.sweep import CoefficientZero, beta_bandwidth_sweep, coefficient_zero
 
@@ -48,6 +49,10 @@ __all__ = [
     "global_importance",
     "explanation_matrix",
     "refit_limit",
+    "lime_selection_limit",
+    "selection_probability",
+    "SelectionLimit",
+    "SelectionProbability",
     "Explanation",
     "shapley",
     "ShapleyValues",
