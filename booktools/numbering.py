@@ -3,7 +3,8 @@
 Jupyter Book numbers the chapters of the numbered parts one after the other, across the parts
 (``use_multitoc_numbering``), in the order ``_toc.yml`` lists them; a statement or a figure takes its chapter's
 number (Proposition 19.2). A chapter's file is named after that number (``notebooks/19-linear-large-bandwidth.md`` is
-chapter 19), and text that says "chapter 19" in a link must point into chapter 19. ``problems(root)`` lists every
+chapter 19), text that says "chapter 19" in a link must point into chapter 19, and prose cites a chapter by that
+number rather than by its whole title. ``problems(root)`` lists every
 place where the files or the links disagree with the table of contents; ``tests/test_chapter_numbering.py`` runs it.
 """
 
@@ -208,6 +209,33 @@ def link_problems(text: str, docname: str, numbers: dict[str, int], targets: dic
     return problems
 
 
+_BARE_DOC = re.compile(r"\{doc\}`([^`<>]+)`")
+#: pages that list chapters by their titles on purpose (the introduction's parts are a table of contents)
+TITLE_PAGES = ("book/intro",)
+
+
+def bare_citations(text: str, docname: str, numbers: dict[str, int]) -> list[str]:
+    """``{doc}`` references to a chapter without link text, which print the chapter's whole title.
+
+    The book cites a chapter as "chapter 20": ``{doc}`chapter 20 <20-linear-exact>``` (checked by
+    :func:`link_problems`). A bare ``{doc}`20-linear-exact``` prints "The exact explanation of a linear model (beyond
+    the paper)" in the middle of a sentence.
+
+    Examples
+    --------
+    >>> numbers = {"notebooks/20-exact": 20}
+    >>> bare_citations("See {doc}`20-exact` and {doc}`chapter 20 <20-exact>`.", "notebooks/21-x", numbers)
+    ['notebooks/21-x: {doc}`20-exact` prints the whole title: write {doc}`chapter 20 <20-exact>`']
+    """
+    found = []
+    for match in _BARE_DOC.finditer(text):
+        number = numbers.get(_document(match.group(1).strip(), docname))
+        if number is not None:
+            short = f"{{doc}}`chapter {number} <{match.group(1).strip()}>`"
+            found.append(f"{docname}: {match.group(0)} prints the whole title: write {short}")
+    return found
+
+
 def pages(root) -> dict[str, str]:
     """The MyST pages whose prose cites chapters: the chapters, the front and back matter, and the README."""
     root = Path(root)
@@ -222,7 +250,8 @@ def pages(root) -> dict[str, str]:
 
 
 def problems(root, toc_path=None) -> list[str]:
-    """Every disagreement with the numbering of ``_toc.yml``: chapter files, and links that name a chapter.
+    """Every disagreement with the numbering of ``_toc.yml``: chapter files, links that name a chapter, and chapters
+    cited by their whole titles instead of their numbers (outside :data:`TITLE_PAGES`).
 
     Parameters
     ----------
@@ -250,4 +279,6 @@ def problems(root, toc_path=None) -> list[str]:
     targets = chapter_targets(root)
     for docname, text in pages(root).items():
         found += link_problems(text, docname, numbers, targets)
+        if docname not in TITLE_PAGES:
+            found += bare_citations(text, docname, numbers)
     return found

@@ -153,6 +153,16 @@ def test_a_link_whose_text_names_another_chapter_is_found(tmp_path, page, old, n
     assert len(problems) == 1 and expected in problems[0] and new.split("<")[0].split("]")[0] in problems[0], problems
 
 
+def test_a_chapter_cited_by_its_whole_title_is_found_outside_the_introduction(tmp_path):
+    write_sample_book(tmp_path)
+    cited = "# Third\n\nAs {doc}`02-second` shows.\n"
+    (tmp_path / "notebooks" / "03-third.md").write_text(cited)
+    (tmp_path / "book" / "intro.md").write_text("# Intro\n\n- Part I: {doc}`../notebooks/01-first`\n")
+    assert numbering.problems(tmp_path) == [
+        "notebooks/03-third: {doc}`02-second` prints the whole title: write {doc}`chapter 2 <02-second>`"
+    ]
+
+
 def test_links_that_name_no_single_chapter_are_not_read_as_chapter_numbers(tmp_path):
     write_sample_book(tmp_path)
     text = "See {doc}`chapters 1-3 <01-first>`, {doc}`the first chapter <03-third>` and [chapter 2](https://example.org).\n"
