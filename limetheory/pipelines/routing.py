@@ -54,7 +54,8 @@ def explain(
     label=None,
     labels=None,
     top_labels=None,
-    num_features=None,
+    num_features=10,
+    feature_selection="auto",
     output=None,
     num_samples=None,
     random_state=0,
@@ -119,9 +120,13 @@ def explain(
         lime's ``top_labels``: explain the K columns with the largest outputs on the document (largest first),
         ignoring ``labels``.
     num_features : int or None
-        lime's ``num_features``: the most words ``as_list()`` and ``to_lime()`` hold, the largest absolute
-        coefficients of the limit with every word kept (None: every word; lime's default is 10, and lime with
-        feature selection refits on the words it selects, which the limit does not).
+        lime's ``num_features`` (default 10, lime's): ``as_list()``, ``as_map()`` and ``to_lime()`` hold the limit of
+        what lime reports, its ``feature_selection`` of that many words and its refit on them alone
+        (``Explanation.lime_answer``); None keeps every word (the full surrogate, ``beta``, which every
+        explanation also holds).
+    feature_selection : {"auto", "none", "highest_weights", "forward_selection", "lasso_path"}
+        lime's ``feature_selection`` (default ``"auto"``, lime's: forward selection up to 6 words, highest weights
+        beyond).
     output : {"predict_proba", "decision_function", "predict"} or None
         Which output of a Pipeline is explained (default ``"predict_proba"``; ``"predict"`` for regressors only).
         None for a classifier_fn.
@@ -205,6 +210,7 @@ def explain(
     text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     call = LimeCall.from_arguments(
         kernel_width=kernel_width, label=label, labels=labels, top_labels=top_labels, num_features=num_features,
+        feature_selection=feature_selection,
         output=output, num_samples=num_samples, random_state=random_state, method=method, tol=tol,
         max_calls=max_calls, max_work=max_work, progress=progress, bow=bow, split_expression=split_expression,
         mask_string=mask_string, char_level=char_level,

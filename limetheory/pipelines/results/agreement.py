@@ -119,7 +119,53 @@ def agreement_notes(first, stacklevel=1):
             )
             notes.append(message)
             messages.append(message)
+        notes += selection_notes(member)
         family[label] = dataclasses.replace(member, notes=tuple(notes))
     if messages:
         warnings.warn("; ".join(messages), UserWarning, stacklevel=stacklevel + 1)
     return family[first.label]
+
+
+def selection_notes(member):
+    """Notes on lime's feature selection in the limit: which words it keeps, and whether an estimate decides it.
+
+    With ``num_features`` set, ``as_list`` holds lime's refit on the selected words (``Explanation.lime_answer``).
+    For an estimate, β's standard errors say whether the selection is decided: with highest weights, when the
+    k-th and (k+1)-th absolute coefficients are within two standard errors of their difference, the selected set
+    may differ from the limit's (flagged); the refitted coefficients' own standard errors are not computed (β's are
+    those of the full surrogate).
+    """
+    answer = member.lime_answer(score=False)
+    if answer is None:
+        return []
+    selection = answer.selection
+    d = len(member.words)
+    notes = []
+    if answer.num_features < d and selection.method != "none":
+        notes.append(
+            f"as_list and to_lime hold lime's refit on the {len(selection.selected)} words its feature_selection="
+            f"{member.feature_selection!r} selects ({selection.method}), not the full surrogate beta"
+        )
+    if member.stderr is None or selection.method != "highest_weights" or answer.num_features >= d:
+        if member.stderr is not None and answer.num_features < d:
+            notes.append(
+                "the estimate's standard errors are those of the full surrogate beta: the selection and the refit "
+                "are read from the estimated beta"
+            )
+        return notes
+    order = np.argsort(-np.abs(member.beta[1:]), kind="stable")
+    k = answer.num_features
+    inside, outside = order[k - 1], order[k]
+    spread = float(np.hypot(member.stderr[1 + inside], member.stderr[1 + outside]))
+    if selection.margin <= 2 * spread:
+        notes.append(
+            f"near-tie in the selection: the {k}-th and {k + 1}-th words by |coefficient| "
+            f"({member.words[inside]!r}, {member.words[outside]!r}) differ by {selection.margin:.2g}, within two "
+            f"standard errors ({spread:.2g}) of the estimate: the selected set may differ from the limit's"
+        )
+    else:
+        notes.append(
+            "the estimate's standard errors are those of the full surrogate beta: the refitted coefficients are read "
+            "from the estimated beta"
+        )
+    return notes

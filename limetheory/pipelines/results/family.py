@@ -28,6 +28,7 @@ def explanation_family(document, call, exact, estimates, reasons):
         _shared={},
         top_labels=document.top_labels,
         num_features=call.num_features,
+        feature_selection=call.feature_selection,
         class_names=document.reader.class_names,
         text=document.text,
         mode=document.mode,

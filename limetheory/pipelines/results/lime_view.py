@@ -3,7 +3,8 @@
 lime's ``LimeTextExplainer.explain_instance`` fills ``local_exp[label]`` (feature id, weight) by decreasing absolute
 weight, ``intercept[label]``, ``predict_proba`` (the model's outputs on the document), ``top_labels`` when asked,
 ``score`` and ``local_pred``, with a ``TextDomainMapper`` over the document's ``IndexedString``.  The same fields
-filled with the limit coefficients make ``as_list``, ``as_map``, ``as_html``, ``show_in_notebook`` and
+filled with the limit of lime's answer (its selected words, its refit, ``score`` and ``local_pred``:
+:mod:`limetheory.pipelines.results.lime_answer`) make ``as_list``, ``as_map``, ``as_html``, ``show_in_notebook`` and
 ``as_pyplot_figure`` work unchanged (``show_in_notebook`` with its import of IPython's ``display`` mended).
 """
 
@@ -40,12 +41,13 @@ def lime_explanation(explanation, class_names=None):
     if explanation.top_labels is not None:
         result.top_labels = list(explanation.top_labels)
     for label in labels:
-        member = explanation.for_label(label)
-        order = member.word_order(member.num_features)
-        result.intercept[label] = float(member.beta[0])
-        result.local_exp[label] = [(int(j), float(member.beta[1 + j])) for j in order]
-    last = explanation.for_label(labels[-1])  # lime keeps the last label's prediction, as it overwrites them
-    result.local_pred = np.array([float(last.beta.sum())])
+        answer = _answer(explanation.for_label(label))
+        result.intercept[label] = answer.intercept
+        result.local_exp[label] = answer.as_list()
+        # lime overwrites score and local_pred label after label: the last label's stay (with top_labels, the
+        # K-th largest output's; with one label, that label's)
+        result.score = answer.score
+        result.local_pred = np.array([answer.local_pred])
     result.show_in_notebook = _show_in_notebook(result)
     return result
 
@@ -67,3 +69,10 @@ def _show_in_notebook(result):
 
     show_in_notebook.__doc__ = LimeExplanation.show_in_notebook.__doc__
     return show_in_notebook
+
+
+def _answer(member):
+    """The limit of lime's answer for one label: selection and refit (every word when ``num_features`` is None)."""
+    if member.num_features is None:
+        return member.lime_answer(num_features=len(member.words), feature_selection="none").selection
+    return member.lime_answer().selection

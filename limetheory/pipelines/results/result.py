@@ -89,7 +89,10 @@ class Explanation:
     top_labels : tuple of int or None
         The labels chosen by ``top_labels`` (largest output first), None when the labels were given.
     num_features : int or None
-        The most words ``as_list`` and ``to_lime`` hold (the largest absolute coefficients; None: every word).
+        lime's ``num_features``: the words ``as_list`` and ``to_lime`` hold, selected by ``feature_selection`` and
+        refitted as lime does (:meth:`lime_answer`; None: every word, the full surrogate ``beta``).
+    feature_selection : str
+        lime's ``feature_selection`` (``"auto"``: forward selection up to 6 words, highest weights beyond).
     class_names : tuple of str or None
         Names of the output's columns (the classifier's ``classes_`` when the model has them).
     text : str or None
@@ -131,6 +134,7 @@ class Explanation:
     scores_fn: object = field(repr=False, compare=False, default=None)
     top_labels: tuple | None = field(repr=False, compare=False, default=None)
     num_features: int | None = field(repr=False, compare=False, default=None)
+    feature_selection: str = field(repr=False, compare=False, default="auto")
     class_names: tuple | None = field(repr=False, compare=False, default=None)
     text: str | None = field(repr=False, compare=False, default=None)
     mode: object = field(repr=False, compare=False, default=None)
@@ -190,38 +194,90 @@ class Explanation:
         return self._family[label]
 
     def as_list(self, label=None, *, num_features=None):
-        """The word coefficients in the format of lime's ``Explanation.as_list()``, largest absolute weight first.
+        """The limit of lime's ``Explanation.as_list()``: lime's selected words and its refit on them.
+
+        lime keeps ``num_features`` words by its ``feature_selection`` and fits its weighted ridge again on them
+        alone; what it lists is that refit, largest absolute weight first (:meth:`lime_answer`).  With every word
+        kept (``num_features`` None or at least d with ``"none"``/``"highest_weights"``) it is ``beta`` itself.
 
         Parameters
         ----------
         label : int or None
             Which label (one of ``labels``); None: this explanation's ``label``, the first explained.
         num_features : int or None
-            The most words listed (None: ``explain``'s ``num_features``, every word when that was None).
+            lime's ``num_features`` (None: ``explain``'s, every word when that was None).
 
         Returns
         -------
         list of (str, float)
-            One pair per word of the document, or the ``num_features`` of largest absolute weight; ties keep
-            lime's word order.
+            One pair per selected word, by decreasing absolute refitted coefficient (lime's order).
 
         Examples
         --------
         >>> from limetheory.pipelines.results.result import Explanation
-        >>> e = Explanation(["good", "bad"], np.array([0.1, 0.2, -0.5]), True, "linear", None, 25.0,
+        >>> e = Explanation(["good", "bad", "food"], np.array([0.1, 0.2, -0.5, 0.05]), True, "linear", None, 25.0,
         ...                 "decision_function", 1, None)
-        >>> e.as_list()
-        [('bad', -0.5), ('good', 0.2)]
-        >>> e.as_list(num_features=1)
-        [('bad', -0.5)]
+        >>> [(word, round(weight, 3)) for word, weight in e.as_list()]
+        [('bad', -0.5), ('good', 0.2), ('food', 0.05)]
+        >>> [(word, round(weight, 3)) for word, weight in e.as_list(num_features=1)]  # lime refits on 'bad' alone
+        [('bad', -0.481)]
         """
         if label is not None:
             return self.for_label(label).as_list(num_features=num_features)
-        if num_features is None:
-            num_features = self.num_features
-        else:
+        if num_features is not None:
             num_features = check_int(num_features, "num_features", minimum=1)
-        return [(self.words[j], float(self.beta[1 + j])) for j in self.word_order(num_features)]
+        answer = self.lime_answer(num_features=num_features, score=False)
+        if answer is None:
+            return [(self.words[j], float(self.beta[1 + j])) for j in self.word_order()]
+        selection = answer.selection
+        return [(self.words[j], float(c)) for j, c in zip(selection.selected, selection.coefficients, strict=True)]
+
+    def lime_answer(self, label=None, *, num_features=None, feature_selection=None, score=True):
+        """The limit of lime's whole answer at ``num_features`` and ``feature_selection``: selection, then refit.
+
+        Parameters
+        ----------
+        label : int or None
+            Which label (None: this explanation's).
+        num_features, feature_selection
+            lime's arguments (None: those ``explain`` was given).
+        score : bool
+            Also the limit of lime's ``score`` (its weighted R²), which needs E[π f²]: exact where every mask was
+            scored, else estimated from lime's spread's masks with a standard error (``score_stderr``).
+
+        Returns
+        -------
+        LimeAnswer or None
+            (``limetheory.pipelines.results.lime_answer.LimeAnswer``) ``selection`` holds the selected words in
+            lime's order, their refitted coefficients, the intercept, ``local_pred``, ``score`` and the
+            selection's ``margin``; None when every word is kept (``num_features`` None).
+
+        Examples
+        --------
+        >>> from limetheory.pipelines.results.result import Explanation
+        >>> e = Explanation(["good", "bad", "food"], np.array([0.1, 0.2, -0.5, 0.05]), True, "linear", None, 25.0,
+        ...                 "decision_function", 1, None, num_features=2)
+        >>> answer = e.lime_answer(score=False)
+        >>> answer.selection.selected.tolist(), answer.selection.method
+        ([1, 0], 'forward_selection')
+        """
+        if label is not None:
+            return self.for_label(label).lime_answer(
+                num_features=num_features, feature_selection=feature_selection, score=score
+            )
+        num_features = self.num_features if num_features is None else num_features
+        feature_selection = self.feature_selection if feature_selection is None else feature_selection
+        if num_features is None:
+            return None
+        key = ("answer", num_features, feature_selection, bool(score))
+        if key not in self._cache:
+            from .lime_answer import lime_answer, second_moment
+
+            moment = None
+            if score:
+                moment = second_moment(self._omega_sample(None))
+            self._cache[key] = lime_answer(self.beta, self.kernel_width, num_features, feature_selection, moment)
+        return self._cache[key]
 
     def word_order(self, num_features=None):
         """Word indices by decreasing absolute coefficient (stable: ties in lime's word order), at most num_features."""
