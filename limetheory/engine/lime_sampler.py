@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .lime_documents import LIME_SPLIT, WORD_CHARACTER, LimeCharacters, LimeTextCounts
+from .mt_masks import lime_masks_from_words
 from .tokens import DocumentCounts
 
 #: the two random streams: lime's own RandomState, consumed as lime consumes it, or vectorised draws of the same law
@@ -33,6 +34,9 @@ _MAX_MODEL_ROWS = 20_000  # rows per call of model_fn
 
 def _lime_stream_masks(random_state, d, num_samples):
     """One run's (num_samples, d) int8 masks, drawn from lime's RandomState exactly as lime draws them."""
+    masks = lime_masks_from_words(random_state, d, num_samples)  # the Mersenne Twister's words, a compiled loop
+    if masks is not None:
+        return masks
     sizes = random_state.randint(1, d + 1, num_samples - 1)
     masks = np.ones((num_samples, d), dtype=np.int8)
     identity = np.arange(d, dtype=np.int64)
