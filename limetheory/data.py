@@ -16,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a file is read: ``import limetheory`` stays cheap (test_import_cost)
+    import pandas as pd
 
 YELP_FILENAME = "positive_negative_reviews_yelp.csv"
 YELP_COMMIT = "6f5f95ccade6331ccb39db4cec97a711c1937cc6"
@@ -186,6 +188,8 @@ def load_yelp_reviews() -> pd.DataFrame:
     >>> reviews.shape, list(reviews.columns)
     ((1000, 2), ['text', 'stars'])
     """
+    import pandas as pd
+
     frame = pd.read_csv(yelp_reviews_path(), sep="|")
     missing = {"text", "stars"} - set(frame.columns)
     if missing:

@@ -32,12 +32,13 @@ import numbers
 from fractions import Fraction
 
 import numpy as np
-import sympy as sp
-from sympy.logic import boolalg
 
 from .._validation import check_int, check_nu
 from ..units import bandwidth_keyword
 from .explanation import beta_indicator_product
+
+# sympy (about a second to import) is imported inside the functions that use it, so that ``import limetheory``
+# stays cheap (tests/test_import_cost.py); a caller of this module has imported it already to build a formula
 
 #: most products of two monomials one expansion may form (about a second of dictionary work); an Or of k words or a
 #: product of k factors (1 + z_j) has 2ᵏ monomials, so k stays below about 20
@@ -85,6 +86,8 @@ def check_words(words):
 
 def _check_expr(expr):
     """A sympy expression, or a plain number / bool (a constant model)."""
+    import sympy as sp
+
     if isinstance(expr, sp.Basic):
         return expr
     if isinstance(expr, (bool, np.bool_)):
@@ -136,6 +139,9 @@ def _arith(e, undefined, memo=None):
     prod_i (1 - c_i) (where no condition holds) is appended to ``undefined`` to be checked for zero.
     Arithmetic nodes are rebuilt with converted arguments; nothing is expanded here.
     """
+    import sympy as sp
+    from sympy.logic import boolalg
+
     if memo is None:
         memo = {}
     if e in memo:
@@ -203,6 +209,8 @@ def _arith(e, undefined, memo=None):
 
 def _number(e):
     """A constant sympy expression as int, Fraction or float (finite and real, else ValueError)."""
+    import sympy as sp
+
     if e.is_Integer:
         return int(e)
     if e.is_Rational:
@@ -250,6 +258,8 @@ def _multilinear(e, index, memo, budget=None):
 
     ``budget`` (a :class:`_Budget`, one per expansion) bounds the number of monomial products.
     """
+    import sympy as sp
+
     if budget is None:
         budget = _Budget()
     if e in memo:
@@ -301,6 +311,8 @@ def _expand(expr, words):
 
 def _evaluate(e, columns, index, memo):
     """Numerical value of an arithmetic sympy expression at the 0/1 columns (numpy arrays), without expansion."""
+    import sympy as sp
+
     if e in memo:
         return memo[e]
     if not e.free_symbols:
@@ -325,6 +337,8 @@ def arithmetic_indicator(formula):
 
 
 def _sympy_number(value):
+    import sympy as sp
+
     if isinstance(value, Fraction):
         return sp.Rational(value.numerator, value.denominator)
     return sp.sympify(value)
@@ -473,6 +487,8 @@ def mask_function(expr, words):
     >>> f(np.array([[1, 0], [1, 1], [0, 0]])).tolist()
     [1.0, 0.0, 0.0]
     """
+    import sympy as sp
+
     words, index, arithmetic = _prepare(expr, words)
     d = len(words)
     for node in sp.preorder_traversal(arithmetic):  # every constant now, so that f cannot fail on one later

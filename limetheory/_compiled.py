@@ -1,0 +1,116 @@
+"""numba kernels compiled on their first call, cached where a cache can be written.
+
+Importing numba costs about half a second, more than everything else ``import limetheory`` adds to scikit-learn
+and lime; a loop decorated with :func:`compiled` imports numba and compiles it (or loads it from numba's cache)
+the first time it is called, so that importing the package stays cheap (tests/test_import_cost.py).
+
+``cache=True`` keeps the machine code beside the module (its ``__pycache__``) or, where that folder cannot be
+written, in numba's user-wide cache (``NUMBA_CACHE_DIR``, else the user's cache folder, ``~/.cache/numba``).
+Where neither can be written (a read-only install run by a user without a writable home), numba refuses to build
+a cached function at all ("cannot cache function ...: no locator available"); the kernel is then compiled without
+a cache, once per process, and a warning says how to keep the machine code (tests/test_read_only_install.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+
+#: the numba.njit options the package's kernels may use (checked at decoration, where numba is not yet imported)
+_NJIT_OPTIONS = frozenset({"cache", "error_model", "nogil", "fastmath", "boundscheck", "parallel", "inline"})
+#: the warning of a process whose kernels cannot be cached (once per process, at the first kernel that falls back)
+NO_CACHE_WARNING = (
+    "numba can write its cache neither beside limetheory nor in its user cache folder: limetheory's compiled loops "
+    "are compiled again in every process (a few seconds on first use); set NUMBA_CACHE_DIR to a writable folder "
+    "to keep them"
+)
+
+# two threads calling a kernel for the first time build one dispatcher
+_BUILD_LOCK = threading.Lock()
+# whether this process has warned that its kernels cannot be cached (under _BUILD_LOCK)
+_warned = False
+
+
+class CompiledKernel:
+    """A Python function that numba compiles the first time it is called (``numba.njit(**options)``).
+
+    ``py_func`` is the plain Python function (numba's attribute of the same name); calls go to numba's dispatcher.
+    """
+
+    def __init__(self, py_func, options):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self._options = dict(options)
+        self._dispatcher = None
+
+    def __call__(self, *args):
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            dispatcher = self.dispatcher()
+        return dispatcher(*args)
+
+    def dispatcher(self):
+        """numba's dispatcher of the function, built (numba imported) on the first call."""
+        with _BUILD_LOCK:
+            if self._dispatcher is None:
+                self._dispatcher = _build(self.py_func, self._options)
+        return self._dispatcher
+
+    def __repr__(self):
+        state = "not compiled yet" if self._dispatcher is None else "compiled"
+        return f"<compiled kernel {self.__qualname__} ({state})>"
+
+
+def _build(py_func, options):
+    """numba.njit(**options)(py_func), without the cache where numba finds no folder to write it (under the lock)."""
+    global _warned
+    import numba
+
+    try:
+        return numba.njit(**options)(py_func)
+    except RuntimeError as error:
+        # numba raises this when cache=True finds no folder it can write (its cache locators); nothing else in
+        # building a dispatcher raises RuntimeError before the first compilation
+        if not options.get("cache") or "cannot cache" not in str(error):
+            raise
+    if not _warned:
+        _warned = True
+        warnings.warn(NO_CACHE_WARNING, RuntimeWarning, stacklevel=4)
+    return numba.njit(**{**options, "cache": False})(py_func)
+
+
+def compiled(**options):
+    """Decorator: the function compiled by ``numba.njit(**options)`` on its first call (:class:`CompiledKernel`).
+
+    Parameters
+    ----------
+    **options
+        numba.njit's options (``cache``, ``error_model``, ``nogil``, ...).  With ``cache=True`` and no folder numba
+        can write its cache to, the kernel is compiled without a cache, with a :data:`NO_CACHE_WARNING`.
+
+    Returns
+    -------
+    callable
+        A decorator that turns a function into a :class:`CompiledKernel`.
+
+    Examples
+    --------
+    >>> @compiled(cache=False)
+    ... def total(values):
+    ...     out = 0.0
+    ...     for value in values:
+    ...         out += value
+    ...     return out
+    >>> import numpy as np
+    >>> total(np.array([1.0, 2.0, 3.5]))
+    6.5
+    """
+    unknown = set(options) - _NJIT_OPTIONS
+    if unknown:
+        raise TypeError(f"options must be numba.njit's options {sorted(_NJIT_OPTIONS)}, got {sorted(unknown)}")
+
+    def decorate(py_func):
+        return CompiledKernel(py_func, options)
+
+    return decorate
