@@ -636,7 +636,7 @@ def _corpus_cases():
         ("explain_many-path=int", many(path=3), TypeError, "^path must be None or a folder"),
         ("explain_many-chunk_size=0", many(chunk_size=0), ValueError, "^chunk_size must be >= 1"),
         ("explain_many-nu", many(nu=0.25), TypeError, "^explain_many got options that explain does not take"),
-        ("explain_many-bad-option", many(kernel_width=-1), ValueError, "^document 0: kernel_width must be"),
+        ("explain_many-bad-option", many(kernel_width=-1), ValueError, "^kernel_width must be"),
         ("submodular_pick-budget=0", lambda: lt.submodular_pick(frame(), 0), ValueError, "^budget must be >= 1"),
         ("submodular_pick-budget>n", lambda: lt.submodular_pick(frame(), 2), ValueError, "^budget must be at most"),
         ("submodular_pick-frame=int", lambda: lt.submodular_pick(3, 1), TypeError, "^frame_or_explanations must"),

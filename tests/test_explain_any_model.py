@@ -166,7 +166,9 @@ def test_labels_and_num_features_as_lime(multiclass):
         member = ours.for_label(label)
         reference = lt.explain(multiclass, TEXT, label=label, method="enumeration")
         np.testing.assert_array_equal(member.beta, reference.beta)
-        assert ours.as_list(label=label) == reference.as_list()[:3]
+        # lime's answer at num_features=3 ('auto': forward selection), its refit on the selected words
+        limit = lt.lime_selection_limit(reference.beta, kernel_width=25, num_features=3, feature_selection="auto")
+        assert ours.as_list(label=label) == [(member.words[j], c) for j, c in limit.as_list()]
     assert len(ours.as_list(num_features=5)) == 5 and len(ours.as_list()) == 3
     with pytest.raises(ValueError, match=r"label 1 was not explained: this explanation holds labels \(0, 2\)"):
         ours.as_list(label=1)
@@ -229,7 +231,7 @@ def test_to_lime_gives_limes_views(multiclass, monkeypatch):
     assert sorted(theirs.available_labels()) == [0, 2] and theirs.class_names == ["0", "1", "2"]
     for label in (0, 2):
         assert [(str(w), v) for w, v in theirs.as_list(label=label)] == ours.as_list(label=label)
-        assert theirs.intercept[label] == ours.for_label(label).beta[0]
+        assert theirs.intercept[label] == ours.lime_answer(label).selection.intercept  # the refit's intercept
     np.testing.assert_array_equal(theirs.predict_proba, multiclass.predict_proba([TEXT])[0])
     assert set(theirs.as_map()) == {0, 2}
     html = theirs.as_html()

@@ -24,6 +24,8 @@ import warnings
 import numpy as np
 
 from ..._validation import check_bool, check_int
+from ..reading.blackbox import read_model
+from ..reading.lime_call import LimeCall
 from ..routing import explain
 from . import store
 from .linear_many import explain_linear_many
@@ -195,7 +197,7 @@ def _linear_batch_options(options):
 
 
 #: the options of explain that explain_linear_many takes
-_LINEAR_BATCH_OPTIONS = ("kernel_width", "label", "output", "random_state")
+_LINEAR_BATCH_OPTIONS = ("kernel_width", "label", "output", "random_state", "num_features", "feature_selection")
 #: options of explain that only its estimate route reads (and the display of its bar)
 _IGNORED_BY_EXACT_ROUTES = ("num_samples", "tol", "max_calls", "progress")
 
@@ -225,7 +227,13 @@ def _explain_chunk(model, documents, texts, options):
         warnings.simplefilter("always")
         explanations = [_explain_one(model, documents[0], texts[0], options)] if documents else []
         batch = _linear_batch_options(options)
-        rest = explain_linear_many(model, texts[1:], **batch) if batch is not None else [None] * (len(texts) - 1)
+        reader = read_model(model, options["output"])
+        if batch is not None and reader.pipeline is not None:
+            # a bound method of a pipeline is that pipeline and its output, as explain reads it
+            batch = {**batch, "output": reader.output}
+            rest = explain_linear_many(reader.pipeline, texts[1:], **batch)
+        else:
+            rest = [None] * (len(texts) - 1)
         for position, text, explanation in zip(documents[1:], texts[1:], rest, strict=True):
             if explanation is None:
                 explanation = _explain_one(model, position, text, options)
@@ -283,6 +291,7 @@ def explain_many(
     path=None,
     chunk_size=None,
     collect=True,
+    fingerprint=None,
     **explain_options,
 ):
     """Explain every document of a corpus with :func:`limetheory.explain`: one tidy frame, parallel, resumable.
@@ -294,8 +303,10 @@ def explain_many(
 
     Parameters
     ----------
-    model : sklearn.pipeline.Pipeline
-        What :func:`limetheory.explain` takes.
+    model : sklearn.pipeline.Pipeline or callable
+        What :func:`limetheory.explain` takes: a fitted Pipeline (its output named by ``output``), a bound method
+        of one (``pipe.decision_function``), or lime's ``classifier_fn`` (any function of a list of str, lambdas
+        and closures included).
     texts : sequence of str
         The documents (a list, a tuple, a pandas Series, ...); a document's position in it is its ``document``.
     n_jobs : int or None
@@ -314,6 +325,11 @@ def explain_many(
         refused (``limetheory.pipelines.corpora.store``).
     chunk_size : int or None
         Documents per task (None: about four chunks per worker, at most 128).  It does not change the result.
+    fingerprint : str or None
+        What identifies the model in ``path``'s record, so that a later call resumes only with the same model.
+        None: ``joblib.hash`` of the model, or, for a model joblib cannot pickle (a lambda, a closure), a hash of
+        its ``cloudpickle`` bytes (its code and what it refers to, the fitted pipeline included).  Pass a str
+        (e.g. a model version) where neither is stable across sessions.
     collect : bool
         False (with ``path``): return the folder as a ``pyarrow.dataset.Dataset`` instead of reading every row into
         memory, so that the run's memory stays bounded by the chunk.
@@ -364,14 +380,21 @@ def explain_many(
     progress, collect = check_bool(progress, "progress"), check_bool(collect, "collect")
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be None or a folder name (str or os.PathLike), got {type(path).__name__}")
+    if fingerprint is not None and (not isinstance(fingerprint, str) or not fingerprint):
+        raise TypeError(
+            f"fingerprint must be None or a non-empty str (e.g. the model's version), got {fingerprint!r:.80}"
+        )
     if not collect and path is None:
         raise ValueError("collect=False keeps the explanations on disk only: it needs a path")
     options = _complete_options(explain_options)
+    # the model and every option checked once, as explain checks them, before anything is pickled or hashed
+    read_model(model, options["output"])
+    LimeCall.from_arguments(**options)
     if chunk_size is not None:
         check_int(chunk_size, "chunk_size", minimum=1)
     folder, done, record = None, set(), None
     if path is not None:
-        record = store.fingerprint(model, texts, options, _package_version())
+        record = store.fingerprint(model, texts, options, _package_version(), fingerprint=fingerprint)
         folder = store.check_store(path, record)
         if folder.exists():
             store.remove_leftovers(folder)

@@ -33,7 +33,17 @@ from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
 
 
-def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predict_proba", random_state=0):
+def explain_linear_many(
+    model,
+    texts,
+    *,
+    kernel_width=25,
+    label=1,
+    output="predict_proba",
+    random_state=0,
+    num_features=10,
+    feature_selection="auto",
+):
     """:func:`explain`'s linear route for many documents: the pipeline read once, one call for all the self-checks.
 
     For each text, the :class:`Explanation` that ``explain(model, text, kernel_width=kernel_width, label=label,
@@ -51,7 +61,7 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
         As for :func:`explain`.
     texts : sequence of str
         The documents.
-    kernel_width, label, output, random_state
+    kernel_width, label, output, random_state, num_features, feature_selection
         As for :func:`explain` (the self-check's masks come from ``random_state``, as there).
 
     Returns
@@ -128,6 +138,8 @@ def explain_linear_many(model, texts, *, kernel_width=25, label=1, output="predi
             notes=(),
             mask_fn=linear,
             random_state=random_state,
+            num_features=num_features,
+            feature_selection=feature_selection,
         )
         with warnings.catch_warnings(record=True) as caught:  # one warning for the call, below
             warnings.simplefilter("always")

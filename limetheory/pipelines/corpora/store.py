@@ -43,11 +43,48 @@ def texts_hash(texts):
     return digest.hexdigest()
 
 
-def fingerprint(model, texts, options, version):
+def model_fingerprint(model):
+    """A hash of the model that changes when the model does: ``joblib.hash``, or its cloudpickle bytes' hash.
+
+    joblib pickles the model by reference where it can (a fitted pipeline's arrays and parameters by value); a
+    lambda or a closure cannot be pickled so, and cloudpickle serialises it by value instead: its code and what it
+    refers to (the fitted pipeline it calls included).  A model neither can serialise is refused with the way out.
+
+    Examples
+    --------
+    >>> def constant(value):
+    ...     return lambda docs: [value] * len(docs)
+    >>> model_fingerprint(constant(1.0)) == model_fingerprint(constant(1.0))
+    True
+    >>> model_fingerprint(constant(1.0)) == model_fingerprint(constant(2.0))
+    False
+    """
+    import hashlib
+    import pickle
+
+    import cloudpickle
+    import joblib
+
+    try:
+        return joblib.hash(model)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        pass
+    try:
+        return "cloudpickle-" + hashlib.sha256(cloudpickle.dumps(model)).hexdigest()
+    except Exception as error:  # cloudpickle raises many types on objects it cannot serialise
+        raise TypeError(
+            f"explain_many(path=...) needs a fingerprint of the model to resume safely, and neither joblib nor "
+            f"cloudpickle can serialise this {type(model).__name__} ({type(error).__name__}: {error}); pass "
+            "fingerprint='...' (e.g. the model's version)"
+        ) from None
+
+
+def fingerprint(model, texts, options, version, fingerprint=None):
     """What stored explanations depend on, as a JSON-ready dict (module docstring).
 
     ``options`` are explain's keyword arguments with their defaults filled in; their hash decides, their
-    ``repr`` is kept for the error message.
+    ``repr`` is kept for the error message.  ``fingerprint`` (a str) replaces the model's hash
+    (:func:`model_fingerprint`) when given.
 
     Examples
     --------
@@ -60,7 +97,7 @@ def fingerprint(model, texts, options, version):
     return {
         "format": STORE_FORMAT,
         "limetheory": version,
-        "model": joblib.hash(model),
+        "model": model_fingerprint(model) if fingerprint is None else f"given-{fingerprint}",
         "texts": texts_hash(texts),
         "documents": len(texts),
         "options_hash": joblib.hash(sorted(options.items())),

@@ -94,7 +94,7 @@ def agreement_notes(first, stacklevel=1):
     for label in list(family):
         member = family[label]
         flagged, spread = lime_disagreement(member)
-        notes = list(member.notes)
+        notes = [*member.notes, *selection_notes(member)]
         n = member.lime_num_samples
         if member.stderr is not None and spread is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -119,7 +119,6 @@ def agreement_notes(first, stacklevel=1):
             )
             notes.append(message)
             messages.append(message)
-        notes += selection_notes(member)
         family[label] = dataclasses.replace(member, notes=tuple(notes))
     if messages:
         warnings.warn("; ".join(messages), UserWarning, stacklevel=stacklevel + 1)
@@ -127,7 +126,7 @@ def agreement_notes(first, stacklevel=1):
 
 
 def selection_notes(member):
-    """Notes on lime's feature selection in the limit: which words it keeps, and whether an estimate decides it.
+    """Notes on lime's feature selection for an estimate: whether the estimated β decides it (none when exact).
 
     With ``num_features`` set, ``as_list`` holds lime's refit on the selected words (``Explanation.lime_answer``).
     For an estimate, β's standard errors say whether the selection is decided: with highest weights, when the
@@ -135,17 +134,14 @@ def selection_notes(member):
     may differ from the limit's (flagged); the refitted coefficients' own standard errors are not computed (β's are
     those of the full surrogate).
     """
+    if member.stderr is None:
+        return []
     answer = member.lime_answer(score=False)
     if answer is None:
         return []
     selection = answer.selection
     d = len(member.words)
     notes = []
-    if answer.num_features < d and selection.method != "none":
-        notes.append(
-            f"as_list and to_lime hold lime's refit on the {len(selection.selected)} words its feature_selection="
-            f"{member.feature_selection!r} selects ({selection.method}), not the full surrogate beta"
-        )
     if member.stderr is None or selection.method != "highest_weights" or answer.num_features >= d:
         if member.stderr is not None and answer.num_features < d:
             notes.append(

@@ -44,7 +44,9 @@ from ..._validation import check_int, check_memory
 from ...theory.linear_exact import conditional_moments_linear_exact
 from ...theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
 from ..reading.blackbox import CLASSIFIER_FN, mask_scores, read_model
+from ..reading.document import declared_columns
 from ..reading.lime_arguments import resolve_labels
+from ..reading.lime_call import LimeCall
 from ..reading.modes import LIME_SPLIT, lime_features, mode_document_columns, mode_documents
 from ..reading.pipeline_reading import (
     RouteUnavailable,
@@ -365,8 +367,9 @@ def shapley(
     label : int or None
         Its column, as in :func:`limetheory.explain` (for a binary ``decision_function``, 1 is the score of
         ``classes_[1]`` and 0 its opposite); None: lime's default, 1 (0 when the model gives one column).
-    random_state : int
-        Seed (>= 0) of the permutation route and of the perturbed documents of the linear route's self-check.
+    random_state : int, numpy Generator or RandomState, or None
+        Seed of the permutation route and of the perturbed documents of the linear route's self-check, taken as
+        :func:`limetheory.explain` takes it (None draws a fresh one).
     num_samples : int or None
         Model evaluations of the permutation route (default 20000; at least 2 pairs of orders are drawn); the
         exact routes ignore it.
@@ -422,13 +425,21 @@ def shapley(
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
     if num_samples is not None:
         num_samples = check_int(num_samples, "num_samples", minimum=2, maximum=MAX_PERMUTATION_SAMPLES)
-    random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
+    # lime's arguments that explain takes too, checked by the same call object (the seed as explain resolves it)
+    call = LimeCall.from_arguments(
+        label=label, output=output, random_state=random_state, bow=bow, split_expression=split_expression,
+        mask_string=mask_string, char_level=char_level,
+    )  # fmt: skip
+    random_state = call.seed
     if reader.pipeline is None:  # a classifier_fn
         return _black_box(reader, text, words, mode, label, random_state, num_samples, method)
     model, output = reader.pipeline, reader.output
-    label = 1 if label is None else label
     vectorizer = check_pipeline(model)
     columns = output_function(model, output)
+    if label is None:  # as explain: lime's label 1, or 0 for a model with one output
+        width = declared_columns(reader)
+        width = len(np.atleast_2d(columns([text]))[0]) if width is None else width
+        label = 1 if width >= 2 else 0
     label = check_label(model, output, columns, text, label)
     d = len(words)
     mask_fn = pipeline_mask_function(text, columns, label, None if mode is None else mode_documents(text, mode))
