@@ -609,8 +609,8 @@ def _other_modules_cases():
 
 def _corpus_cases():
     """explain_many, submodular_pick, global_importance and their helpers (issue 28)."""
-    from limetheory.pipelines.corpora.pick import refit_limit
     from limetheory.pipelines.corpora.linear_many import explain_linear_many
+    from limetheory.pipelines.corpora.pick import refit_limit
 
     def model():
         from sklearn.feature_extraction.text import TfidfVectorizer

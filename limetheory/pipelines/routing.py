@@ -60,7 +60,7 @@ def explain(
     num_samples=None,
     random_state=0,
     method="auto",
-    tol=0.1,
+    tol=None,
     max_calls=None,
     max_work=None,
     progress=True,
@@ -86,7 +86,8 @@ def explain(
     and Γ is averaged over masks stratified on the number of removed words, with exact control variates refitted
     batch after batch, the model's own decision function when it has a linear one, and a linked surrogate
     (``limetheory.pipelines.estimate.limit_estimate``).  It draws until every standard error is at most ``tol`` times
-    lime's standard deviation at ``num_samples``, or until ``max_calls`` is spent, and ``notes`` say what it reached.  A
+    lime's standard deviation at ``num_samples``, or until its budget (by default one lime run's cost) is spent, and
+    ``notes`` say what it reached.  A
     pipeline whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts, without
     building strings (``limetheory.pipelines.reading.count_rows``); a ``benchmarks/any_classifier_speed.py`` run times
     it.
@@ -139,12 +140,16 @@ def explain(
     method : {"auto", "linear", "trees", "enumeration", "monte_carlo", "estimate"}
         The route: "auto" takes the first that applies; a named route is taken or refused with the reason
         (``"estimate"`` is another name of ``"monte_carlo"``).
-    tol : float
+    tol : float or None
         The estimate route draws until every standard error is at most ``tol`` times lime's standard deviation at
-        ``num_samples`` (default 0.1), or until ``max_calls`` is spent (``limetheory.estimate``).
+        ``num_samples`` (0.1 when None), or until its budget is spent.  By default (neither ``tol`` nor
+        ``max_calls`` given) the budget is the cost of one lime run at ``num_samples``: lime's number of model
+        calls on strings, or, where the package scores rows from counts, as many rows as take the time of those
+        calls (measured on the model); ``stderr`` and one note state the precision reached.  Passing ``tol``
+        asks for that precision: a ``UserWarning`` then says when the budget ran out first.
     max_calls : int or None
-        The estimate route's budget of model calls; None: 200 lime runs' worth when the rows come from the
-        vectorizer's counts (cheap calls), 10 otherwise.
+        The estimate route's budget of model calls; None: lime's cost (above) by default, and with ``tol`` given
+        200 lime runs' worth when the rows come from the vectorizer's counts (cheap calls), 10 otherwise.
     progress : bool
         A progress bar on estimate work that lasts more than about 2 s.
     max_work : float or None

@@ -1,12 +1,13 @@
 """The estimate route of :func:`limetheory.explain`: which masks-to-scores function it uses, and its budget.
 
-A pipeline whose first step is a Count, Tfidf or Hashing vectorizer is scored from the document's counts
-(:mod:`limetheory.pipelines.reading.count_rows`): a call costs little, so the budget is large
-(:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and the default ``tol`` is reached.  Anything else is scored on
-lime's perturbed strings, and a call is the cost: ten lime runs' worth by default
-(:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`), after which the notes say what
-precision was reached.
-"""
+By default (``explain`` given neither ``tol`` nor ``max_calls``) the estimate costs at most one lime run: lime's
+``num_samples`` model calls, on lime's strings or, for a pipeline whose first step is a Count, Tfidf or Hashing
+vectorizer, on rows from the document's counts (:mod:`limetheory.pipelines.reading.count_rows`), which cost less
+than lime's string, vectorizer and row.  The linked reading of a logistic regression's probabilities is cheap and
+near-exact: it keeps the large budget (:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and stops at ``tol``.
+With ``tol`` or ``max_calls`` given, the budget is that large one for rows and ten lime runs' worth on strings
+(:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`); the notes say what precision
+was reached."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def _columns(output):
 
 
 def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=None, num_samples=None, tol=0.1,
-                         max_calls=None, random_state=0, progress=True, controls=(), linked=None):  # fmt: skip
+                         max_calls=None, random_state=0, progress=True, controls=(), linked=None,
+                         lime_cost=False):  # fmt: skip
     """(LimitEstimate, the masks -> scores function used, a note on the rows) for :func:`limetheory.explain`.
 
     ``mask_fn`` scores masks on lime's strings; it is replaced by ``linked`` (masks -> every output column, a
@@ -66,11 +68,19 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     else:
         per_run, rows = DEFAULT_CALLS_PER_LIME_RUN, f"lime's perturbed strings ({reason})"
         scores = mask_fn
-    budget = per_run * lime_n if max_calls is None else max_calls
+    if max_calls is not None:
+        budget = max_calls
+    elif lime_cost and linked is None:
+        # lime's cost: its number of model calls (a row from counts costs less than lime's string, vectorizer
+        # and row, so as many rows never take longer); a linked reading is cheap and near-exact: it keeps its
+        # budget and stops at tol, many times faster than lime
+        budget = lime_n
+    else:
+        budget = per_run * lime_n
     # the surrogate replaces model calls by cheap masks: pointless when a call is as cheap as the surrogate
     pilot = None if score is None else min(COUNT_PILOT_CALLS, max(2, budget // 10))
     estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
                               random_state=random_state, progress=progress, controls=controls,
                               surrogate="auto" if score is None else False, pilot_calls=pilot,
-                              cheap_calls=score is not None)  # fmt: skip
+                              cheap_calls=score is not None, raise_budget=lime_cost and linked is None)  # fmt: skip
     return estimate, scores, f"estimate: the model scored on {rows}"

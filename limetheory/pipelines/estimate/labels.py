@@ -7,6 +7,8 @@ classifier_fn is scored on lime's strings by :func:`~limetheory.pipelines.estima
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..reading.document import label_column, linked_check_masks
@@ -57,15 +59,20 @@ def estimate_labels(document, labels, call):
         column = label_column(score_masks, label)
         rng = np.random.default_rng(call.seed)
         if reader.pipeline is None:
-            budget = DEFAULT_CALLS_PER_LIME_RUN * call.lime_n if call.max_calls is None else call.max_calls
+            budget = call.max_calls
+            if budget is None:  # lime's cost by default: its number of calls on strings
+                budget = DEFAULT_CALLS_PER_LIME_RUN * call.lime_n if call.precision_asked else call.lime_n
             estimate = estimate_limit(column, d, nu=nu, num_samples=call.lime_n, tol=call.tol, max_calls=budget,
-                                      random_state=rng, progress=call.progress, controls=())  # fmt: skip
+                                      random_state=rng, progress=call.progress, controls=(),
+                                      raise_budget=not call.precision_asked)  # fmt: skip
             results[label] = (estimate, column, "estimate: the model scored on lime's perturbed strings")
         else:
             controls = explain_controls(reader.pipeline, text, reader.output, label, nu, mode)
             results[label] = estimate_explanation(
                 reader.pipeline, text, reader.output, label, nu, column, d, mode=mode, num_samples=call.lime_n,
                 tol=call.tol, max_calls=call.max_calls, random_state=rng, progress=call.progress, controls=controls,
-                linked=linked,
+                linked=linked, lime_cost=not call.precision_asked,
             )  # fmt: skip
+        if call.precision_asked and not results[label][0].reached:
+            warnings.warn(f"label {label}: {results[label][0].note}", UserWarning, stacklevel=3)
     return results

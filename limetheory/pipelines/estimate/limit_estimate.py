@@ -126,6 +126,7 @@ def estimate_limit(
     surrogate="auto",
     pilot_calls=None,
     cheap_calls=False,
+    raise_budget=False,
 ):
     r"""β^f estimated in batches until its standard errors are at most ``tol`` x lime's spread at ``num_samples``.
 
@@ -162,6 +163,10 @@ def estimate_limit(
         True when a model call costs about as much as a mask (rows from counts, a linked reading): the controls
         then use fewer pairs of words and fit on fewer rows per batch, so that the masks, not the fits, are the
         cost.
+    raise_budget : bool
+        True: a ``max_calls`` below the least the estimate needs (a pilot and two batches, two masks in each
+        stratum) is raised to that least instead of refused (explain's default budget, lime's cost, on long
+        documents at a small ``num_samples``); the note gives the calls made.
 
     Returns
     -------
@@ -228,6 +233,8 @@ def estimate_limit(
     estimator = BatchEstimator(score_masks, d, nu, num_samples, float(tol), budget, rng, progress, controls,
                               surrogate if surrogate != "auto" else "auto", bool(cheap_calls))  # fmt: skip
     live = int(estimator.strata.live.sum())
+    if budget < 8 * live and raise_budget:  # lime's cost is below the estimate's least: the least, said in the note
+        budget = estimator.budget = 8 * live
     if budget < 8 * live:
         raise ValueError(
             f"max_calls must be >= {8 * live} for a document of {d} words (a pilot and two batches with two masks "
@@ -293,18 +300,20 @@ def _run(estimator, pilot_size):
     beta = np.array([s[0] for s in states])
     stderr = np.sqrt(np.array([s[1] + s[2] for s in states]))
     lime_std = np.array([s[3] for s in states])
-    worst = float(np.max(stderr / np.maximum(lime_std, 1e-300)))
     seconds = time.process_time() - start
+    # the ratio the target reads (lime's standard deviation floored at rounding's level, as _target floors it), so
+    # that the sentence never states a ratio above tol beside "met"
+    worst = estimator.tol * _ratio(estimator, states)
     if target_met:
         note = (
-            f"estimate: every standard error is at most {estimator.tol:g} x lime's standard deviation at n = "
-            f"{estimator.num_samples} (largest ratio {worst:.3f}), from {estimator.calls} model calls"
+            f"estimate from {estimator.calls} model calls: the largest standard error is {worst:.2g} x lime's "
+            f"standard deviation at n = {estimator.num_samples}, within the target tol = {estimator.tol:g}"
         )
     else:
         note = (
-            f"estimate: max_calls = {estimator.budget} spent before the target; the largest standard error is "
-            f"{worst:.3f} x lime's standard deviation at n = {estimator.num_samples} (target {estimator.tol:g}); "
-            f"pass a larger max_calls for more precision"
+            f"estimate from {estimator.calls} model calls (max_calls = {estimator.budget}, spent before tol was "
+            f"met): the largest standard error is {worst:.2g} x lime's standard deviation at n = "
+            f"{estimator.num_samples} (tol = {estimator.tol:g}); a larger max_calls buys more precision"
         )
     dof = float(min(np.min(s[5]) for s in states))
     widening = float(stats.t.ppf(0.975, dof) / stats.norm.ppf(0.975)) if np.isfinite(dof) else 1.0

@@ -20,6 +20,8 @@ from .modes import LIME_SPLIT, check_mode
 METHODS = ("auto", "linear", "trees", "enumeration", "monte_carlo", "estimate")
 #: lime's default num_samples
 LIME_NUM_SAMPLES = 5000
+#: the estimate's precision target by default: standard errors at most this share of lime's standard deviation
+DEFAULT_TOL = 0.1
 
 
 def refuse_unexpected(unexpected, function="explain"):
@@ -65,6 +67,9 @@ class LimeCall:
         The route asked for ("estimate" read as "monte_carlo").
     tol, max_calls, max_work, progress
         The estimate's precision target and budget, the exact routes' work limit, the progress bar.
+    precision_asked : bool
+        Whether ``tol`` or ``max_calls`` was given: the estimate then spends up to ``max_calls`` (a large default)
+        for ``tol``; otherwise it stops at ``tol`` or at lime's own cost, whichever comes first.
     bow, split_expression, mask_string, char_level
         lime's text modes.
 
@@ -89,8 +94,9 @@ class LimeCall:
     lime_n: int = LIME_NUM_SAMPLES
     seed: int = 0
     method: str = "auto"
-    tol: float = 0.1
+    tol: float = DEFAULT_TOL
     max_calls: int | None = None
+    precision_asked: bool = False
     max_work: float | None = None
     progress: bool = True
     bow: bool = True
@@ -117,7 +123,7 @@ class LimeCall:
         num_samples=None,
         random_state=0,
         method="auto",
-        tol=0.1,
+        tol=None,
         max_calls=None,
         max_work=None,
         progress=True,
@@ -137,7 +143,8 @@ class LimeCall:
         lime_n = LIME_NUM_SAMPLES if num_samples is None else check_int(num_samples, "num_samples", minimum=1)
         if max_calls is not None:
             max_calls = check_int(max_calls, "max_calls", minimum=2)
-        tol = check_positive_finite(tol, "tol")
+        precision_asked = tol is not None or max_calls is not None
+        tol = DEFAULT_TOL if tol is None else check_positive_finite(tol, "tol")
         progress = check_bool(progress, "progress")
         if max_work is not None:
             max_work = check_positive_finite(max_work, "max_work")
@@ -169,6 +176,7 @@ class LimeCall:
             method="monte_carlo" if method == "estimate" else method,
             tol=tol,
             max_calls=max_calls,
+            precision_asked=precision_asked,
             max_work=max_work,
             progress=progress,
             bow=bow,

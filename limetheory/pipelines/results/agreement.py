@@ -96,13 +96,7 @@ def agreement_notes(first, stacklevel=1):
         flagged, spread = lime_disagreement(member)
         notes = [*member.notes, *selection_notes(member)]
         n = member.lime_num_samples
-        if member.stderr is not None and spread is not None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(spread.std > 0, member.stderr / spread.std, np.inf)
-            notes.append(
-                f"estimate from {member.num_samples} masks of the model: standard errors up to {ratio.max():.2g} of "
-                f"lime's standard deviation at n = {n}"
-            )
+        # an estimate's precision is the estimate's own note (one sentence, against the lime spread it targeted)
         if flagged.any():
             gap = np.abs(member.beta[1:] - spread.centre[1:])
             with np.errstate(divide="ignore"):
