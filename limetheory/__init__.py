@@ -7,7 +7,7 @@ from .engine.surrogate import expected_lime_fit, normal_equations, weighted_ridg
 from .engine.tokens import local_dictionary, perturbed_documents, tfidf_columns, tfidf_weights, word_columns
 from .pipelines.corpora.corpus import explain_many
 from .pipelines.corpora.pick import explanation_matrix, global_importance, refit_limit, submodular_pick
-from .pipelines.dropin import LimeTextExplainer
+from .pipelines.dropin.explainer import LimeTextExplainer
 from .pipelines.results.result import Explanation
 from .pipelines.results.spread import LimeSpread
 from .pipelines.routes.leaves import beta_tree_model, conditional_moments_trees

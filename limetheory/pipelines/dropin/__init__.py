@@ -4,9 +4,5 @@ What it holds: the class (``explainer``), lime's neighbourhood of one call repla
 (``neighbourhood``) and lime's selection and refit on it (``surrogate_fit``).
 What it may import: ``limetheory.engine``, ``limetheory.theory`` and the root helpers; ``limetheory.pipelines.routing``
 only inside ``LimeTextExplainer(limit=True)``'s call, for ``explain``.
-Who imports it: the top-level namespace (``limetheory.LimeTextExplainer``).
+Who imports it: the top-level namespace (``limetheory.LimeTextExplainer``, from ``explainer``).
 """
-
-from .explainer import LimeTextExplainer
-
-__all__ = ["LimeTextExplainer"]
