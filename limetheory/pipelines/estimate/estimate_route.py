@@ -7,7 +7,8 @@ than lime's string, vectorizer and row.  The linked reading of a logistic regres
 near-exact: it keeps the large budget (:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and stops at ``tol``.
 With ``tol`` or ``max_calls`` given, the budget is that large one for rows and ten lime runs' worth on strings
 (:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`); the notes say what precision
-was reached."""
+was reached.
+"""
 
 from __future__ import annotations
 
