@@ -32,7 +32,7 @@ from sphinx.ext.graphviz import graphviz
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from booktools import bibstyle, blueprint, blueprint_graph, concordance, htmltables, markers
+from booktools import alttext, bibstyle, blueprint, blueprint_graph, concordance, htmltables, markers
 
 logger = logging.getLogger(__name__)
 
@@ -554,6 +554,46 @@ class BookSummary(_MarkdownDirective):
 BookSummary.optional_arguments = 1
 
 
+# -- the reading surface on a phone -------------------------------------------------------------------------------
+
+# pages whose tables stack as cards on a phone (bookext.css): tables of text, read row by row; the other tables
+# (the chapters' numbers, the costs) scroll sideways with their first column in view, so columns stay comparable
+CARD_PAGES = ("book/errata", "book/concordance", "book/blueprint", "book/figures", "book/notation", "book/guards")
+CARD_CLASS = "bk-cards"
+
+
+def _mark_card_tables(app, doctree):
+    if app.env.docname in CARD_PAGES:
+        for table in doctree.findall(nodes.table):
+            table["classes"].append(CARD_CLASS)
+
+
+def _caption_text(caption: nodes.Element) -> str:
+    """A caption as plain text: its formulas read as characters (``alttext.plain_math``), its words as they are."""
+    parts = []
+    for node in caption.findall(nodes.Text):
+        parent = node.parent
+        if isinstance(parent, (nodes.math, nodes.math_block)):
+            parts.append(alttext.plain_math(node.astext()))
+        else:
+            parts.append(node.astext())
+    return "".join(parts)
+
+
+def _figure_alt_text(app, doctree, docname):
+    """Each captioned figure's image gets its caption's first sentence as alt text (it was the image's path)."""
+    for figure in doctree.findall(nodes.figure):
+        caption = next(iter(figure.findall(nodes.caption)), None)
+        if caption is None:
+            continue
+        alt = alttext.first_sentence(_caption_text(caption))
+        if not alt:
+            continue
+        for image in figure.findall(nodes.image):
+            if not image.get("alt") or image.get("alt") == image.get("uri"):
+                image["alt"] = alt
+
+
 # -- events ------------------------------------------------------------------------------------------------------
 
 
@@ -704,7 +744,9 @@ def setup(app):
     app.connect("doctree-read", _anchor_check_cells)
     app.connect("doctree-read", _number_errata)
     app.connect("doctree-read", _merge_table_index_names)
+    app.connect("doctree-read", _mark_card_tables)
     app.connect("doctree-resolved", _fill_blueprint_graph)
+    app.connect("doctree-resolved", _figure_alt_text)
     app.connect("autodoc-process-docstring", _escape_absolute_values)
     app.connect("missing-reference", _resolve_package_names)
     app.connect("html-page-context", _markdown_download, priority=600)

@@ -11,6 +11,10 @@ failure names what is wrong:
 - at a phone's 414 px and at 1400 px (``book_layout.py``): a display equation that scrolls (except the few listed
   there, which must show a scroll cue), inline code wider than its column, and at 1400 px anything else that
   scrolls or sticks out of the column;
+- at both widths, in light and in dark mode (``book_layout.READING``): a page wider than the screen, a wide table
+  that neither stacks as cards nor scrolls with its cue and a sticky first column, a figure without the first
+  sentence of its caption as alt text; and at 414 px every figure shown below half its natural width is tapped, and
+  must open at full size;
 - an image that is not crisp at 2x (fewer than two image pixels per CSS pixel), unless it is SVG; a broken image;
 - a 404, a broken internal link or a missing ``#anchor``.
 
@@ -37,13 +41,17 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 from book_layout import (
     DESKTOP_WIDTH,
+    LIGHTBOX,
     MAX_SCROLLING_DISPLAYS,
     MEASURE,
     PHONE_WIDTH,
+    READING,
     SCROLL_CLASS,
     SCROLLING_DISPLAYS,
     SETTLED,
+    TAPPABLE,
     findings,
+    reading_findings,
     stale_listings,
 )
 
@@ -122,7 +130,12 @@ RAW_TEX = re.compile(
 )
 BARE_KIND = re.compile(rf"^(?:{KINDS})$")
 
+THEMES = ("light", "dark")
 CATEGORIES = (
+    "page wider than the screen",
+    "wide tables",
+    "figure alt text",
+    "figure taps",
     "console errors",
     "unnumbered statements",
     "bare kind references",
@@ -228,6 +241,7 @@ def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
     browser.get(url)
     if browser.execute_async_script(MATHJAX_DONE) is False:
         found["MathJax errors"].append(f"{page}: MathJax failed to start")
+    browser.execute_async_script(FIGURES_READY)
     if browser.find_elements("css selector", "mjx-merror, .MathJax_Error"):
         found["MathJax errors"].append(f"{page}: MathJax reports an error in a formula")
     for entry in browser.get_log("browser"):
@@ -248,12 +262,22 @@ def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
                 found["raw TeX"].append(f"{page} ({source}): ...{context}...")
                 break
     found["listed displays"] = []
+    themes = THEMES  # light then dark at 1400 px, dark then light at 414 px: one switch fewer on each page
     for width in (DESKTOP_WIDTH, PHONE_WIDTH):
         if width != DESKTOP_WIDTH:
             browser.set_window_size(width, PHONE[1])
             browser.execute_async_script(SETTLED)
         for category, items in findings(page, width, browser.execute_script(MEASURE, SCROLL_CLASS)).items():
             found[category] += items
+        for theme in themes:
+            browser.execute_script(SET_THEME, theme)
+            browser.execute_async_script(SETTLED)
+            reading = reading_findings(page, width, theme, browser.execute_script(READING))
+            for category in ("page wider than the screen", "wide tables", "figure alt text"):
+                found[category] += reading[category]
+        themes = themes[::-1]
+        if width == PHONE_WIDTH:  # in light mode, the last measured
+            found["figure taps"] += tap_figures(browser, page, sorted(set(reading["figures to tap"])))
     browser.set_window_size(*DESKTOP)
     browser.execute_async_script(SETTLED)
     for source, natural, shown in browser.execute_script(BLURRY_IMAGES):
@@ -261,6 +285,52 @@ def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
     for image in browser.execute_script(BROKEN_IMAGES):
         found["broken images"].append(f"{page}: {image[:120]}")
     return found
+
+
+FIGURES_READY = """
+const done = arguments[arguments.length - 1];
+const start = Date.now();
+(function wait() {
+  const figures = Array.from(document.querySelectorAll('article.bd-article figure, main figure'))
+    .filter(f => f.querySelector('img'));
+  if (figures.every(f => f.dataset.bkReady === 'true') || Date.now() - start > 5000) { done(true); }
+  else { setTimeout(wait, 50); }
+})();
+"""
+
+
+def tap_figures(browser, page: str, indices: list[int]) -> list[str]:
+    """Tap each listed figure (by its index among the page's figures): a dialog must open with the image at its
+    natural width, and close on Escape. Returns what went wrong."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    problems = []
+    for index in indices:
+        try:
+            browser.execute_script(TAPPABLE, index).click()
+            shown: dict = {}
+            for _ in range(40):  # the full image loads from the cache: a few frames
+                shown = browser.execute_script(LIGHTBOX, index)
+                if shown["open"] and shown["loaded"]:
+                    break
+                browser.execute_async_script(SETTLED)
+            if not shown["open"]:
+                problems.append(f"{page}: figure {index + 1} does not open on a tap")
+                continue
+            # tol: the dialog draws the image at its natural width, rounded to a CSS pixel
+            if not shown["loaded"] or shown["width"] < shown["natural"] - 1:
+                problems.append(
+                    f"{page}: figure {index + 1} opens at {shown['width']:.0f} px, not its {shown['natural']} px"
+                )
+            ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+            browser.execute_async_script(SETTLED)
+            if browser.execute_script(LIGHTBOX, index)["open"]:
+                problems.append(f"{page}: figure {index + 1}'s full-size view does not close on Escape")
+        except WebDriverException as error:
+            problems.append(f"{page}: figure {index + 1} cannot be tapped: {error.msg.splitlines()[0][:120]}")
+    return problems
 
 
 def _screenshot(browser, name: str, size: tuple[int, int], theme: str = "light") -> None:
@@ -339,6 +409,24 @@ def test_inline_code_wraps_in_its_column(book):
 
 def test_one_search_box(book):
     assert not book["findings"]["search boxes"], _report(book["findings"]["search boxes"])
+
+
+def test_no_page_is_wider_than_the_screen(book):
+    # budget 0, at 414 px and at 1400 px, in light and dark mode
+    problems = book["findings"]["page wider than the screen"]
+    assert not problems, _report(problems)
+
+
+def test_wide_tables_stack_or_show_that_they_scroll(book):
+    assert not book["findings"]["wide tables"], _report(book["findings"]["wide tables"])
+
+
+def test_figures_have_their_captions_as_alt_text(book):
+    assert not book["findings"]["figure alt text"], _report(book["findings"]["figure alt text"])
+
+
+def test_shrunk_figures_open_at_full_size_on_a_tap(book):
+    assert not book["findings"]["figure taps"], _report(book["findings"]["figure taps"])
 
 
 def test_nothing_overflows_at_the_desktop_width(book):

@@ -94,7 +94,7 @@ The paper prints three.
 mystnb:
   figure:
     name: fig-mini
-    caption: A white square.
+    caption: A white square drawn by the test, $\\nu = 0$. It has no ink.
 ---
 square
 ```
@@ -216,6 +216,12 @@ def test_the_extension_renders_the_generated_pages_of_a_miniature_book(tmp_path)
     assert re.search(r'href="[^"]*notebooks/01-mini\.html#fig-mini"', figures)
     # the extension's stylesheet reaches the built book
     assert (html / "_static" / "bookext.css").is_file()
+    # a figure's alt text is its caption's first sentence, the formula read as characters (not the image's path)
+    assert re.search(r'<img alt="A white square drawn by the test, ν = 0\." src="[^"]+\.png"', chapter), chapter
+    assert re.search(r'<img alt="A grey square\." src=', (html / "book" / "intro.html").read_text(encoding="utf-8"))
+    # the back matter's tables stack as cards on a phone (bookext.css), the chapters' do not
+    assert re.search(r'<table class="[^"]*\bbk-cards\b', (html / "book" / "errata.html").read_text(encoding="utf-8"))
+    assert "bk-cards" not in chapter
 
 
 def test_a_registry_that_breaks_its_schema_fails_the_build_and_says_where(tmp_path):

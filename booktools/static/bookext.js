@@ -54,3 +54,350 @@
     init();
   }
 })();
+
+// Wide tables (bookext.css): each table of the article is wrapped once in div.bk-table > div.bk-table-frame >
+// div.bk-table-scroll, with a line under it that says it scrolls (the frame holds the shadows, over the table).
+// When the table is wider than its column the wrapper gets bk-scrolls-x (the box around the table scrolls, the first
+// column is sticky, the hint line shows), and bk-more-left / bk-more-right while
+// columns hide on that side (a shadow there). A table marked bk-cards (the back matter's, by bookext.py) stacks as
+// cards on a phone: each cell gets its column's name as data-label, which the card shows above the cell.
+(function () {
+  "use strict";
+  var HINT = "\u2194 Swipe sideways for more columns";
+  var wrappers = [];
+  function label(table) {
+    var head = table.tHead && table.tHead.rows.length ? table.tHead.rows[table.tHead.rows.length - 1] : null;
+    if (!head) {
+      return;
+    }
+    var names = Array.prototype.map.call(head.cells, function (cell) {
+      return cell.textContent.replace(/\s+/g, " ").trim();
+    });
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, index) {
+          if (names[index]) {
+            cell.setAttribute("data-label", names[index]);
+          }
+        });
+      });
+    });
+  }
+  function update(wrapper) {
+    var scroll = wrapper.querySelector(".bk-table-scroll");
+    var table = scroll.querySelector("table");
+    var wide = table.getBoundingClientRect().width > scroll.clientWidth + 1;
+    wrapper.classList.toggle("bk-scrolls-x", wide);
+    if (!wide) {
+      wrapper.classList.remove("bk-more-left", "bk-more-right");
+      return;
+    }
+    var first = table.querySelector("tr > :first-child");
+    wrapper.style.setProperty("--bk-sticky-width", (first ? first.getBoundingClientRect().width : 0) + "px");
+    wrapper.classList.toggle("bk-more-left", scroll.scrollLeft > 1);
+    wrapper.classList.toggle("bk-more-right", scroll.scrollLeft + scroll.clientWidth < scroll.scrollWidth - 1);
+  }
+  function wrap(table) {
+    if (table.closest(".bk-table, .bk-lightbox")) {
+      return;
+    }
+    if (table.classList.contains("bk-cards")) {
+      label(table);
+    }
+    // the theme's scroll container (or the table itself) moves into ours
+    var moved = table.parentElement.classList.contains("pst-scrollable-table-container") ? table.parentElement : table;
+    var wrapper = document.createElement("div");
+    wrapper.className = "bk-table";
+    var frame = document.createElement("div");
+    frame.className = "bk-table-frame";
+    var scroll = document.createElement("div");
+    scroll.className = "bk-table-scroll";
+    var hint = document.createElement("p");
+    hint.className = "bk-scroll-hint";
+    hint.textContent = HINT;
+    moved.parentElement.insertBefore(wrapper, moved);
+    scroll.appendChild(moved);
+    frame.appendChild(scroll);
+    wrapper.appendChild(frame);
+    wrapper.appendChild(hint);
+    scroll.addEventListener("scroll", function () {
+      update(wrapper);
+    }, {passive: true});
+    wrappers.push(wrapper);
+  }
+  function updateAll() {
+    wrappers.forEach(update);
+  }
+  function init() {
+    var article = document.querySelector("article.bd-article") || document.querySelector("main");
+    if (!article) {
+      return;
+    }
+    Array.prototype.forEach.call(article.querySelectorAll("table"), wrap);
+    updateAll();
+    window.addEventListener("resize", updateAll);
+    window.addEventListener("load", updateAll);  // after MathJax and the fonts, which change the widths
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(updateAll);
+    }
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();
+
+// Figures (bookext.css). An image that its column shows below its natural width opens at full size on a tap or on
+// Enter, in a lightbox (a modal <dialog> that scrolls both ways, with the caption and a link to the image file).
+// On a phone, a drawing of several panels side by side (matplotlib's SVG: one group "axes_N" per panel) is also
+// shown as its panels one under the other: each panel is cropped out of the same image file (no second download),
+// all panels at one scale, never above the image's natural size.
+(function () {
+  "use strict";
+  var PHONE = window.matchMedia("(max-width: 576px)");
+  var dialog = null;
+  function caption(figure) {
+    var text = figure && figure.querySelector("figcaption");
+    return text ? text.textContent.replace(/#\s*$/, "").trim() : "";
+  }
+  function openLightbox(image) {
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.className = "bk-lightbox";
+      dialog.setAttribute("aria-label", "The figure at full size");
+      dialog.innerHTML = '<div class="bk-lightbox-bar"><a class="bk-lightbox-file" target="_blank" rel="noopener">'
+        + "Open the image file</a><button type=\"button\" class=\"bk-lightbox-close\" autofocus>Close \u2715</button>"
+        + "</div>"
+        + '<div class="bk-lightbox-body"><img alt=""><p class="bk-lightbox-caption"></p></div>';
+      document.body.appendChild(dialog);
+      dialog.querySelector(".bk-lightbox-close").addEventListener("click", function () {
+        dialog.close();
+      });
+      dialog.addEventListener("click", function (event) {
+        if (event.target === dialog) {
+          dialog.close();
+        }
+      });
+    }
+    var source = image.currentSrc || image.src;
+    var full = dialog.querySelector(".bk-lightbox-body img");
+    full.src = source;
+    full.alt = image.alt;
+    full.style.width = image.naturalWidth + "px";
+    dialog.querySelector(".bk-lightbox-file").href = source;
+    dialog.querySelector(".bk-lightbox-caption").textContent = caption(image.closest("figure"));
+    dialog.showModal();
+    dialog.querySelector(".bk-lightbox-body").scrollTo(0, 0);
+  }
+  function zoomable(element, image) {
+    element.setAttribute("role", "button");
+    element.setAttribute("tabindex", "0");
+    element.setAttribute("aria-label", "Open the figure at full size" + (image.alt ? ": " + image.alt : ""));
+    element.addEventListener("click", function () {
+      openLightbox(image);
+    });
+    element.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        openLightbox(image);
+      }
+    });
+  }
+  function shownScale(figure, image) {
+    if (figure.classList.contains("bk-stacked") && PHONE.matches) {
+      var panels = figure.querySelectorAll(".bk-panel");
+      var scale = Infinity;
+      Array.prototype.forEach.call(panels, function (panel) {
+        scale = Math.min(scale, panel.getBoundingClientRect().width / Number(panel.getAttribute("data-natural")));
+      });
+      return scale;
+    }
+    return image.getBoundingClientRect().width / image.naturalWidth;
+  }
+  function mark(figure, image) {
+    if (!image.naturalWidth) {
+      return;
+    }
+    var scale = shownScale(figure, image);
+    image.classList.toggle("bk-zoomable", scale < 0.98);
+    figure.classList.toggle("bk-shrunk", scale < 0.5);
+    figure.setAttribute("data-bk-scale", scale.toFixed(3));
+  }
+  // the panels' boxes, in the SVG's user units: one per axes group (a thin one, a colour bar, joins its neighbour;
+  // overlapping ones, twin axes or an inset, are one), plus the figure's own legends and titles
+  function panelBoxes(svg) {
+    var figure = svg.querySelector("g[id^='figure_']");
+    if (!figure) {
+      return [];
+    }
+    var boxes = [];
+    Array.prototype.forEach.call(figure.children, function (child) {
+      if (!/^(axes|legend|text)_\d+$/.test(child.id || "")) {
+        return;
+      }
+      var box = child.getBBox();
+      if (box.width > 0 && box.height > 0) {
+        boxes.push({x: box.x, y: box.y, w: box.width, h: box.height, axes: child.id.indexOf("axes_") === 0});
+      }
+    });
+    function overlap(a, b) {
+      var w = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+      var h = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+      return w > 0 && h > 0 ? (w * h) / Math.min(a.w * a.h, b.w * b.h) : 0;
+    }
+    function join(a, b) {
+      var x = Math.min(a.x, b.x), y = Math.min(a.y, b.y);
+      return {x: x, y: y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y,
+              axes: a.axes || b.axes};
+    }
+    var widest = boxes.reduce(function (m, b) { return b.axes ? Math.max(m, b.w) : m; }, 0);
+    var merged = true;
+    while (merged) {
+      merged = false;
+      for (var i = 0; i < boxes.length && !merged; i++) {
+        for (var j = i + 1; j < boxes.length && !merged; j++) {
+          var a = boxes[i], b = boxes[j];
+          var thin = (a.axes && a.w < 0.25 * widest) || (b.axes && b.w < 0.25 * widest);
+          var rowMates = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 0.5 * Math.min(a.h, b.h);
+          if (overlap(a, b) > 0.3 || (thin && a.axes && b.axes && rowMates
+                                       && Math.abs((a.x + a.w / 2) - (b.x + b.w / 2)) < 0.75 * widest)) {
+            boxes[i] = join(a, b);
+            boxes.splice(j, 1);
+            merged = true;
+          }
+        }
+      }
+    }
+    // reading order: rows from the top, left to right in a row
+    boxes.sort(function (a, b) {
+      var sameRow = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 0.5 * Math.min(a.h, b.h);
+      return sameRow ? a.x - b.x : a.y - b.y;
+    });
+    return boxes;
+  }
+  function sideBySide(boxes) {
+    var axes = boxes.filter(function (b) { return b.axes; });
+    for (var i = 0; i < axes.length; i++) {
+      for (var j = i + 1; j < axes.length; j++) {
+        var a = axes[i], b = axes[j];
+        if (Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y) > 0.5 * Math.min(a.h, b.h)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  function stack(figure, image, text) {
+    var parsed = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    if (!parsed || parsed.nodeName.toLowerCase() !== "svg") {
+      return;
+    }
+    var view = (parsed.getAttribute("viewBox") || "").split(/[\s,]+/).map(Number);
+    if (view.length !== 4 || !(view[2] > 0)) {
+      return;
+    }
+    // measured in the page (getBBox needs a rendered element), off screen, then removed
+    var holder = document.createElement("div");
+    holder.style.cssText = "position:absolute;left:-100000px;top:0;width:" + view[2] + "px;height:" + view[3]
+      + "px;overflow:hidden;visibility:hidden";
+    var svg = document.importNode(parsed, true);
+    svg.removeAttribute("id");
+    holder.appendChild(svg);
+    document.body.appendChild(holder);
+    var boxes;
+    try {
+      boxes = panelBoxes(svg);
+    } finally {
+      document.body.removeChild(holder);
+    }
+    if (boxes.length < 2 || !sideBySide(boxes)) {
+      return;
+    }
+    var unitsToPx = image.naturalWidth / view[2];
+    var pad = 3;
+    var panels = document.createElement("div");
+    panels.className = "bk-panels";
+    var widest = 0;
+    boxes.forEach(function (box) {
+      box.x = Math.max(view[0], box.x - pad);
+      box.y = Math.max(view[1], box.y - pad);
+      box.w = Math.min(view[0] + view[2], box.x + box.w + 2 * pad) - box.x;
+      box.h = Math.min(view[1] + view[3], box.y + box.h + 2 * pad) - box.y;
+      widest = Math.max(widest, box.w);
+    });
+    boxes.forEach(function (box) {
+      var panel = document.createElement("div");
+      panel.className = "bk-panel";
+      // one scale for all panels: the widest fills the column, none above its natural size
+      panel.style.width = (100 * box.w / widest).toFixed(3) + "%";
+      panel.style.maxWidth = (box.w * unitsToPx).toFixed(1) + "px";
+      panel.style.aspectRatio = box.w.toFixed(2) + " / " + box.h.toFixed(2);
+      panel.setAttribute("data-natural", (box.w * unitsToPx).toFixed(1));
+      var crop = document.createElement("img");
+      crop.src = image.currentSrc || image.src;
+      crop.alt = "";
+      crop.setAttribute("aria-hidden", "true");
+      crop.style.width = (100 * view[2] / box.w).toFixed(3) + "%";
+      crop.style.left = (-100 * (box.x - view[0]) / box.w).toFixed(3) + "%";
+      crop.style.top = (-100 * (box.y - view[1]) / box.h).toFixed(3) + "%";
+      panel.appendChild(crop);
+      panels.appendChild(panel);
+    });
+    panels.setAttribute("role", "img");
+    panels.setAttribute("aria-label", image.alt);
+    zoomable(panels, image);
+    image.insertAdjacentElement("afterend", panels);
+    figure.classList.add("bk-stacked");
+    figure.setAttribute("data-bk-panels", String(boxes.length));
+  }
+  function setUp(figure, image) {
+    zoomable(image, image);
+    var hint = document.createElement("span");
+    hint.className = "bk-zoom-hint";
+    hint.textContent = "Tap the figure to open it at full size.";
+    var figcaption = figure.querySelector("figcaption");
+    figure.insertBefore(hint, figcaption);
+    var ready = Promise.resolve();
+    if (/\.svg(\?|#|$)/.test(image.currentSrc || image.src)) {
+      ready = fetch(image.currentSrc || image.src).then(function (response) {
+        return response.ok ? response.text() : "";
+      }).then(function (text) {
+        if (text) {
+          stack(figure, image, text);
+        }
+      }).catch(function () {});
+    }
+    ready.then(function () {
+      figure.setAttribute("data-bk-ready", "true");
+      mark(figure, image);
+    });
+    window.addEventListener("resize", function () {
+      mark(figure, image);
+    });
+  }
+  function init() {
+    var article = document.querySelector("article.bd-article") || document.querySelector("main");
+    if (!article) {
+      return;
+    }
+    Array.prototype.forEach.call(article.querySelectorAll("figure"), function (figure) {
+      var image = figure.querySelector(":scope > img, :scope > a > img");
+      if (!image || image.closest(".bk-table")) {
+        return;
+      }
+      if (image.complete && image.naturalWidth) {
+        setUp(figure, image);
+      } else {
+        image.addEventListener("load", function () {
+          setUp(figure, image);
+        }, {once: true});
+      }
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();
