@@ -149,6 +149,16 @@ def test_none_is_beta_in_lime_order():
     assert limit.margin == np.inf
 
 
+def test_small_kernel_widths_stay_finite_and_every_word_is_beta_itself():
+    beta = np.random.default_rng(8).normal(size=9)
+    for width in (0.5, 2.0):  # V = Var_m(a) underflows: the law puts all its weight on s = 1
+        for method in METHODS:
+            limit = lime_selection_limit(beta, kernel_width=width, num_features=3, feature_selection=method)
+            assert np.isfinite(limit.coefficients).all() and np.isfinite([limit.intercept, limit.local_pred]).all()
+        every = lime_selection_limit(beta, kernel_width=width, feature_selection="none")
+        assert sorted(every.as_list()) == list(enumerate(beta[1:].tolist()))
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # LARS through an exact tie
 def test_ties_take_the_earlier_word_with_margin_zero():
     beta = np.array([0.1, 0.5, -1.0, 1.0, 0.2])  # words 1 and 2 tie in |beta|

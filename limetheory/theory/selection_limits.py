@@ -159,8 +159,11 @@ class _Population:
         """(intercept, slopes on ``chosen``, explained variance) of the least-squares fit on the words ``chosen``."""
         words = beta[1:]
         k = len(chosen)
-        outside = words.sum() - words[chosen].sum()
-        slopes = words[chosen] + self.c * outside / (self.e + k * self.c)
+        if k == self.d:  # every word: β itself (T = 0, while e + d c = d V may underflow at small widths)
+            slopes = words[chosen].copy()
+        else:
+            outside = words.sum() - words[chosen].sum()
+            slopes = words[chosen] + self.c * outside / (self.e + k * self.c)
         mean_f = beta[0] + self.a * words.sum()
         intercept = mean_f - self.a * slopes.sum()
         explained = self.e * float(slopes @ slopes) + self.c * float(slopes.sum()) ** 2  # b_Sᵀ G_SS b_S
