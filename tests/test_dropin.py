@@ -313,3 +313,29 @@ def test_limes_runs_replayed_centre_where_the_theory_says(pipe):
 def test_the_limit_refuses_what_it_does_not_cover(pipe, constructor, call, argument):
     with pytest.raises(ValueError, match=argument):
         lt.LimeTextExplainer(limit=True, **constructor).explain_instance(SHORT_TEXT, pipe.predict_proba, **call)
+
+
+def test_the_limit_at_ten_words_is_the_refit_of_the_full_limit_on_its_ten_largest(pipe):
+    """lime's default call (highest weights beyond 6 words) tends to the refit on the 10 largest |beta_j| (issue 34).
+
+    The linear route is exact for ``decision_function``, and ``refit_limit`` solves the refit's normal equations
+    independently of ``explain``'s selection code.
+    """
+    ours = lt.LimeTextExplainer(limit=True).explain_instance(TEXT, pipe.decision_function)
+    beta = lt.explain(pipe.decision_function, TEXT).beta  # the paper's surrogate, every word kept
+    top = np.argsort(-np.abs(beta[1:]), kind="stable")[:10]
+    refit = lt.refit_limit(beta, top, kernel_width=25)
+    assert sorted(int(j) for j, _ in ours.local_exp[1]) == sorted(top.tolist())
+    coefficients = dict(ours.local_exp[1])
+    # tol: both solve the same (11 x 11) normal equations of condition number about 10; 1e-9 is the issue's bound
+    np.testing.assert_allclose([coefficients[j] for j in top], refit[1:], rtol=0, atol=TOLERANCE)
+    assert ours.intercept[1] == pytest.approx(refit[0], abs=TOLERANCE)
+
+
+def test_the_limit_takes_the_explainers_feature_selection(pipe):
+    ours = lt.LimeTextExplainer(limit=True, feature_selection="forward_selection").explain_instance(
+        TEXT, pipe.decision_function, num_features=3
+    )
+    reference = lt.explain(pipe.decision_function, TEXT, num_features=3, feature_selection="forward_selection")
+    assert [w for w, _ in ours.as_list()] == [w for w, _ in reference.to_lime().as_list()]
+    assert len(ours.as_list()) == 3

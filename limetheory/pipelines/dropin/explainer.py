@@ -26,7 +26,13 @@ from .surrogate_fit import explain_label
 
 
 def lime_kernel(d, kernel_width):
-    """lime's default text kernel, written as lime writes it: √exp(-d²/w²)."""
+    """lime's default text kernel, written as lime writes it: √exp(-d²/w²) (the same floating-point operations).
+
+    Examples
+    --------
+    >>> lime_kernel(np.array([0.0, 25.0]), 25).round(6).tolist()
+    [1.0, 0.606531]
+    """
     return np.sqrt(np.exp(-(d**2) / kernel_width**2))
 
 
@@ -35,6 +41,13 @@ def mend_show_in_notebook(explanation):
 
     lime 0.2.0.1 imports ``display`` and ``HTML`` from ``IPython.core.display``, which IPython 9 no longer exports;
     ``IPython.display`` has both.  Same arguments, same HTML.  Returns ``explanation``.
+
+    Examples
+    --------
+    >>> from lime.lime_text import IndexedString, TextDomainMapper
+    >>> e = mend_show_in_notebook(LimeExplanation(TextDomainMapper(IndexedString("good food")), class_names=["0"]))
+    >>> e.show_in_notebook.__doc__ == LimeExplanation.show_in_notebook.__doc__
+    True
     """
 
     def show_in_notebook(labels=None, predict_proba=True, show_predicted_value=True, **kwargs):
