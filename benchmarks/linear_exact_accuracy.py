@@ -1,7 +1,7 @@
 """The accuracy of the exact linear route, measured against an exact one-dimensional sum (issue 35, D2).
 
 With equal TF-IDF weights, f(K) = W(K) / sqrt(|K|), so E[f | s], E[z_k f | s] and β are one-dimensional sums over
-s (:func:`limetheory.book.mpreference.beta_linear_equal_weights`, at the digits the printed formulas need).  The
+s (:func:`limetheory.book.mpreference_linear.beta_linear_equal_weights`, at the digits the printed formulas need).  The
 package does not know the weights are equal: it runs its quadrature over u and its recursions (or its size mixture)
 as on any document.  For λ ≡ 1 (every word pushes the same way: f(ξ) = √d, the largest a model with |λ| <= 1 can
 reach) and for random ±λ (signs and magnitudes in [0.1, 1], seeded), d from 100 to 10⁴ and ν from 0.05 to ∞, both
@@ -29,7 +29,7 @@ import mpmath as mp
 import numpy as np
 
 import limetheory as lt
-from limetheory.book import mpreference
+from limetheory.book import mpreference, mpreference_linear
 from limetheory.theory.law import weighted_law
 from limetheory.theory.linear_exact import BETA_ACCURACY, MOMENTS_ACCURACY
 from limetheory.theory.linear_mixture import mixture_beta
@@ -63,7 +63,7 @@ def beta_errors(lam, nu):
     """{route: largest |β - exact|}, for the routes that apply at this (d, ν)."""
     d = lam.size
     t = np.ones(d)
-    exact = mpreference.beta_linear_equal_weights(lam.tolist(), nu=nu)
+    exact = mpreference_linear.beta_linear_equal_weights(lam.tolist(), nu=nu)
     model = scale_free_model(lam, t, None, "l2")
     law = weighted_law(d, nu)
     routes = {}
@@ -85,7 +85,7 @@ def moments_error(lam):
     """Largest |E[f | s] - exact| and |E[z_k f | s] - exact| over s and k (one number)."""
     d = lam.size
     f_given_s, zf_given_s = lt.conditional_moments_linear_exact(lam, np.ones(d))
-    f_exact, own, others = mpreference.linear_equal_weights_moments(lam.tolist(), dps=30)
+    f_exact, own, others = mpreference_linear.linear_equal_weights_moments(lam.tolist(), dps=30)
     total = float(lam.sum())
     f_ref = np.array([float(x) for x in f_exact])
     # the reference rounded to doubles: its own error (1e-16 relative) is far below the one measured

@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from limetheory.book import mpreference
 from limetheory.engine.tokens import tfidf_columns, tfidf_weights
 from limetheory.theory import printed
 from limetheory.theory.linear_approx import (
@@ -215,7 +216,10 @@ def test_large_d_limits_at_infinite_bandwidth_are_the_rationals_of_chapter_19():
 def test_large_d_limits_against_mpmath_quadrature_of_the_definition(nu):
     """a_p = ∫₀¹ ψ(u)(1 - u)^p du integrated in u (not in the package's variable v) at 40 digits."""
     with mpmath.workdps(40):
-        psi = lambda u: mpmath.exp(-((1 - mpmath.sqrt(1 - u)) ** 2) / (2 * mpmath.mpf(nu) ** 2))  # noqa: E731
+
+        def psi(u):
+            return mpreference.psi(u, nu=nu, dps=40)
+
         # the Gaussian in v = 1 - sqrt(1 - u) sits on u < 2 nu: split there so that tanh-sinh sees it
         split = [0, min(mpmath.mpf(2 * nu), mpmath.mpf(1) / 2), 1]
         a = {p: mpmath.quad(lambda u, p=p: psi(u) * (1 - u) ** p, split) for p in (0, 1, 2, 0.5, 1.5)}
@@ -229,7 +233,7 @@ def test_large_d_limits_against_mpmath_quadrature_of_the_definition(nu):
 
 def test_large_d_limits_are_the_limits_of_the_exact_beta():
     """β₁ / φ(ξ)₁ of f = φ₁ with d equal weights (mpmath, a one-dimensional sum) approaches κ(ν) as d grows."""
-    from limetheory.book.mpreference import beta_linear_equal_weights
+    from limetheory.book.mpreference_linear import beta_linear_equal_weights
 
     for nu in (math.inf, 0.25):
         kappa = large_d_limits(nu=nu)[0]

@@ -1,7 +1,7 @@
 """The exact linear route's stated accuracy (issue 35, D2) holds, in the unit |f|(ξ) = Σ_j |λ_j| φ(ξ)_j.
 
 The reference is exact: with equal TF-IDF weights f(K) = W(K)/√|K|, so the moments and β are one-dimensional sums
-(:func:`limetheory.book.mpreference.beta_linear_equal_weights`), themselves checked here against enumeration of
+(:func:`limetheory.book.mpreference_linear.beta_linear_equal_weights`), themselves checked here against enumeration of
 every mask.  This is the small representative case; ``benchmarks/linear_exact_accuracy.py`` runs the sweep
 (d up to 10⁴, ν from 0.05 to ∞) from which ``BETA_ACCURACY`` and ``MOMENTS_ACCURACY`` were set.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import limetheory as lt
-from limetheory.book import mpreference
+from limetheory.book import mpreference, mpreference_linear
 from limetheory.theory import linear_exact, linear_mixture, tfidf_model
 from limetheory.theory.law import weighted_law
 from limetheory.theory.linear_moments import beta_from_weighted_moments, quadrature_moments
@@ -47,7 +47,7 @@ def test_equal_weights_moments_against_enumeration():
     """Every set of every size of d = 7 words, f(K) = Σ_K λ / √|K| in mpmath."""
     lam = [0.5, -1.25, 2.0, 0.75, -0.5, 1.0, -2.0]
     d = len(lam)
-    f_given_s, own, others = mpreference.linear_equal_weights_moments(lam, dps=40)
+    f_given_s, own, others = mpreference_linear.linear_equal_weights_moments(lam, dps=40)
     with mp.workdps(40):
         total = mp.fsum(lam)
         for s in range(1, d):
@@ -73,20 +73,20 @@ def test_equal_weights_beta_against_dense_enumeration(nu):
 
     dps = mpreference.digits_for(d, nu=nu)
     dense = mpreference.beta_dense(f, d, nu=nu, dps=dps)
-    sums = mpreference.beta_linear_equal_weights(lam, nu=nu, dps=dps)
+    sums = mpreference_linear.beta_linear_equal_weights(lam, nu=nu, dps=dps)
     with mp.workdps(dps):
         assert max(abs(a - b) for a, b in zip(dense, sums, strict=True)) < mp.mpf(10) ** (20 - dps)  # tol: dps - 20
 
 
 def test_equal_weights_reference_refuses_bad_input():
     with pytest.raises(ValueError, match="at least two"):
-        mpreference.beta_linear_equal_weights([1.0], nu=0.25)
+        mpreference_linear.beta_linear_equal_weights([1.0], nu=0.25)
     with pytest.raises(TypeError, match="real numbers"):
-        mpreference.linear_equal_weights_moments(["a", "b"])
+        mpreference_linear.linear_equal_weights_moments(["a", "b"])
     with pytest.raises(ValueError, match="finite"):
-        mpreference.linear_equal_weights_moments([1.0, math.nan])
+        mpreference_linear.linear_equal_weights_moments([1.0, math.nan])
     with pytest.raises(ValueError, match="nu"):
-        mpreference.beta_linear_equal_weights([1.0, 2.0], nu=0.0)
+        mpreference_linear.beta_linear_equal_weights([1.0, 2.0], nu=0.0)
 
 
 # ----------------------------------------------------------------------------- the package's accuracy
@@ -98,7 +98,7 @@ def test_beta_within_its_stated_accuracy_on_both_routes(kind, d, nu):
     """Both routes (the recursions, and the size mixture where it applies) within BETA_ACCURACY |f|(ξ)."""
     lam = coefficients(kind, d)
     t = np.ones(d)
-    exact = mpreference.beta_linear_equal_weights(lam.tolist(), nu=nu)
+    exact = mpreference_linear.beta_linear_equal_weights(lam.tolist(), nu=nu)
     model = tfidf_model.scale_free_model(lam, t, None, "l2")
     law = weighted_law(d, nu)
     moments = quadrature_moments(model)
@@ -123,7 +123,7 @@ def test_moments_within_their_stated_accuracy(kind):
     d = 600
     lam = coefficients(kind, d)
     f_given_s, zf_given_s = lt.conditional_moments_linear_exact(lam, np.ones(d))
-    f_exact, own, others = mpreference.linear_equal_weights_moments(lam.tolist(), dps=30)
+    f_exact, own, others = mpreference_linear.linear_equal_weights_moments(lam.tolist(), dps=30)
     total = float(lam.sum())
     # the reference rounded to doubles (relative 1e-16, and 1e-16 |f|(ξ) after the products): far below the claim
     zf_exact = np.outer([float(x) for x in own], lam) + np.outer([float(x) for x in others], total - lam)
@@ -139,6 +139,6 @@ def test_the_old_unit_did_not_hold():
     within the new promise (a factor √d = 32 between the two units)."""
     d, nu = 1000, 0.05
     lam = np.ones(d)
-    exact = mpreference.beta_linear_equal_weights(lam.tolist(), nu=nu)
+    exact = mpreference_linear.beta_linear_equal_weights(lam.tolist(), nu=nu)
     error = largest_error(lt.beta_linear_exact(lam, np.ones(d), nu=nu), exact, mpreference.digits_for(d, nu=nu))
     assert 1e-12 < error <= linear_exact.BETA_ACCURACY * size_at_xi(lam)  # tol: the two promises compared
