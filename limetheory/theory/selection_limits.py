@@ -16,7 +16,7 @@ a = 1 - s/d the kept fraction, the π-weighted covariance of the masks is patter
    G = \operatorname{Cov}_\pi(z) = e I + c \mathbf 1 \mathbf 1^\top, \qquad e = \frac{d Q}{d - 1}, \quad
    c = V - \frac{Q}{d - 1},
 
-and the covariance of the masks with f is :math:`b = \operatorname{Cov}_\pi(z, f) = G \beta_{1:}`.  The least-squares
+and the covariance of the masks with f is :math:`g = \operatorname{Cov}_\pi(z, f) = G \beta_{1:}`.  The least-squares
 fit with intercept on a set S of k words (lime's refit without its vanishing ridge) is
 
 .. math::
@@ -31,7 +31,7 @@ the limit is as accurate as the law (:func:`limetheory.theory.law.weighted_law`)
 ``feature_selection`` resolves as lime's: ``'none'`` keeps every word; ``'highest_weights'`` keeps the k largest
 \|β_j\| (lime's selection ridge, alpha = 0.01, tends to β; ties: the earlier word, lime's stable sort);
 ``'forward_selection'`` is greedy on E_S (the first of equal gains, lime's strict ``>``); ``'lasso_path'`` is the
-LARS lasso path of (G, b) — lime's centred, √π-rescaled data have Gram matrix and correlations n E[π] (G, b), and the
+LARS lasso path of (G, g) — lime's centred, √π-rescaled data have Gram matrix and correlations n E[π] (G, g), and the
 path's active sets do not depend on that factor — and the last point of the path, from its end, with at most k
 non-zero coefficients; ``'auto'`` is forward selection for k <= 6, highest weights beyond.
 
@@ -190,7 +190,7 @@ def _forward_selection(population, words, k):
         q = squares + words**2
         t = sums + words
         shift = c * (total - t) / (e + size * c)
-        # b_Sᵀ x_S with b_S = e β_S + c T 1 and x_S = β_S + shift 1
+        # g_Sᵀ x_S with g_S = e β_S + c T 1 and x_S = β_S + shift 1 (the refit's slopes)
         gain = e * q + e * shift * t + c * total * t + c * total * size * shift
         gain[~candidates] = -np.inf
         best = int(np.argmax(gain))  # the first of equal gains, as lime's strict '>' keeps the first
@@ -203,7 +203,7 @@ def _forward_selection(population, words, k):
 
 
 def _lasso_path(population, words, k):
-    """lime's loop over sklearn's LARS lasso path of the population (Gram G, correlations b = G β)."""
+    """lime's loop over sklearn's LARS lasso path of the population (Gram G, correlations g = G β)."""
     from sklearn.linear_model import lars_path_gram
 
     d = len(words)
