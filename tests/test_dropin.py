@@ -339,3 +339,14 @@ def test_the_limit_takes_the_explainers_feature_selection(pipe):
     reference = lt.explain(pipe.decision_function, TEXT, num_features=3, feature_selection="forward_selection")
     assert [w for w, _ in ours.as_list()] == [w for w, _ in reference.to_lime().as_list()]
     assert len(ours.as_list()) == 3
+
+
+def test_the_limit_carries_its_route_and_standard_errors(pipe):
+    """An estimated limit (a black box on 25 words: no exact route) holds its standard errors; an exact one None."""
+    estimated = lt.LimeTextExplainer(limit=True, random_state=0).explain_instance(
+        TEXT, rule_scores, num_features=5, num_samples=1000
+    )
+    assert not estimated.limit.exact
+    assert estimated.stderr[1].shape == (len(estimated.limit.words) + 1,) and (estimated.stderr[1] > 0).all()
+    exact = lt.LimeTextExplainer(limit=True).explain_instance(SHORT_TEXT, pipe.predict_proba)
+    assert exact.limit.exact and exact.stderr[1] is None

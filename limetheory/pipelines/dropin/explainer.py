@@ -79,9 +79,11 @@ class LimeTextExplainer:
 
     With ``limit=True`` each call returns the limit of lime's answer as ``num_samples`` grows
     (:func:`limetheory.explain` and its ``to_lime()``): exact where a route exists, an estimate with standard errors
-    otherwise.  It refuses, with a ValueError naming the argument, what the limit does not cover: a custom
-    ``kernel``, a ``model_regressor`` other than None or a scikit-learn ``Ridge``, a ``distance_metric`` other
-    than ``'cosine'``.
+    otherwise.  The explanation then also holds ``limit``, the :class:`limetheory.Explanation` it comes from (its
+    route, ``exact``, ``notes`` and ``lime_answer``), and ``stderr``, per label the standard errors of the full
+    surrogate β (intercept first; None where the limit is exact).  It refuses, with a ValueError naming the
+    argument, what the limit does not cover: a custom ``kernel``, a ``model_regressor`` other than None or a
+    scikit-learn ``Ridge`` with an intercept, a ``distance_metric`` other than ``'cosine'``.
 
     Parameters
     ----------
@@ -319,7 +321,11 @@ class LimeTextExplainer:
             arguments["labels"] = tuple(labels)
         if "feature_selection" in inspect.signature(explain).parameters:
             arguments["feature_selection"] = self.feature_selection
-        result = explain(classifier_fn, text, **arguments).to_lime(class_names=self.class_names)
+        limit = explain(classifier_fn, text, **arguments)
+        result = limit.to_lime(class_names=self.class_names)
+        # what lime's Explanation has no field for: the route, exactness, notes and standard errors of the limit
+        result.limit = limit
+        result.stderr = {label: limit.for_label(label).stderr for label in result.local_exp}
         if self.class_names is None:
             self.class_names = list(result.class_names)
         if self.verbose:
