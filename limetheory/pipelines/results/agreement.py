@@ -94,7 +94,9 @@ def agreement_notes(first, stacklevel=1):
     for label in list(family):
         member = family[label]
         flagged, spread = lime_disagreement(member)
-        notes = [*member.notes, *selection_notes(member)]
+        notes = list(member.notes)
+        if member.stderr is not None:  # the estimate's sentence of the precision reached stays last
+            notes[-1:-1] = selection_notes(member)
         n = member.lime_num_samples
         # an estimate's precision is the estimate's own note (one sentence, against the lime spread it targeted)
         if flagged.any():

@@ -42,12 +42,12 @@ def lime_explanation(explanation, class_names=None):
         result.top_labels = list(explanation.top_labels)
     for label in labels:
         answer = _answer(explanation.for_label(label))
-        result.intercept[label] = answer.intercept
-        result.local_exp[label] = answer.as_list()
+        result.intercept[label] = answer.selection.intercept
+        result.local_exp[label] = answer.selection.as_list()
         # lime overwrites score and local_pred label after label: the last label's stay (with top_labels, the
         # K-th largest output's; with one label, that label's)
         result.score = answer.score
-        result.local_pred = np.array([answer.local_pred])
+        result.local_pred = np.array([answer.selection.local_pred])
     result.show_in_notebook = _show_in_notebook(result)
     return result
 
@@ -74,5 +74,5 @@ def _show_in_notebook(result):
 def _answer(member):
     """The limit of lime's answer for one label: selection and refit (every word when ``num_features`` is None)."""
     if member.num_features is None:
-        return member.lime_answer(num_features=len(member.words), feature_selection="none").selection
-    return member.lime_answer().selection
+        return member.lime_answer(num_features=len(member.words), feature_selection="none")
+    return member.lime_answer()

@@ -242,15 +242,17 @@ class Explanation:
         num_features, feature_selection
             lime's arguments (None: those ``explain`` was given).
         score : bool
-            Also the limit of lime's ``score`` (its weighted R²), which needs E[π f²]: exact where every mask was
-            scored, else estimated from lime's spread's masks with a standard error (``score_stderr``).
+            Also the limit of lime's ``score`` (its weighted R²), which needs the model beyond β: exact where every
+            mask was scored, else estimated from the masks behind lime's spread, with a standard error
+            (``score_stderr``).
 
         Returns
         -------
         LimeAnswer or None
             (``limetheory.pipelines.results.lime_answer.LimeAnswer``) ``selection`` holds the selected words in
-            lime's order, their refitted coefficients, the intercept, ``local_pred``, ``score`` and the
-            selection's ``margin``; None when every word is kept (``num_features`` None).
+            lime's order, their refitted coefficients, the intercept, ``local_pred`` and the selection's
+            ``margin``; ``score`` and ``score_stderr`` beside it; None when every word is kept (``num_features``
+            None).
 
         Examples
         --------
@@ -271,12 +273,10 @@ class Explanation:
             return None
         key = ("answer", num_features, feature_selection, bool(score))
         if key not in self._cache:
-            from .lime_answer import lime_answer, second_moment
+            from .lime_answer import lime_answer
 
-            moment = None
-            if score:
-                moment = second_moment(self._omega_sample(None))
-            self._cache[key] = lime_answer(self.beta, self.kernel_width, num_features, feature_selection, moment)
+            sample = self._omega_sample(None) if score else None
+            self._cache[key] = lime_answer(self.beta, self.kernel_width, num_features, feature_selection, sample)
         return self._cache[key]
 
     def word_order(self, num_features=None):
