@@ -2,7 +2,8 @@
 
 What it holds: display and prose formatting of numbers and equations (``display``, ``prose``), the chapters'
 closing summaries and tables in a reader's notation (``reader``), the mpmath
-references the chapters check the closed forms against (``mpreference``), the paper's figure style (``plotting``),
+references the chapters check the closed forms against (``mpreference``; ``mpreference_linear`` for the exact
+linear route on equal weights), the paper's figure style (``plotting``),
 the chapters' shared models and classifiers (``models``, ``classifiers``).  A chapter writes
 ``from limetheory.book import significant, show_equations`` and ``import limetheory as lt`` for the rest.
 
