@@ -48,7 +48,7 @@ class LimeAnswer:
 
 
 def refit_score(sample, selection):
-    r"""lime's ``score`` of the refit, the weighted R² over lime's law of the masks: exact or stratified, with its error.
+    r"""lime's ``score`` of the refit, the weighted R² over lime's law of the masks, with its standard error.
 
     :math:`1 - \mathbb{E}[\pi (f - g)^2] / \mathbb{E}[\pi (f - \bar f_\pi)^2]` with g the refitted surrogate
     (``selection``: intercept and the selected words' coefficients) and :math:`\bar f_\pi` the π-weighted mean of
