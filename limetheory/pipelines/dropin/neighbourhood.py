@@ -20,6 +20,7 @@ answer is lime's in every case.
 from __future__ import annotations
 
 import inspect
+from itertools import compress
 
 import numpy as np
 import scipy.sparse as sp
@@ -80,8 +81,10 @@ def pipeline_document(classifier_fn, text, *, bow, char_level, split_expression,
 def lime_strings(text, indexed, masks, *, default_split):
     """The strings lime builds for ``masks`` (1 = feature kept) from its ``IndexedString``/``IndexedCharacters``.
 
-    At lime's default text settings by :func:`limetheory.engine.tokens.perturbed_documents` (one tokenisation,
-    joins only), otherwise with lime's own ``inverse_removing`` row by row.
+    lime's ``inverse_removing`` joins the kept tokens (``bow=True``), or every token with the removed ones replaced
+    by ``mask_string`` (``bow=False``).  At lime's default text settings this is
+    :func:`limetheory.engine.tokens.perturbed_documents`; otherwise the masks are expanded to lime's tokens in one
+    indexing operation and only the joins are per row.
 
     Examples
     --------
@@ -89,10 +92,27 @@ def lime_strings(text, indexed, masks, *, default_split):
     >>> text = "good food, bad food"
     >>> lime_strings(text, IndexedString(text), np.array([[1, 0, 1], [0, 1, 1]]), default_split=True)
     ['good , bad ', ' food, bad food']
+    >>> lime_strings(text, IndexedString(text, bow=False), np.array([[1, 0, 1, 1]]), default_split=False)
+    ['good UNKWORDZ, bad food']
     """
     if default_split:
         return perturbed_documents(text, masks)
-    return [indexed.inverse_removing(np.flatnonzero(mask == 0)) for mask in masks]
+    tokens = [str(token) for token in indexed.as_list]
+    feature_of_token = np.full(len(tokens), -1, dtype=np.int64)
+    if indexed.bow:
+        for j, positions in enumerate(indexed.positions):
+            feature_of_token[positions] = j
+    else:
+        feature_of_token[np.asarray(indexed.positions, dtype=np.int64)] = np.arange(masks.shape[1])
+    is_feature = feature_of_token >= 0
+    keep = np.ones((len(masks), len(tokens)), dtype=bool)
+    keep[:, is_feature] = masks[:, feature_of_token[is_feature]] == 1
+    if indexed.bow:
+        return ["".join(compress(tokens, row)) for row in keep.tolist()]
+    # token i is candidates[2 i] when kept and candidates[2 i + 1] (the mask string) when removed
+    candidates = [piece for token in tokens for piece in (token, indexed.mask_string)]
+    choice = (2 * np.arange(len(tokens)) + ~keep).tolist()
+    return ["".join(map(candidates.__getitem__, row)) for row in choice]
 
 
 def lime_distances(masks, distance_metric):
