@@ -87,3 +87,32 @@ def test_shapley_defaults_to_label_0_for_one_output():
     assert values.label == 0
     exact = lt.shapley(ridge.predict, "good food but slow service", method="enumeration")
     assert np.abs(values.values - exact.values).max() < 1e-12  # tol: 16 masks summed, a few ulps of |f| <= 2
+
+
+def test_a_random_model_is_not_reported_exact():
+    rng = np.random.default_rng(0)
+
+    def noisy(docs):  # the same string gets another score on each call
+        return np.array([[len(doc) / 40 + rng.normal(0, 0.1)] for doc in docs])
+
+    e = lt.explain(noisy, "good food but slow service", max_calls=2000, tol=1.0)
+    assert e.method == "monte_carlo" and not e.exact
+    assert any("differ between two calls" in note for note in e.notes)
+
+
+def test_class_ids_from_a_classifier_fn_are_flagged(logistic):
+    with pytest.warns(UserWarning, match="class ids"):
+        e = lt.explain(lambda docs: logistic.predict(docs), "good food but slow service")
+    assert e.exact  # explained as asked, with the warning
+
+
+def test_to_lime_keeps_the_last_labels_prediction_as_lime_does(logistic):
+    from lime.lime_text import LimeTextExplainer
+
+    text = "good food but slow service and rude staff"
+    theirs = LimeTextExplainer(random_state=0).explain_instance(text, logistic.predict_proba, top_labels=2)
+    ours = lt.explain(logistic.predict_proba, text, top_labels=2).to_lime()
+    assert ours.top_labels == theirs.top_labels
+    last = theirs.top_labels[-1]  # lime overwrites local_pred label after label
+    assert ours.local_pred[0] == pytest.approx(ours.intercept[last] + sum(w for _, w in ours.local_exp[last]))
+    assert abs(ours.local_pred[0] - theirs.local_pred[0]) < 0.05  # tol: lime's one run at n = 5000 against the limit

@@ -17,6 +17,7 @@ an (n, k) array, one column per label.  ``explain`` takes the same function, or 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,10 +150,34 @@ def _input_of(model):
 
 
 def _function_scores(function):
+    warned = []
+
     def scores(documents):
-        return _checked(function(list(documents)), len(documents), "classifier_fn")
+        values = function(list(documents))
+        if not warned and class_ids(values):
+            warned.append(True)
+            warnings.warn(
+                "classifier_fn returned one integer per document, which reads as class ids (e.g. a classifier's "
+                "predict): lime explains scores or probabilities, and a class id is explained as a number; pass "
+                "predict_proba or decision_function",
+                UserWarning,
+                stacklevel=4,
+            )
+        return _checked(values, len(documents), "classifier_fn")
 
     return scores
+
+
+def class_ids(values):
+    """Whether a classifier_fn's output is one integer per document (a classifier's ``predict``: class ids).
+
+    Examples
+    --------
+    >>> class_ids(np.array([0, 1, 1])), class_ids(np.array([[0.2, 0.8]])), class_ids([0.5, 1.0])
+    (True, False, False)
+    """
+    array = np.asarray(values) if not hasattr(values, "toarray") else None
+    return array is not None and array.ndim == 1 and (np.issubdtype(array.dtype, np.integer) or array.dtype == bool)
 
 
 def _checked(values, n, what):

@@ -10,10 +10,19 @@ import numpy as np
 from ...theory.explanation import all_masks, beta_enumerate
 from ...theory.sampling import kernel_weights
 from ..reading.mask_samples import MaskSample
-from .protocol import Route, RouteResult
+from .protocol import Route, RouteResult, RouteUnavailable
 
 #: largest number of distinct words for which every mask is enumerated (16383 model calls)
 MAX_ENUMERATION_WORDS = 14
+#: relative difference allowed between two calls of the model on the same strings: batched BLAS sums may round
+#: differently with the batch's size (a few ulps of outputs of size 1; 1e-9 leaves 10⁶ of them), a random model's
+#: outputs differ by far more
+REPEAT_TOLERANCE = 1e-9
+
+
+def repeated_rows(m):
+    """The masks scored twice: the document (the last row of ``all_masks``), the first and the middle one."""
+    return np.array([m - 1, 0, m // 2])
 
 
 def lookup(sample):
@@ -46,7 +55,20 @@ class EnumerationRoute(Route):
         d = document.d
         if self._scored is None:  # every mask once, for every label
             z, s, prob = all_masks(d)
-            self._scored = (z, s, prob, document.score_masks(z))
+            values = document.score_masks(z)
+            again = document.score_masks(z[repeated_rows(len(z))])
+            # the same strings, scored again in another batch: a deterministic model agrees to the rounding of its
+            # batched arithmetic (a few ulps of its outputs); a random one does not, and no route is exact for it
+            scale = np.maximum(1.0, np.abs(values[repeated_rows(len(z))]))
+            if not np.all(np.abs(again - values[repeated_rows(len(z))]) <= REPEAT_TOLERANCE * scale):
+                self._scored = RouteUnavailable(
+                    "the model's outputs on the same strings differ between two calls (a random model): no route is "
+                    "exact for it"
+                )
+            else:
+                self._scored = (z, s, prob, values)
+        if isinstance(self._scored, RouteUnavailable):
+            raise self._scored
         z, s, prob, values = self._scored
         sample = MaskSample(z, values[:, label], prob, kernel_weights(d, nu=call.nu)[s - 1], True)
         beta = beta_enumerate(lookup(sample), d, nu=call.nu)
