@@ -59,3 +59,12 @@ def test_a_random_state_over_another_generator_is_left_to_the_shuffle_loop():
     assert ours.random_sample() == theirs.random_sample()  # nothing was drawn
     ours, theirs = np.random.RandomState(np.random.PCG64(3)), np.random.RandomState(np.random.PCG64(3))
     np.testing.assert_array_equal(lime_masks(ours, 6, 50), limes_loop(theirs, 6, 50))
+
+
+def test_a_budget_of_words_too_small_is_doubled_until_it_suffices(monkeypatch):
+    from limetheory.engine import mt_masks
+
+    monkeypatch.setattr(mt_masks, "_expected_words", lambda d, num_samples: 1)
+    ours, theirs = np.random.RandomState(21), np.random.RandomState(21)
+    np.testing.assert_array_equal(lime_masks_from_words(ours, 40, 900), limes_loop(theirs, 40, 900))
+    assert ours.random_sample() == theirs.random_sample()
