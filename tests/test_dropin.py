@@ -350,3 +350,14 @@ def test_the_limit_carries_its_route_and_standard_errors(pipe):
     assert estimated.stderr[1].shape == (len(estimated.limit.words) + 1,) and (estimated.stderr[1] > 0).all()
     exact = lt.LimeTextExplainer(limit=True).explain_instance(SHORT_TEXT, pipe.predict_proba)
     assert exact.limit.exact and exact.stderr[1] is None
+
+
+def test_verbose_prints_what_lime_prints(pipe, capsys):
+    both(dict(random_state=2, verbose=True), SHORT_TEXT, pipe.predict_proba, num_samples=300, labels=(0, 1))
+    printed = capsys.readouterr().out.splitlines()
+    ours, theirs = printed[: len(printed) // 2], printed[len(printed) // 2 :]
+    assert [line.split()[0] for line in ours] == [line.split()[0] for line in theirs]
+    assert [line.split()[0] for line in ours] == ["Intercept", "Prediction_local", "Right:"] * 2
+    numbers = [[float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", line)] for line in printed]
+    half = len(numbers) // 2
+    np.testing.assert_allclose(sum(numbers[:half], []), sum(numbers[half:], []), rtol=0, atol=TOLERANCE)
