@@ -361,3 +361,16 @@ def test_verbose_prints_what_lime_prints(pipe, capsys):
     numbers = [[float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", line)] for line in printed]
     half = len(numbers) // 2
     np.testing.assert_allclose(sum(numbers[:half], []), sum(numbers[half:], []), rtol=0, atol=TOLERANCE)
+
+
+def test_the_signatures_are_limes():
+    import inspect
+
+    def parameters(function):
+        return [(p.name, p.default, p.kind) for p in inspect.signature(function).parameters.values()]
+
+    ours = parameters(lt.LimeTextExplainer.__init__)
+    assert ours[:-1] == parameters(lime.lime_text.LimeTextExplainer.__init__)
+    assert ours[-1] == ("limit", False, inspect.Parameter.KEYWORD_ONLY)
+    explain_instance = lime.lime_text.LimeTextExplainer.explain_instance
+    assert parameters(lt.LimeTextExplainer.explain_instance) == parameters(explain_instance)
