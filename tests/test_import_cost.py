@@ -32,10 +32,6 @@ PACKAGE = ROOT / "limetheory"
 #: they bring: mpmath with sympy, llvmlite with numba, distributed with dask)
 HEAVY = ("sympy", "mpmath", "pandas", "pyarrow", "dask", "distributed", "matplotlib", "shap", "numba", "llvmlite")
 
-PIPELINES_PENDING = pytest.mark.xfail(
-    strict=False, reason="pipelines' lazy imports pending (sympy in routes/trees.py, numba in estimate/batch_sums.py)"
-)
-
 #: the package's __init__ replaced by an empty module: its sub-modules import without running the other layers
 _EMPTY_PACKAGE = """
 import importlib, importlib.util, sys, types
@@ -134,7 +130,6 @@ def test_the_modules_outside_pipelines_import_no_heavy_library_at_module_level(p
     assert {name: lines for name, lines in found.items() if lines} == {}
 
 
-@PIPELINES_PENDING
 def test_the_pipelines_import_no_heavy_library_at_module_level(package_modules):
     inside = sorted(name for name in package_modules if _layer(name) == "pipelines")
     found = {name: _module_level_heavy_imports(_source(name)) for name in inside}
@@ -149,7 +144,6 @@ def test_the_modules_outside_pipelines_load_nothing_heavy_beyond_sklearn_and_lim
     assert sorted(_heavy(loaded) - baseline) == []
 
 
-@PIPELINES_PENDING
 def test_import_limetheory_loads_nothing_heavy_beyond_sklearn_and_lime(baseline):
     loaded = _heavy(_modules_after("import limetheory"))
     assert sorted(loaded - baseline) == []

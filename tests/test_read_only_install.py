@@ -30,10 +30,6 @@ from limetheory._compiled import NO_CACHE_WARNING
 
 ROOT = Path(__file__).resolve().parents[1]
 
-PIPELINES_PENDING = pytest.mark.xfail(
-    strict=False, reason="pipelines' kernel (estimate/batch_sums.py) still built at import with numba.njit(cache=True)"
-)
-
 #: two kernels called in the read-only copy, each checked against its definition: the means over the a-subsets A of
 #: the words of prod_A x and of W(A) prod_A x (enumerated), and the hypergeometric weights C(e, k) C(n, b) / C(n + e,
 #: b + k) (exact integers); prints what the test asserts as one JSON line
@@ -156,7 +152,6 @@ def test_a_theory_kernel_compiles_without_a_writable_cache(read_only_install):
     assert not list(site.rglob("*.nbi")), "numba wrote an index into the read-only copy"
 
 
-@PIPELINES_PENDING
 def test_import_limetheory_and_a_kernel_work_read_only(read_only_install):
     out = _run_read_only(read_only_install, "import limetheory\n" + _CALL_A_KERNEL)
     # tol: as in test_a_theory_kernel_compiles_without_a_writable_cache

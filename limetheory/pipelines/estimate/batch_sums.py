@@ -11,11 +11,12 @@ is allocated.  The sums are the same as numpy's up to the order of the additions
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..._compiled import compiled
 
-@numba.njit(cache=True, nogil=True)
+
+@compiled(cache=True, nogil=True)
 def _accumulate(z, residual, bins, table, where, extra, extra_coef, pattern, square_weight, sum_terms, sum_mapped,
                 sum_squares):  # fmt: skip
     corner, edge, diagonal, off = pattern[0], pattern[1], pattern[2], pattern[3]

@@ -18,9 +18,9 @@ tree_formula_for_document(tree, vectorizer, text, ...)
 
 from __future__ import annotations
 
+# sympy (about a second to import) is imported inside the functions that build formulas, so that importing
+# limetheory stays cheap (tests/test_import_cost.py)
 import numpy as np
-import sympy as sp
-from sympy.logic import SOPform, boolalg
 
 from ..._validation import check_int, check_vectorizer
 from ...engine.presence import document_columns
@@ -49,6 +49,9 @@ def _check_tree(tree):
 
 
 def _feature_formula(entry, i):
+    import sympy as sp
+    from sympy.logic import boolalg
+
     if isinstance(entry, str):
         return sp.Symbol(entry)
     if isinstance(entry, boolalg.Boolean):  # Symbols, And/Or/Not/..., true/false
@@ -61,6 +64,8 @@ def _feature_formula(entry, i):
 
 def _literal(formula, present):
     """z or 1 - z (arithmetic) for a feature formula; compound formulas through their arithmetic form."""
+    import sympy as sp
+
     if formula is sp.true or formula is sp.false:
         value = sp.Integer(1 if (formula is sp.true) == present else 0)
         return value
@@ -71,6 +76,8 @@ def _literal(formula, present):
 
 
 def _leaf_value(value):
+    import sympy as sp
+
     value = float(value)
     return sp.Integer(int(value)) if value.is_integer() else sp.Float(value)
 
@@ -172,6 +179,8 @@ def _check_class_index(tree, is_classifier, class_index):
 
 def _formula(tree, is_classifier, class_index, form, goes_right):
     """The tree as a formula, given for each split node the boolean formula of "this document goes right"."""
+    import sympy as sp
+
     structure = tree.tree_
     left, right, values = structure.children_left, structure.children_right, structure.value
 
@@ -245,6 +254,8 @@ def presence_formula(column_word, words, vectorizer=None):
     >>> presence_formula("i", ["The", "food", "the", "I"])  # one-character tokens are dropped
     False
     """
+    import sympy as sp
+
     if not isinstance(column_word, str):
         raise TypeError(f"column_word must be a str, got {type(column_word).__name__}")
     words, _ = check_words(words)
@@ -339,6 +350,9 @@ def tree_formula_for_document(tree, vectorizer, text, *, class_index=None, form=
 
 def _right_formula(columns, column, threshold):
     """The boolean formula in lime's words for "the document goes right at the split (column, threshold)"."""
+    import sympy as sp
+    from sympy.logic import SOPform
+
     left = columns.left_subsets(column, threshold)
     if column not in columns.group_of_column:
         return sp.false if left else sp.true
