@@ -13,6 +13,12 @@ Directives (each usable once per page):
 
 At ``builder-inited`` the registries are checked against the chapters (``booktools/blueprint.py``); every
 disagreement is a Sphinx warning, so the ``-W`` build fails on an inconsistent blueprint.
+
+The reading surface on a phone (``static/bookext.css`` and ``static/bookext.js``, checked page by page by
+``browser_tests/``): every captioned figure gets its caption's first sentence as alt text (``alttext.py``); a
+figure shown below its natural width opens full size in a lightbox on a tap, and one of several panels side by side
+shows them one under the other on a phone; the back matter's tables (``CARD_PAGES``) stack as cards on a phone, and
+any other table wider than its column scrolls with a hint line, edge shadows and a sticky first column.
 """
 
 from __future__ import annotations

@@ -492,19 +492,23 @@ FAULTY_PAGE = r"""<!DOCTYPE html>
 <pre style="overflow-x: auto">{long_line}</pre>
 <img width="200" alt="blurry" src="data:image/png;base64,{png}">
 <img width="200" alt="svg" src="data:image/svg+xml;base64,{svg}">
+<table><tr><td>Key</td><td style="white-space: nowrap">{long_cell}</td></tr></table>
+<figure><img alt="../_images/wide.png" src="data:image/png;base64,{wide_png}" style="width: 100%">
+  <figcaption><span class="caption-text">A wide figure of lime's runs. It does not open on a tap.</span></figcaption>
+</figure>
 </article></main>
 <script>console.error("a deliberate error");</script>
 </body></html>
 """
 
 
-def _small_png() -> str:
+def _small_png(size: tuple[int, int] = (100, 50)) -> str:
     import io
 
     from PIL import Image
 
     buffer = io.BytesIO()
-    Image.new("RGB", (100, 50), "white").save(buffer, format="PNG")
+    Image.new("RGB", size, "white").save(buffer, format="PNG")
     return base64.b64encode(buffer.getvalue()).decode()
 
 
@@ -515,6 +519,7 @@ def test_the_checks_can_fail(browser, tmp_path):
     svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>").decode()
     page = FAULTY_PAGE.replace("{png}", _small_png()).replace("{svg}", svg)
     page = page.replace("{long_name}", "a_test_name_" * 12).replace("{long_line}", "an output line " * 20)
+    page = page.replace("{long_cell}", "a cell that does not wrap " * 6).replace("{wide_png}", _small_png((1600, 400)))
     (tmp_path / "faulty.html").write_text(page, encoding="utf-8")
     httpd, base, _ = _serve(tmp_path)
     try:
@@ -534,6 +539,15 @@ def test_the_checks_can_fail(browser, tmp_path):
     assert any("scrolls" in item and "an output line" in item for item in found["desktop overflow"]), found
     assert len(found["blurry images"]) == 1 and "100 px image shown at 200 px" in found["blurry images"][0], found
     assert not found["broken images"] and not found["MathJax errors"], found
+    # the 600 px article is wider than a phone, not than a desktop
+    assert [item.split(":")[0] for item in found["page wider than the screen"]] == [
+        "faulty.html at 414 px (dark)",
+        "faulty.html at 414 px (light)",
+    ], found
+    # the table that does not wrap scrolls with no cue, at both widths and in both modes
+    assert len(found["wide tables"]) == 4 and all("without scrolls" in item for item in found["wide tables"]), found
+    assert len(found["figure alt text"]) == 4 and "'../_images/wide.png' is not words" in found["figure alt text"][0]
+    assert found["figure taps"] == ["faulty.html: figure 1 does not open on a tap"], found
 
 
 def test_the_errata_filter_shows_one_severity(server, browser):

@@ -221,7 +221,7 @@
     }
     var scale = shownScale(figure, image);
     image.classList.toggle("bk-zoomable", scale < 0.98);
-    figure.classList.toggle("bk-shrunk", scale < 0.5);
+    figure.classList.toggle("bk-shrunk", scale < 0.75);  // the hint shows where the labels are small (under 3/4)
     figure.setAttribute("data-bk-scale", scale.toFixed(3));
   }
   // the panels' boxes, in the SVG's user units: one per axes group (a thin one, a colour bar, joins its neighbour;
