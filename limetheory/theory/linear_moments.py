@@ -27,11 +27,16 @@ from .subset_means import (
 
 #: memory budget (in float64 entries) of one (nodes x words) work array; nodes are processed in blocks
 _BLOCK_ENTRIES = 1 << 20
-#: cost units of the package's work limit (2e10 for about ten seconds) per quadrature node and per pair of
-#: words of the forward recursion: 7.5 s for 80 nodes at d = 9938 on one core of the 2-core machine is 1.9
-FLOPS_FORWARD = 3
-#: the same per node, per size and per distinct weight of the leave-one-out recursion (5 s, 672 weights: 19)
-FLOPS_LEAVE_ONE_OUT = 24
+#: cost, in the unit of the package's work limit (operations at FLOPS_PER_SECOND = 2e9 a second), per quadrature
+#: node, word and size of the forward recursion (d x the first node's top per node): measured by
+#: benchmarks/work_constants.py on 2026-11-29 (2-core AMD EPYC, 512 KB cache, shared, load 11-15; CPU time), the
+#: geometric mean over d = 1000..9938 of 1.0-1.8 (1.26 at d = 9938, 81 nodes, 5.0 s); it was 3 before the
+#: recursions were compiled.  With it the refusal's time is within 0.86-0.98x of the measured 0.44, 2.9 and 7.3 s
+#: at d = 2000, 5000 and 9938 (2.2-2.7x over with 3 and 24)
+FLOPS_FORWARD = 1.3
+#: the same per node, size and distinct weight of the leave-one-out recursion (d x distinct weights per node):
+#: 7.0-8.0 over the same documents (8.0 at d = 9938, 672 weights, 2.2 s); it was 24
+FLOPS_LEAVE_ONE_OUT = 7.6
 
 
 @dataclass(frozen=True)
