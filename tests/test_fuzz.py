@@ -887,6 +887,23 @@ REGISTRY = {
     "Explanation": Spec(
         lt.Explanation, st.tuples(*[anything()] * 10), check=is_instance(lt.Explanation), refuses=False
     ),
+    "LimeTextExplainer": Spec(
+        lt.LimeTextExplainer,
+        st.just(()),
+        _kw(
+            kernel_width=reals(0.0, 100.0),
+            kernel=either(st.just(None)),
+            class_names=either(st.just(["negative", "positive"])),
+            feature_selection=either(st.sampled_from(["auto", "none", "highest_weights", "forward_selection"])),
+            split_expression=either(st.sampled_from([r"\W+", r"\s+", str.split])),
+            bow=either(st.booleans()),
+            mask_string=either(st.sampled_from([None, "UNK"])),
+            random_state=either(st.one_of(st.none(), ints(0, 9))),
+            char_level=either(st.booleans()),
+            limit=either(st.booleans()),
+        ),
+        check=is_instance(lt.LimeTextExplainer),
+    ),
     "LimeSpread": Spec(lt.LimeSpread, st.tuples(*[anything()] * 5), check=is_instance(lt.LimeSpread), refuses=False),
     "CoefficientZero": Spec(
         lt.CoefficientZero, st.tuples(*[reals()] * 4), check=is_instance(lt.CoefficientZero), refuses=False
@@ -972,6 +989,59 @@ REGISTRY.update(
             _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
             check=is_instance(pd.DataFrame),
             examples=15,
+        ),
+        "lime_selection_limit": Spec(
+            lt.lime_selection_limit,
+            st.tuples(either(st.just(np.array([0.1, 0.5, -0.2, 0.3, 0.05])), float_arrays((5,)))),
+            st.fixed_dictionaries(
+                {"kernel_width": either(reals(1.0, 100.0))},
+                optional={
+                    "num_features": either(ints(1, 5)),
+                    "feature_selection": either(
+                        st.sampled_from(["auto", "none", "highest_weights", "forward_selection", "lasso_path"])
+                    ),
+                },
+            ),
+            check=is_instance(lt.SelectionLimit),
+            examples=20,
+        ),
+        "selection_probability": Spec(
+            lt.selection_probability,
+            st.tuples(
+                either(st.just(np.array([0.1, 0.5, -0.2, 0.3]))),
+                either(st.just(np.array([0.1, 0.5, -0.2, 0.3]))),
+                either(st.just(0.01 * np.eye(4)), float_arrays((4, 4))),
+            ),
+            st.fixed_dictionaries(
+                {"kernel_width": either(reals(1.0, 100.0))},
+                optional={"num_features": either(ints(1, 3)), "draws": either(ints(10, 200))},
+            ),
+            check=is_instance(lt.SelectionProbability),
+            examples=15,
+        ),
+        "SelectionLimit": Spec(
+            lt.SelectionLimit, st.tuples(*[anything()] * 7), check=is_instance(lt.SelectionLimit), refuses=False
+        ),
+        "SelectionProbability": Spec(
+            lt.SelectionProbability,
+            st.tuples(*[anything()] * 3),
+            check=is_instance(lt.SelectionProbability),
+            refuses=False,
+        ),
+        "LimeTextExplainer": Spec(
+            lt.LimeTextExplainer,
+            st.tuples(),
+            _kw(
+                kernel_width=reals(0.0, 100.0),
+                feature_selection=either(
+                    st.sampled_from(["auto", "none", "highest_weights", "forward_selection", "lasso_path"])
+                ),
+                random_state=either(ints(0, 9)),
+                bow=either(st.booleans()),
+                char_level=either(st.booleans()),
+            ),
+            check=is_instance(lt.LimeTextExplainer),
+            examples=20,
         ),
         "refit_limit": Spec(
             lt.refit_limit,

@@ -220,7 +220,7 @@ class Explanation:
         >>> [(word, round(weight, 3)) for word, weight in e.as_list()]
         [('bad', -0.5), ('good', 0.2), ('food', 0.05)]
         >>> [(word, round(weight, 3)) for word, weight in e.as_list(num_features=1)]  # lime refits on 'bad' alone
-        [('bad', -0.481)]
+        [('bad', -0.594)]
         """
         if label is not None:
             return self.for_label(label).as_list(num_features=num_features)
