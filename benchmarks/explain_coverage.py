@@ -37,8 +37,8 @@ from sklearn.pipeline import make_pipeline
 import limetheory as lt
 from limetheory.book import EXAMPLE_REVIEW_INDEX
 from limetheory.pipelines.estimate.montecarlo import estimate_beta
-from limetheory.pipelines.routes.route_selection import explain_controls
 from limetheory.pipelines.results.spread import omega
+from limetheory.pipelines.routes.route_selection import explain_controls
 
 NUM_SAMPLES = 5000
 KERNEL_WIDTH = 25

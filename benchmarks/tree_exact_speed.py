@@ -4,9 +4,9 @@ The model is ``Pipeline(CountVectorizer(binary=True), RandomForestClassifier(n_e
 paper's 1000 Yelp reviews; the document is the paper's 29-word review (``EXAMPLE_REVIEW_INDEX``).  lime
 (``lt.lime_explanations``: one ``LimeTextExplainer.explain_instance`` with every word kept, n = 5000, kernel
 width 25) estimates the limit explanation from 5000 perturbed documents sent through the vectorizer and the
-forest.  ``lt.beta_tree_model`` computes it exactly from the forest's leaves (``limetheory.pipelines.routes.leaves``).  Both
-are timed in the same run, in CPU time (the machine may be shared), median of a few repeats; the ratios are printed.
-The exact β is also compared with lime's run, in units of the spread of lime's coefficients (which is estimated
+forest.  ``lt.beta_tree_model`` computes it exactly from the forest's leaves (``limetheory.pipelines.routes.leaves``).
+Both are timed in the same run, in CPU time (the machine may be shared), median of a few repeats; the ratios are
+printed. The exact β is also compared with lime's run, in units of the spread of lime's coefficients (which is estimated
 from ``RUNS_FOR_SPREAD`` further lime runs).  Run with ``make bench`` (needs ``LIMETHEORY_DATA_DIR``).
 """
 

@@ -1,4 +1,4 @@
-"""The estimate's compiled per-stratum sums (limetheory.pipelines.estimate.batch_sums) against numpy, and their checks."""
+"""The estimate's compiled per-stratum sums (pipelines.estimate.batch_sums) against numpy, and their checks."""
 
 from __future__ import annotations
 

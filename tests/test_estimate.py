@@ -1,4 +1,4 @@
-"""The estimate route (limetheory.pipelines.estimate.limit_estimate): honest standard errors, count rows bit for bit, VADER, bounds."""
+"""The estimate route (pipelines.estimate.limit_estimate): honest standard errors, count rows, VADER, bounds."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from toy_reviews import LABELS as TOY_LABELS
 
 import limetheory as lt
 from limetheory.pipelines.estimate.controls import FIT_RIDGE
-from limetheory.pipelines.reading.count_rows import count_score_masks, document_rows, rows_match
-from limetheory.pipelines.estimate.limit_estimate import estimate_limit
 from limetheory.pipelines.estimate.estimate_batches import RETAINED_MASKS, t_widening
+from limetheory.pipelines.estimate.limit_estimate import estimate_limit
+from limetheory.pipelines.reading.count_rows import count_score_masks, document_rows, rows_match
 
 DOCS = ["good food", "bad food", "good service", "slow service", "great staff", "rude staff", "tasty meal", "cold meal"]
 LABELS = [1, 0, 1, 0, 1, 0, 1, 0]

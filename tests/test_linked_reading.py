@@ -1,4 +1,4 @@
-"""A logistic regression's probabilities as the link of its linear reading (limetheory.pipelines.reading.linked_reading)."""
+"""A logistic regression's probabilities as the link of its linear reading (pipelines.reading.linked_reading)."""
 
 from __future__ import annotations
 

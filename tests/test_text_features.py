@@ -19,10 +19,10 @@ from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, StandardSca
 from toy_reviews import DOCS, LABELS
 
 import limetheory as lt
+from limetheory.pipelines.corpora.linear_many import explain_linear_many
 from limetheory.pipelines.reading import pipeline_reading
 from limetheory.pipelines.reading.linked_reading import linked_score_masks
 from limetheory.pipelines.reading.pipeline_reading import LinearReading, RouteUnavailable, self_check_tolerance
-from limetheory.pipelines.corpora.linear_many import explain_linear_many
 from limetheory.pipelines.reading.text_features import text_features
 from limetheory.theory.explanation import all_masks
 
@@ -239,7 +239,7 @@ def test_the_self_check_ties_the_reading_to_the_pipeline(monkeypatch):
 @pytest.mark.parametrize("kind", ["hashing", "union"])
 def test_the_estimate_links_hashed_and_joined_probabilities(kind):
     """A logistic regression's predict_proba on these features is read as the link of the exact reading
-    (limetheory.pipelines.reading.linked_reading): equal to the pipeline's own probabilities on masks it never checked."""
+    (pipelines.reading.linked_reading): equal to the pipeline's own probabilities on masks it never checked."""
     first = HashingVectorizer(n_features=2**10) if kind == "hashing" else _union()
     model = make_pipeline(first, LogisticRegression()).fit(DOCS, LABELS)
     d = len(lt.local_dictionary(TEXT))

@@ -1,4 +1,4 @@
-"""limetheory.pipelines.routes.trees: fitted scikit-learn trees as formulas in lime's words, against the trees themselves.
+"""pipelines.routes.trees: fitted scikit-learn trees as formulas in lime's words, against the trees themselves.
 
 References never use the package's expansion: trees are evaluated by scikit-learn's own ``predict_proba`` on
 every 0/1 input or on the documents lime builds, and beta is checked against ``beta_enumerate`` (all 2^d masks).

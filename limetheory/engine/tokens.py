@@ -233,8 +233,8 @@ def word_columns(text, vectorizer, *, memo=None):
         lime's separators (true of scikit-learn's default).
     memo : dict or None
         Keeps each word's column for the next calls with the same fitted vectorizer, unchanged in between (a
-        corpus analyses each distinct word once: ``limetheory.pipelines.routing.explain_linear_many`` passes a
-        new dict per call).  None: nothing kept.
+        corpus analyses each distinct word once: ``limetheory.pipelines.corpora.linear_many.explain_linear_many`` passes
+        a new dict per call).  None: nothing kept.
 
     Returns
     -------
