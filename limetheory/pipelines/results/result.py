@@ -399,6 +399,12 @@ class Explanation:
         stable; :mod:`limetheory.pipelines.results.stability`).  For an estimated
         explanation (``exact`` False) the limit's top set and lime's spread are themselves estimates.
 
+        lime's ``feature_selection="highest_weights"`` of k words (its default, ``"auto"``, beyond 6 words) keeps
+        the k largest coefficients of its selection ridge, which shares the law above to first order: lime selects
+        the limit's words (:meth:`lime_answer`) exactly when its top k set is the limit's, so ``top=k`` answers
+        for the selected set.  For forward selection and the lasso path, :func:`limetheory.selection_probability`
+        gives the first-order probability that lime selects the limit's set.
+
         Parameters
         ----------
         top : int
