@@ -887,23 +887,6 @@ REGISTRY = {
     "Explanation": Spec(
         lt.Explanation, st.tuples(*[anything()] * 10), check=is_instance(lt.Explanation), refuses=False
     ),
-    "LimeTextExplainer": Spec(
-        lt.LimeTextExplainer,
-        st.just(()),
-        _kw(
-            kernel_width=reals(0.0, 100.0),
-            kernel=either(st.just(None)),
-            class_names=either(st.just(["negative", "positive"])),
-            feature_selection=either(st.sampled_from(["auto", "none", "highest_weights", "forward_selection"])),
-            split_expression=either(st.sampled_from([r"\W+", r"\s+", str.split])),
-            bow=either(st.booleans()),
-            mask_string=either(st.sampled_from([None, "UNK"])),
-            random_state=either(st.one_of(st.none(), ints(0, 9))),
-            char_level=either(st.booleans()),
-            limit=either(st.booleans()),
-        ),
-        check=is_instance(lt.LimeTextExplainer),
-    ),
     "LimeSpread": Spec(lt.LimeSpread, st.tuples(*[anything()] * 5), check=is_instance(lt.LimeSpread), refuses=False),
     "CoefficientZero": Spec(
         lt.CoefficientZero, st.tuples(*[reals()] * 4), check=is_instance(lt.CoefficientZero), refuses=False
@@ -1036,9 +1019,14 @@ REGISTRY.update(
                 feature_selection=either(
                     st.sampled_from(["auto", "none", "highest_weights", "forward_selection", "lasso_path"])
                 ),
-                random_state=either(ints(0, 9)),
+                random_state=either(st.one_of(st.none(), ints(0, 9))),
                 bow=either(st.booleans()),
                 char_level=either(st.booleans()),
+                kernel=either(st.just(None)),
+                class_names=either(st.just(["negative", "positive"])),
+                split_expression=either(st.sampled_from([r"\W+", r"\s+", str.split])),
+                mask_string=either(st.sampled_from([None, "UNK"])),
+                limit=either(st.booleans()),
             ),
             check=is_instance(lt.LimeTextExplainer),
             examples=20,

@@ -157,7 +157,7 @@ class LimeTextExplainer:
         if class_names is not None and (isinstance(class_names, str) or not hasattr(class_names, "__len__")):
             raise TypeError(f"class_names must be None or a sequence of names, got {type(class_names).__name__}")
         self.class_names = class_names
-        if feature_selection not in FEATURE_SELECTIONS:
+        if not isinstance(feature_selection, str) or feature_selection not in FEATURE_SELECTIONS:
             raise ValueError(f"feature_selection must be one of {FEATURE_SELECTIONS}, got {feature_selection!r:.80}")
         self.feature_selection = feature_selection
         if not (isinstance(split_expression, str) or callable(split_expression)):
@@ -172,6 +172,8 @@ class LimeTextExplainer:
         self.mask_string = mask_string
         self.char_level = check_bool(char_level, "char_level")
         self.limit = check_bool(limit, "limit")
+        if not (random_state is None or isinstance(random_state, np.random.RandomState)):
+            random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)  # a seed, as lime's
         self.random_state = check_random_state(random_state)  # lime's: None is numpy's global RandomState
         self.kernel_fn = partial(lime_kernel if kernel is None else kernel, kernel_width=self.kernel_width)
         self.base = LimeBase(self.kernel_fn, self.verbose, random_state=self.random_state)  # lime's attribute
