@@ -374,3 +374,17 @@ def test_the_signatures_are_limes():
     assert ours[-1] == ("limit", False, inspect.Parameter.KEYWORD_ONLY)
     explain_instance = lime.lime_text.LimeTextExplainer.explain_instance
     assert parameters(lt.LimeTextExplainer.explain_instance) == parameters(explain_instance)
+
+
+def test_the_limit_of_labels_and_top_labels(three_class):
+    """limit=True passes lime's labels and top_labels to explain: the explained columns are lime's."""
+    top = lt.LimeTextExplainer(limit=True).explain_instance(SHORT_TEXT, three_class.predict_proba, top_labels=2)
+    lime_run = lime.lime_text.LimeTextExplainer(random_state=0).explain_instance(
+        SHORT_TEXT, three_class.predict_proba, top_labels=2, num_samples=200
+    )
+    assert top.top_labels == lime_run.top_labels and sorted(top.local_exp) == sorted(lime_run.local_exp)
+    both_labels = lt.LimeTextExplainer(limit=True).explain_instance(
+        SHORT_TEXT, three_class.predict_proba, labels=(0, 2)
+    )
+    assert sorted(both_labels.local_exp) == [0, 2]
+    assert list(both_labels.class_names) == ["0", "1", "2"]
