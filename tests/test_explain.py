@@ -358,7 +358,7 @@ def test_frame_plot_and_html():
 
 def test_html_rows_are_read_by_position_when_a_word_repeats():
     """With bow=False lime's features repeat a word: each row shows its own value and standard error."""
-    from limetheory.pipelines.results.result import word_table_html
+    from limetheory.pipelines.results.word_table import word_table_html
 
     table = word_table_html(
         ["good", "food", "good"], np.array([0.1, 0.2, -0.5]), np.array([0.01, 0.03, 0.02]), [2, 1, 0]

@@ -12,32 +12,16 @@ from ..reading.mask_samples import MaskSample, enumerated_sample
 from .agreement import DISAGREEMENT_PREFIX
 from .spread import lime_spread, omega_sample
 from .stability import MAX_CANDIDATES, stable_num_samples
+from .word_table import word_table_html
 
 #: masks behind the estimate of Ω when it cannot be enumerated (d > 14): its relative error is about 1/√(this)
 OMEGA_SAMPLES = 20_000
 #: largest number of distinct words for which Ω is computed exactly, over all 2ᵈ - 1 masks (16383 model calls)
 MAX_EXACT_OMEGA_WORDS = 14
-#: rows shown by the HTML summary
-HTML_ROWS = 10
 #: lime's default num_samples: the n at which lime's spread is predicted unless the user says otherwise
 LIME_NUM_SAMPLES = 5000
 #: normal draws behind the probability of a stable top set (its standard error at 0.95 is about 0.002)
 STABILITY_DRAWS = 10_000
-
-
-def word_table_html(words, values, stderr, order):
-    """The HTML rows of an explanation's summary: the first ``HTML_ROWS`` words of ``order``, value ± s.e.
-
-    Rows are read by index (with ``bow=False`` a word may repeat, so looking a word up by its text would not do).
-    """
-    order = list(order)
-    rows = []
-    for j in order[:HTML_ROWS]:
-        error = "" if stderr is None else f" ± {stderr[j]:.2g}"
-        rows.append(f"<tr><td>{html.escape(words[j])}</td><td>{values[j]:+.4g}{error}</td></tr>")
-    more = len(order) - HTML_ROWS
-    tail = f"<tr><td colspan='2'>… {more} more words</td></tr>" if more > 0 else ""
-    return f"<table>{''.join(rows)}{tail}</table>"
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -232,6 +216,30 @@ class Explanation:
         selection = answer.selection
         return [(self.words[j], float(c)) for j, c in zip(selection.selected, selection.coefficients, strict=True)]
 
+    def as_map(self, *, num_features=None):
+        """The limit of lime's ``Explanation.as_map()``: {label: [(word index, refitted coefficient), ...]}.
+
+        Every label of the call, each as :meth:`as_list`, with the words' indices in ``words`` (lime's feature ids).
+
+        Examples
+        --------
+        >>> from limetheory.pipelines.results.result import Explanation
+        >>> e = Explanation(["good", "bad", "food"], np.array([0.1, 0.2, -0.5, 0.05]), True, "linear", None, 25.0,
+        ...                 "decision_function", 1, None)
+        >>> e.as_map()
+        {1: [(1, -0.5), (0, 0.2), (2, 0.05)]}
+        """
+        result = {}
+        for label in self.labels or (self.label,):
+            member = self.for_label(label)
+            k = member.num_features if num_features is None else check_int(num_features, "num_features", minimum=1)
+            answer = member.lime_answer(num_features=k, score=False)
+            if answer is None:
+                result[label] = [(int(j), float(member.beta[1 + j])) for j in member.word_order()]
+            else:
+                result[label] = answer.selection.as_list()
+        return result
+
     def lime_answer(self, label=None, *, num_features=None, feature_selection=None, score=True):
         """The limit of lime's whole answer at ``num_features`` and ``feature_selection``: selection, then refit.
 
@@ -242,17 +250,14 @@ class Explanation:
         num_features, feature_selection
             lime's arguments (None: those ``explain`` was given).
         score : bool
-            Also the limit of lime's ``score`` (its weighted R²), which needs the model beyond β: exact where every
-            mask was scored, else estimated from the masks behind lime's spread, with a standard error
-            (``score_stderr``).
+            Also lime's ``score`` (its weighted R²): exact where every mask was scored, else estimated from the masks
+            behind lime's spread, with ``score_stderr``.
 
         Returns
         -------
         LimeAnswer or None
-            (``limetheory.pipelines.results.lime_answer.LimeAnswer``) ``selection`` holds the selected words in
-            lime's order, their refitted coefficients, the intercept, ``local_pred`` and the selection's
-            ``margin``; ``score`` and ``score_stderr`` beside it; None when every word is kept (``num_features``
-            None).
+            ``selection`` (lime's words and order, the refit, intercept, ``local_pred``, ``margin``), ``score`` and
+            ``score_stderr``; None when every word is kept (``num_features`` None).
 
         Examples
         --------
@@ -369,7 +374,11 @@ class Explanation:
         order : {1, 2}
             1: the centre c_n of lime's normal equations in expectation (lime's mean is c_n + O(1/n)) and the
             first-order standard deviations.  2: the centre with the O(1/n) bias of lime's ratio estimator and the
-            standard deviations with their next term (:mod:`limetheory.pipelines.results.spread`), for small n.
+            standard deviations with their next term (:mod:`limetheory.pipelines.results.spread`), for small n
+            (below about 10 (d + 1) samples, where the first order misses lime's mean and spread).  Order 2 costs
+            O(masks × d³): when the masks behind Ω would exceed the work limit, a seeded uniform subset of them
+            that fits is used (the result's ``omega_samples`` says how many; refused only when fewer than
+            2 (d + 1) masks would fit, about d > 170).
 
         Returns
         -------
@@ -384,7 +393,9 @@ class Explanation:
         if isinstance(order, bool) or order not in (1, 2):
             raise ValueError(f"order must be 1 or 2, got {order!r}")
         sample = self._omega_sample(omega_samples)
-        return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr, order=order)
+        return lime_spread(
+            sample, self.beta, self.nu, self.y0, num_samples, self.stderr, order, random_state=self.random_state
+        )
 
     def stable_num_samples(self, top=5, probability=0.95, *, max_num_samples=10**7, omega_samples=None):
         """How many samples lime needs for its ``top`` words to be the limit's ``top`` words with ``probability``.
@@ -399,11 +410,8 @@ class Explanation:
         stable; :mod:`limetheory.pipelines.results.stability`).  For an estimated
         explanation (``exact`` False) the limit's top set and lime's spread are themselves estimates.
 
-        lime's ``feature_selection="highest_weights"`` of k words (its default, ``"auto"``, beyond 6 words) keeps
-        the k largest coefficients of its selection ridge, which shares the law above to first order: lime selects
-        the limit's words (:meth:`lime_answer`) exactly when its top k set is the limit's, so ``top=k`` answers
-        for the selected set.  For forward selection and the lasso path, :func:`limetheory.selection_probability`
-        gives the first-order probability that lime selects the limit's set.
+        lime's ``"highest_weights"`` selection of k words (``"auto"`` beyond 6) keeps its top k set, so ``top=k``
+        answers for lime's selected set (:meth:`lime_answer`); :func:`limetheory.selection_probability` for others.
 
         Parameters
         ----------
@@ -508,11 +516,12 @@ class Explanation:
         with np.errstate(divide="ignore", invalid="ignore"):
             return lime_std**2 * (num_samples - 1) / (self.stderr**2 * self.num_samples)
 
-    def check_spread(self, num_samples, omega_samples):
+    def check_spread(self, num_samples, omega_samples, order=1, max_flops=None):
         """lime's spread for ``explain``'s agreement check, from at most about ``omega_samples`` masks of the model.
 
         The route's own sample when it has one; all masks when there are no more than ``omega_samples``; else a
         stratified sample of that size (cached: ``lime_spread(omega_samples=...)`` with the same size reuses it).
+        ``order=2`` subsamples those masks to fit in ``max_flops`` (``spread.lime_spread``).
         """
         d = len(self.words)
         if self.sample is not None:
@@ -528,7 +537,9 @@ class Explanation:
             sample = self._omega_sample(None)
         else:
             sample = self._omega_sample(omega_samples, enumerate_up_to=0)
-        return lime_spread(sample, self.beta, self.nu, self.y0, num_samples, beta_stderr=self.stderr)
+        return lime_spread(
+            sample, self.beta, self.nu, self.y0, num_samples, self.stderr, order, self.random_state, max_flops
+        )
 
     def outputs(self):
         """The model's k outputs on the document itself (lime's first row), computed once when first needed.

@@ -57,7 +57,7 @@ from ..reading.pipeline_reading import (
     self_check,
     two_step_reading,
 )
-from ..results.result import word_table_html
+from ..results.word_table import word_table_html
 from ..routes.leaves import conditional_moments_trees
 
 METHODS = ("auto", "linear", "trees", "enumeration", "permutation")
