@@ -62,7 +62,7 @@ def explain_linear_many(
     texts,
     *,
     kernel_width=25,
-    label=1,
+    label=None,
     output="predict_proba",
     random_state=0,
     num_features=10,
@@ -200,6 +200,7 @@ def _documents(texts, random_state):
     and the strings of its distinct masks, in order; each document's ``rows`` index its masks in the strings.
     """
     pending, strings = [], []
+    masks_of = {}  # explain's masks depend on d and the seed only: drawn once per d
     for position, text in enumerate(texts):
         try:
             text, words = check_words(text)
@@ -207,9 +208,11 @@ def _documents(texts, random_state):
             continue
         # each word's occurrences (word_columns' counts) from lime's tokenisation, cached by check_words just now
         counts = [len(positions) for positions in _indexed(text).positions]
-        masks = self_check_masks(len(words), np.random.default_rng(random_state))
+        if len(words) not in masks_of:
+            masks = self_check_masks(len(words), np.random.default_rng(random_state))
+            masks_of[len(words)] = (masks, *_unique_rows(masks.astype(np.int8)))
+        masks, unique, inverse = masks_of[len(words)]
         document = _Document(position, text, words, counts, masks)
-        unique, inverse = _unique_rows(masks.astype(np.int8))
         document.rows = len(strings) + inverse
         strings += perturbed_documents(text, unique)
         pending.append(document)

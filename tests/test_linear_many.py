@@ -1,0 +1,131 @@
+"""The batched linear route (``explain_linear_many``) against ``explain``, document by document and bit for bit.
+
+Over real Yelp reviews and the pipelines the linear route reads: a Tfidf or Count vectorizer (binary, sublinear,
+l1, a TfidfTransformer after it, a scaler between it and the model), a regressor's ``predict``, a multi-class
+model, hashed features, a FeatureUnion and a ColumnTransformer of one text column.  A document is either explained
+as explain explains it (the same β, words, label, notes and agreement, compared with ``==``: both sides make the same
+operations) or left to explain (None) exactly where explain's own first route is not the linear one.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import FeatureUnion, make_pipeline
+from sklearn.preprocessing import MaxAbsScaler
+
+import limetheory as lt
+from limetheory.pipelines.corpora.linear_many import explain_linear_many
+
+#: reviews for the default pipeline (the benchmark's), and for each of the others (kept short for the suite's time)
+MANY, FEW = 120, 30
+
+
+@pytest.fixture(scope="module")
+def reviews(yelp):
+    return yelp
+
+
+@pytest.fixture(scope="module")
+def pipelines(reviews):
+    return _pipelines(*reviews)
+
+
+def _pipelines(texts, stars):
+    """(name, fitted pipeline, output, the texts it reads as input) for every kind of first step the route reads."""
+    three = np.digitize([len(text) for text in texts], np.quantile([len(text) for text in texts], [1 / 3, 2 / 3]))
+    frame = pd.DataFrame({"review": texts})
+    column = ColumnTransformer([("words", TfidfVectorizer(), "review"), ("counts", CountVectorizer(), "review")])
+    return [
+        ("tfidf", make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, stars), None),
+        ("binary-l1", make_pipeline(TfidfVectorizer(binary=True, norm="l1"), Ridge()).fit(texts, stars), "predict"),
+        ("sublinear", make_pipeline(TfidfVectorizer(sublinear_tf=True), LogisticRegression()).fit(texts, stars), None),
+        (
+            "counts-transformer-scaler",
+            make_pipeline(CountVectorizer(), TfidfTransformer(), MaxAbsScaler(), LogisticRegression()).fit(
+                texts, stars
+            ),
+            None,
+        ),
+        ("three-classes", make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, three), None),
+        ("hashing", make_pipeline(HashingVectorizer(n_features=2**18), LogisticRegression()).fit(texts, stars), None),
+        (
+            "union",
+            make_pipeline(
+                FeatureUnion([("tfidf", TfidfVectorizer()), ("counts", CountVectorizer(binary=True))]),
+                LogisticRegression(max_iter=1000),
+            ).fit(texts, stars),
+            None,
+        ),
+        ("column", make_pipeline(column, LogisticRegression(max_iter=1000)).fit(frame, stars), None),
+    ]
+
+
+def _same_as_explain(model, texts, output, **options):
+    """Check every document of explain_linear_many against explain; return how many took the linear route."""
+    output = "decision_function" if output is None else output
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # lime's agreement, compared through the notes below
+        many = explain_linear_many(model, texts, output=output, **options)
+    linear = 0
+    for text, batch in zip(texts, many, strict=True):
+        # method="linear" is explain's first route of "auto" alone: the same answer, or the refusal without the
+        # estimate that "auto" would go on to (tests/test_routes checks the order)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            try:
+                one = lt.explain(model, text, output=output, method="linear", **options)
+            except ValueError:
+                assert batch is None, text
+                continue
+        assert batch is not None, text  # explain's linear route: the batch takes it too
+        linear += 1
+        np.testing.assert_array_equal(batch.beta, one.beta)
+        assert batch.words == one.words and batch.label == one.label and batch.labels == one.labels
+        assert batch.notes == one.notes and batch.lime_agrees == one.lime_agrees
+        assert batch.kernel_width == one.kernel_width and batch.random_state == one.random_state
+        np.testing.assert_array_equal(batch.document_outputs, one.document_outputs)
+        assert batch.as_list() == one.as_list()  # lime's selection and refit on num_features words
+        ones = np.ones((1, len(one.words)), dtype=np.int8)
+        np.testing.assert_array_equal(batch.mask_fn(ones), one.mask_fn(ones))  # the lazy reading is explain's
+    return linear
+
+
+def test_default_pipeline_on_many_reviews_is_explain_bit_for_bit(reviews, pipelines):
+    texts, _ = reviews
+    model = pipelines[0][1]
+    chosen = texts[:MANY]
+    assert _same_as_explain(model, chosen, None) == len(chosen)  # every review takes the linear route
+    # a bound method, as explain_many passes it (the pipeline and its output), and another bandwidth and label
+    assert _same_as_explain(model, chosen[:FEW], None, kernel_width=2, label=0) == FEW
+
+
+@pytest.mark.parametrize("index", range(1, 8), ids=lambda i: str(i))
+def test_every_pipeline_the_route_reads_is_explain_bit_for_bit(reviews, pipelines, index):
+    texts, _ = reviews
+    name, model, output = pipelines[index]
+    # the longest and the shortest reviews too (the most words in one column, two-word reviews)
+    by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    chosen = [texts[i] for i in (*range(FEW - 4), *by_length[:2], *by_length[-2:])]
+    linear = _same_as_explain(model, chosen, output)
+    # binary or sublinear counts of words that share a column ("The" and "the") are refused by explain's reading
+    refused_by_design = {"binary-l1", "sublinear", "union"}
+    assert linear >= (FEW // 4 if name in refused_by_design else FEW - 2), (name, linear)
+
+
+def test_explain_many_uses_the_batch_for_a_column_transformer_and_a_bound_method(reviews, pipelines):
+    texts, _ = reviews
+    _, model, _ = pipelines[7]
+    chosen = texts[:12]
+    frame = lt.explain_many(model.decision_function, chosen, progress=False)
+    for position, text in enumerate(chosen):
+        one = lt.explain(model, text, output="decision_function")
+        rows = frame[frame.document == position]
+        np.testing.assert_array_equal(rows.coefficient.to_numpy(), one.beta)
+        assert set(rows.method) == {"linear"}
