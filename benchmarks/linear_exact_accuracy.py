@@ -15,7 +15,7 @@ routes:
 Each error is printed in three units: max |λ| (the unit the docstrings used to promise), |f|(ξ) = Σ_j |λ_j| φ(ξ)_j
 (the model with |λ| at ξ: the unit the error follows, since the recursions' rounding is relative to the means with
 |w| in place of w and the quadrature's to |f| on each kept set), and max_j |β_j|.  The largest error in the unit
-|f|(ξ) is what ``limetheory.theory.linear_exact.BETA_ACCURACY`` and ``MOMENTS_ACCURACY`` promise.  ``--small``
+|f|(ξ) is what ``limetheory.theory.linear.linear_exact.BETA_ACCURACY`` and ``MOMENTS_ACCURACY`` promise.  ``--small``
 stops at d = 1000.  Takes about five minutes of CPU (the recursions at d = 10⁴ cost 12 s a bandwidth).
 """
 
@@ -31,10 +31,10 @@ import numpy as np
 import limetheory as lt
 from limetheory.book import mpreference, mpreference_linear
 from limetheory.theory.law import weighted_law
-from limetheory.theory.linear_exact import BETA_ACCURACY, MOMENTS_ACCURACY
-from limetheory.theory.linear_mixture import mixture_beta
-from limetheory.theory.linear_moments import beta_from_weighted_moments, quadrature_moments
-from limetheory.theory.tfidf_model import scale_free_model
+from limetheory.theory.linear.linear_exact import BETA_ACCURACY, MOMENTS_ACCURACY
+from limetheory.theory.linear.linear_mixture import mixture_beta
+from limetheory.theory.linear.linear_moments import beta_from_weighted_moments, quadrature_moments
+from limetheory.theory.linear.tfidf_model import scale_free_model
 
 SIZES = (100, 1000, 3001, 10000)
 BANDWIDTHS = (0.05, 0.1, 0.25, 1.0, math.inf)

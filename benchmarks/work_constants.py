@@ -2,7 +2,7 @@
 
 The package refuses a call whose estimated work is above its limit (``limetheory._validation.check_work``) and
 states the estimate in seconds at ``FLOPS_PER_SECOND`` operations per second.  For the recursions of the exact
-linear route (:func:`limetheory.theory.linear_moments.quadrature_moments`) the estimate is, per quadrature node,
+linear route (:func:`limetheory.theory.linear.linear_moments.quadrature_moments`) the estimate is, per quadrature node,
 
     FLOPS_FORWARD * d * top  +  FLOPS_LEAVE_ONE_OUT * d * (distinct weights)  (+ the shared columns' terms)
 
@@ -33,10 +33,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 import limetheory._validation as guards
-from limetheory.theory import linear_moments
-from limetheory.theory.linear_quadrature import inverse_power_quadrature
-from limetheory.theory.subset_means import negligible_sizes
-from limetheory.theory.tfidf_model import scale_free_model
+from limetheory.theory.linear import linear_moments
+from limetheory.theory.linear.linear_quadrature import inverse_power_quadrature
+from limetheory.theory.linear.subset_means import negligible_sizes
+from limetheory.theory.linear.tfidf_model import scale_free_model
 
 #: the documents' sizes: the constants are fitted on all of them, the estimate checked at CHECK_D
 FIT_D = (1000, 2000, 3000, 5000, 9938)

@@ -32,8 +32,8 @@ from .theory.explanation import (
     beta_from_gamma,
     beta_indicator_product,
 )
-from .theory.linear_approx import beta_linear_approx
-from .theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
+from .theory.linear.linear_approx import beta_linear_approx
+from .theory.linear.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
 from .theory.sampling import kernel_weights, prob_kept, psi, sample_masks
 from .theory.selection_limits import SelectionLimit, SelectionProbability, lime_selection_limit, selection_probability
 from .theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments

@@ -157,7 +157,7 @@ def test_a_compiled_loop_imports_numba_on_its_first_call():
     """
     code = _EMPTY_PACKAGE + (
         "import itertools, math, numpy as np\n"
-        "from limetheory.theory.subset_means import full_means\n"
+        "from limetheory.theory.linear.subset_means import full_means\n"
         "before = 'numba' in sys.modules\n"
         "x, w = np.array([[0.3, 0.9, 0.5, 0.7]]), np.array([1.0, -2.0, 0.5, 3.0])\n"
         "P, Pw = full_means(x, w)\n"

@@ -1,5 +1,5 @@
-"""limetheory.theory.linear_approx: the paper's large-bandwidth approximation for linear models, against sympy and
-mpmath."""
+"""limetheory.theory.linear.linear_approx: the paper's large-bandwidth approximation for linear models, against sympy
+and mpmath."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from limetheory.book import mpreference
 from limetheory.engine.tokens import tfidf_columns, tfidf_weights
 from limetheory.theory import printed
-from limetheory.theory.linear_approx import (
+from limetheory.theory.linear.linear_approx import (
     LINEAR_COEFFICIENT,
     LINEAR_INTERCEPT_COEFFICIENT,
     beta_linear_approx,

@@ -1,4 +1,5 @@
-"""limetheory.theory.linear_exact: the exact explanation of a linear TF-IDF model, against enumeration and mpmath.
+"""limetheory.theory.linear.linear_exact: the exact explanation of a linear TF-IDF model, against enumeration and
+mpmath.
 
 Shared columns and the three norms are checked against the real pipeline: a default ``TfidfVectorizer``
 (lower-casing, so lime's "The" and "the" fall in one column) and a ``LogisticRegression`` whose
@@ -26,10 +27,18 @@ from sklearn.linear_model import LogisticRegression
 
 import limetheory as lt
 from limetheory.book import mpreference
-from limetheory.theory import linear_exact, linear_mixture, linear_moments, subset_means, tfidf_model
-from limetheory.theory.linear_exact import beta_linear_exact, conditional_moments_linear_exact, gamma_linear_exact
-from limetheory.theory.linear_quadrature import MIN_WEIGHT_RATIO, inverse_power_quadrature, inverse_sqrt_quadrature
-from limetheory.theory.tfidf_model import MAX_SHARED_WORDS
+from limetheory.theory.linear import linear_exact, linear_mixture, linear_moments, subset_means, tfidf_model
+from limetheory.theory.linear.linear_exact import (
+    beta_linear_exact,
+    conditional_moments_linear_exact,
+    gamma_linear_exact,
+)
+from limetheory.theory.linear.linear_quadrature import (
+    MIN_WEIGHT_RATIO,
+    inverse_power_quadrature,
+    inverse_sqrt_quadrature,
+)
+from limetheory.theory.linear.tfidf_model import MAX_SHARED_WORDS
 
 NUS = [0.05, 0.25, 1.0, np.inf]
 SMALL_NUS = [0.005, 0.01, 0.03, 0.05]

@@ -17,9 +17,9 @@ import pytest
 
 import limetheory as lt
 from limetheory.book import mpreference, mpreference_linear
-from limetheory.theory import linear_exact, linear_mixture, tfidf_model
 from limetheory.theory.law import weighted_law
-from limetheory.theory.linear_moments import beta_from_weighted_moments, quadrature_moments
+from limetheory.theory.linear import linear_exact, linear_mixture, tfidf_model
+from limetheory.theory.linear.linear_moments import beta_from_weighted_moments, quadrature_moments
 
 
 def coefficients(kind, d):

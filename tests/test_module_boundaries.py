@@ -22,7 +22,7 @@ it is not.  The public API is ``limetheory.__all__``: no module mirrors another'
 ``__getattr__``.
 
 No module is longer than :data:`MAX_MODULE_LINES`: a module has one job, and a longer one is split along its seams
-(``theory.linear_exact`` into the model, the quadrature, the means by size, the moments and the size mixture).
+(``theory.linear.linear_exact`` into the model, the quadrature, the means by size, the moments and the size mixture).
 """
 
 from __future__ import annotations

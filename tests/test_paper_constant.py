@@ -1,8 +1,9 @@
 """No chapter uses the paper's 1.36 = (9√6 − 8√3)/6 as lime's large-d limit (issue 35).
 
 Chapter 19 proves that it is not one: for one TF-IDF coordinate on d equal weights, lime's ratio β_j/φ(ξ)_j tends to
-κ(ν), 8/5 at ν = ∞ and about 1.31 at lime's default bandwidth (``limetheory.theory.linear_approx.large_d_limits``).
-The chapters may still quote the constant as the paper's (the errata do), or deny that it is a limit.  The check
+κ(ν), 8/5 at ν = ∞ and about 1.31 at lime's default bandwidth
+(``limetheory.theory.linear.linear_approx.large_d_limits``). The chapters may still quote the constant as the paper's
+(the errata do), or deny that it is a limit.  The check
 reads every chapter source (notebooks/*.md):
 
 - prose (and figure captions): a sentence that names the constant and speaks of a limit ("tends to", "→", "limit",

@@ -278,7 +278,8 @@ def test_expected_tfidf_approximations():
 
 def test_linear_large_bandwidth_limits_and_the_two_slips():
     """With the printed E's and d → ∞: the word's bracket is the 1.36 of Eq. (12), which the package uses
-    (``limetheory.theory.linear_approx``); the other words get 0; the printed intercept has 5E_j where 2E_j holds."""
+    (``limetheory.theory.linear.linear_approx``); the other words get 0; the printed intercept has 5E_j where 2E_j
+    holds."""
     d = sp.Symbol("d", positive=True)
     e_j, e_jk = printed.expected_tfidf_approximations(lib=sp, number=sp.Integer)
     brackets = printed.linear_large_bandwidth(d, e_j, e_jk, (d - 1) * e_jk, (d - 2) * e_jk)
@@ -287,7 +288,7 @@ def test_linear_large_bandwidth_limits_and_the_two_slips():
     assert round(float(own), 2) == 1.36
     # (9 sqrt 6 - 8 sqrt 3) / 6 in doubles: each term within eps, amplified 4.4 times by the cancellation, plus
     # two roundings: under 8 eps, relative
-    from limetheory.theory.linear_approx import LINEAR_COEFFICIENT, LINEAR_INTERCEPT_COEFFICIENT
+    from limetheory.theory.linear.linear_approx import LINEAR_COEFFICIENT, LINEAR_INTERCEPT_COEFFICIENT
 
     assert LINEAR_COEFFICIENT == pytest.approx(float(own.evalf(30)), rel=8 * EPS)
     assert sp.simplify(intercept - (15 * sp.sqrt(6) - 8 * sp.sqrt(3)) / 6) == 0

@@ -38,7 +38,7 @@ import itertools, json, math, os, sys, warnings
 import numpy as np
 warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as caught:
-    from limetheory.theory.subset_means import full_means, hypergeometric_weights
+    from limetheory.theory.linear.subset_means import full_means, hypergeometric_weights
     x, w = np.array([[0.3, 0.9, 0.5, 0.7]]), np.array([1.0, -2.0, 0.5, 3.0])
     P, Pw = full_means(x, w)
     H = hypergeometric_weights(5, 3)
@@ -46,7 +46,7 @@ subsets = [list(itertools.combinations(range(4), a)) for a in range(5)]
 P_ref = [float(np.mean([math.prod(x[0, list(A)]) for A in sets])) for sets in subsets]
 Pw_ref = [float(np.mean([w[list(A)].sum() * math.prod(x[0, list(A)]) for A in sets])) for sets in subsets]
 H_ref = [[math.comb(3, k) * math.comb(5, b) / math.comb(8, b + k) for b in range(6)] for k in range(4)]
-import limetheory.theory.subset_means as module
+import limetheory.theory.linear.subset_means as module
 print(json.dumps(dict(
     file=module.__file__, uid=os.geteuid(), P=P[0].tolist(), P_ref=P_ref, Pw=Pw[0].tolist(), Pw_ref=Pw_ref,
     H=H.tolist(), H_ref=H_ref,

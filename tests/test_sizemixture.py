@@ -1,4 +1,4 @@
-"""The size mixture (limetheory.theory.sizemixture): weights over subset sizes as mixtures of independent keeps.
+"""The size mixture (limetheory.theory.linear.sizemixture): weights over subset sizes as mixtures of independent keeps.
 
 References are independent of the module: sympy's exact integrals and hypergeometric sums for the identity
 A P_k = c_k Q_k it rests on, and scipy's binomial probabilities with a Gauss rule exact for the polynomials
@@ -13,7 +13,7 @@ import sympy as sp
 from formula_checks import log_choose
 
 from limetheory.theory.law import gap_sq, kept_size_weights, weighted_law
-from limetheory.theory.sizemixture import fit_size_weights, gauss_legendre_unit, hahn_values
+from limetheory.theory.linear.sizemixture import fit_size_weights, gauss_legendre_unit, hahn_values
 
 
 def _hahn_exact(k, m, d):

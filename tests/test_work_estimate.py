@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from limetheory._validation import work_limit
-from limetheory.theory import linear_moments, subset_means
-from limetheory.theory.linear_quadrature import inverse_power_quadrature
-from limetheory.theory.subset_means import negligible_sizes
-from limetheory.theory.tfidf_model import scale_free_model
+from limetheory.theory.linear import linear_moments, subset_means
+from limetheory.theory.linear.linear_quadrature import inverse_power_quadrature
+from limetheory.theory.linear.subset_means import negligible_sizes
+from limetheory.theory.linear.tfidf_model import scale_free_model
 
 #: the innermost statement of each recursion (the step the estimate counts), by kernel
 STEPS = {

@@ -2,8 +2,8 @@
 
 With equal TF-IDF weights the L2-normalised TF-IDF of a kept set of m words is 1/√m on each of them, so
 f(K) = W(K)/√m and every conditional moment, and β, is a one-dimensional sum over the number of removed words: an
-exact reference at any d (10⁴ in seconds) for :func:`limetheory.theory.linear_exact.beta_linear_exact`, which does
-not know the weights are equal.  Like :mod:`limetheory.book.mpreference` (whose c_d, σ's and ψ it uses), it is
+exact reference at any d (10⁴ in seconds) for :func:`limetheory.theory.linear.linear_exact.beta_linear_exact`, which
+does not know the weights are equal.  Like :mod:`limetheory.book.mpreference` (whose c_d, σ's and ψ it uses), it is
 independent of the package's numerics: only the printed formulas (:mod:`limetheory.theory.printed`).
 """
 

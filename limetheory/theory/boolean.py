@@ -23,7 +23,7 @@ beta_boolean(expr, words, nu)
 mask_function(expr, words)
     f as a function of LIME's masks (for ``beta_enumerate`` and for comparisons with lime).
 
-Decision trees are turned into such formulas by :mod:`limetheory.pipelines.trees`.
+Decision trees are turned into such formulas by :mod:`limetheory.pipelines.routes.trees`.
 """
 
 from __future__ import annotations

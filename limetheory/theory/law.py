@@ -30,7 +30,7 @@ def gap_sq(d, first, nu, start=None, stop=None):
 
     gₛ - g_first = √(1 - first/d) - √(1 - s/d) = ((s - first)/d) / (r_first + rₛ), with rₜ = √(1 - t/d), without
     cancellation; a ``start`` below ``first`` extends the formula to s < first (negative values), which the size
-    mixture of :mod:`limetheory.theory.linear_exact` fits.
+    mixture of :mod:`limetheory.theory.linear.linear_exact` fits.
     """
     s = np.arange(first if start is None else start, (d if stop is None else stop) + 1, dtype=float)
     r = np.sqrt((d - s) / d)
@@ -53,7 +53,7 @@ def kept_size_weights(d, first, nu):
     """ψ(s/d) / ψ(first/d) for s = d - m removed words, indexed by the kept size m = 0..d.
 
     The weights of the sizes of the kept set, continued below s = ``first`` by the same formula (the size mixture
-    of :mod:`limetheory.theory.sizemixture` fits them there too); entries beyond the double range are inf or 0.
+    of :mod:`limetheory.theory.linear.sizemixture` fits them there too); entries beyond the double range are inf or 0.
 
     Examples
     --------

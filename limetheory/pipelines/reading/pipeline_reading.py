@@ -18,8 +18,8 @@ A ``Pipeline(vectorizer, *steps, estimator)`` is read as :math:`f(x) = b + \sum_
 * the estimator has ``coef_`` and ``intercept_`` and is read through its linear output (``decision_function`` of
   a classifier, ``predict`` of a regressor).
 
-Then :func:`limetheory.theory.linear_exact.beta_linear_exact` gives the exact β from the words' TF-IDF weights (words
-that share a column as groups), summed over the parts of a FeatureUnion.  The reading is trusted only after it
+Then :func:`limetheory.theory.linear.linear_exact.beta_linear_exact` gives the exact β from the words' TF-IDF weights
+(words that share a column as groups), summed over the parts of a FeatureUnion.  The reading is trusted only after it
 reproduces the real pipeline on the document and on a few perturbed documents, to the rounding of the pipeline's own
 dtype (``self_check_tolerance``).
 """
@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..._validation import check_int
 from ...engine.tokens import perturbed_documents
-from ...theory.linear_exact import beta_linear_exact
+from ...theory.linear.linear_exact import beta_linear_exact
 from .blackbox import BATCH as _BATCH
 from .blackbox import output_method
 from .mask_samples import masks_removing

@@ -13,8 +13,8 @@ normalised on its own:
 is
   its hash and, with ``alternate_sign=True``, each occurrence adds ±1 there.  Words that share a column with one
   sign add up in it, :math:`\pm \sum_j t_j`: the norm sees :math:`(\sum_j t_j)^2` and the coefficient carries the
-  sign, a column of :func:`limetheory.theory.linear_exact.beta_linear_exact`'s ``groups``.  Words of opposite signs
-  in one column (the column holds :math:`t_1 - t_2`, which the exact route does not take) are refused;
+  sign, a column of :func:`limetheory.theory.linear.linear_exact.beta_linear_exact`'s ``groups``.  Words of opposite
+  signs in one column (the column holds :math:`t_1 - t_2`, which the exact route does not take) are refused;
 * either followed by a ``TfidfTransformer`` (sublinear tf, idf, norm);
 * a ``FeatureUnion`` of such parts (each a vectorizer, or a Pipeline of a vectorizer and a ``TfidfTransformer``),
   with its ``transformer_weights``: f is the sum of one linear model per part, so β is the sum of their β; or a

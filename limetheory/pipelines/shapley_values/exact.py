@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import check_int, check_memory
-from ...theory.linear_exact import conditional_moments_linear_exact
+from ...theory.linear.linear_exact import conditional_moments_linear_exact
 from ...theory.shapley_sizes import shapley_enumerate, shapley_from_conditional_moments
 from ..reading.blackbox import CLASSIFIER_FN, mask_scores, read_model
 from ..reading.document import declared_columns

@@ -30,9 +30,9 @@ from fractions import Fraction
 import numpy as np
 from scipy.integrate import quad
 
-from .._validation import check_linear_model, check_nu
-from ..units import bandwidth_keyword
-from .sampling import psi
+from ..._validation import check_linear_model, check_nu
+from ...units import bandwidth_keyword
+from ..sampling import psi
 
 #: the paper's coefficient of λ_j φ(ξ)_j, 3 √(3/2) - 2 √(4/3) (printed as 1.36)
 LINEAR_COEFFICIENT = (9.0 * np.sqrt(6.0) - 8.0 * np.sqrt(3.0)) / 6.0

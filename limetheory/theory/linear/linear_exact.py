@@ -38,8 +38,8 @@ then ν = d = ∞).  It is tractable:
    probability p makes the mean of :math:`\prod_K x` over the kept sets the product
    :math:`\prod_j (1 - p + p x_j)` (d operations, or one per distinct weight), and LIME's size weights, a smooth
    function of :math:`\sqrt{m/d}`, are a mixture of such binomial laws, :math:`\int_0^1 b(m; d, p) g(p)\, dp`, on
-   the sizes m >= 64 (:mod:`limetheory.theory.sizemixture`: a polynomial g of degree about 128 at d = 10⁴, its residual
-   checked on every size).  The sizes below 64 get the remainder exactly (the recursions of step 3, truncated),
+   the sizes m >= 64 (:mod:`limetheory.theory.linear.sizemixture`: a polynomial g of degree about 128 at d = 10⁴, its
+   residual checked on every size).  The sizes below 64 get the remainder exactly (the recursions of step 3, truncated),
    the quadrature nodes whose means over the kept sets of every size from 256 on are negligible (below 1e-250) keep
    the recursions (truncated there, they cost 256 d), and the sizes that a weighted sum leaves out but the fit
    continues to are subtracted in closed form: m = d (lime draws s >= 1, so every word kept never occurs) and, for
@@ -62,11 +62,12 @@ amplifies the errors of the moments in β as ν falls: about sixteen-fold from �
 The forward recursion costs O(d²) per quadrature node; the leave-one-out recursion O(d K) with K distinct
 weights; the mixture O(d) per node for the truncated recursions plus O(K √d) for the integral over p.
 The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), with relative error below
-about 1e-13 uniformly in r in [r_min, 1] (see :func:`limetheory.theory.linear_quadrature.inverse_sqrt_quadrature`).
-The kernel enters only afterwards, through the tilted law of s, without forming Σ or Γ
-(:func:`limetheory.theory.explanation.beta_from_conditional_moments` does the same from the moments for every s), so β
-stays exact where Σ is numerically singular (small ν, small d); :func:`gamma_linear_exact` forms Γᶠ from the same
-moments. Without a norm (``norm=None``) f is linear in the mask and β is its coefficients.
+about 1e-13 uniformly in r in [r_min, 1] (see
+:func:`limetheory.theory.linear.linear_quadrature.inverse_sqrt_quadrature`). The kernel enters only afterwards, through
+the tilted law of s, without forming Σ or Γ (:func:`limetheory.theory.explanation.beta_from_conditional_moments` does
+the same from the moments for every s), so β stays exact where Σ is numerically singular (small ν, small d);
+:func:`gamma_linear_exact` forms Γᶠ from the same moments. Without a norm (``norm=None``) f is linear in the mask and β
+is its coefficients.
 
 This module holds the public entry points; the steps live in their own modules: the checked model in its scale-free
 form (``tfidf_model``), the rule over u (``linear_quadrature``, step 2), the means over the sets of each size
@@ -80,9 +81,9 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_linear_arrays, check_memory, check_nu
-from ..units import bandwidth_keyword
-from .law import times_exp, weighted_law
+from ..._validation import check_linear_arrays, check_memory, check_nu
+from ...units import bandwidth_keyword
+from ..law import times_exp, weighted_law
 from .linear_mixture import mixture_beta
 from .linear_moments import beta_from_weighted_moments, quadrature_moments, unnormalised_moments
 from .tfidf_model import check_groups, check_norm, scale_free_model

@@ -1,21 +1,21 @@
 """β of a linear TF-IDF model on a long document by the size mixture: step 4 of the exact linear route.
 
 LIME's weights over the kept sizes, smooth functions of sqrt(m / d), are fitted as mixtures of binomial laws
-(:func:`limetheory.theory.sizemixture.fit_size_weights`), so that the means over the kept sets of every size
+(:func:`limetheory.theory.linear.sizemixture.fit_size_weights`), so that the means over the kept sets of every size
 become one integral over the probability p of keeping each word independently: O(d) per quadrature node instead
 of the d² recursions.  :func:`mixture_beta` combines the integral with the sizes it leaves to the recursions and
 checks its rule in p against a finer one at run time (``MIXTURE_RULE_TOL``, relative to
 |f|(ξ) = Σ_j |λ_j| φ(ξ)_j); it returns None where the mixture does not apply, and
-:func:`limetheory.theory.linear_exact.beta_linear_exact` then takes the recursions.  The method and its error
-budget are in :mod:`limetheory.theory.linear_exact`'s docstring, step 4.
+:func:`limetheory.theory.linear.linear_exact.beta_linear_exact` then takes the recursions.  The method and its error
+budget are in :mod:`limetheory.theory.linear.linear_exact`'s docstring, step 4.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_memory, check_work
-from .law import kept_size_weights
+from ..._validation import check_memory, check_work
+from ..law import kept_size_weights
 from .linear_moments import (
     FLOPS_FORWARD,
     FLOPS_LEAVE_ONE_OUT,
@@ -172,8 +172,8 @@ def mixture_beta(model, law):
     """β by the size mixture (``linear_exact``'s module docstring, step 4), or None where it does not apply.
 
     It applies to documents of at least ``MIXTURE_MIN_WORDS`` words and to bandwidths whose weights
-    :func:`limetheory.theory.sizemixture.fit_size_weights` can fit (not the smallest ones).  The sums over sizes split
-    into: the nodes left to the d² recursion (truncated where negligible); at the other nodes, the mixture over p
+    :func:`limetheory.theory.linear.sizemixture.fit_size_weights` can fit (not the smallest ones).  The sums over sizes
+    split into: the nodes left to the d² recursion (truncated where negligible); at the other nodes, the mixture over p
     for every size, plus the exact remainder on the sizes below ``MIXTURE_EXACT_SIZES`` (the recursions
     truncated there), minus the mixture's share of the sizes d - 1 and d (closed forms), where the true weights
     are 0.

@@ -1,7 +1,7 @@
 """E[f | s] and the leave-one-out sums for every number s of removed words, and β from their weighted sums.
 
-The quadrature over u (:mod:`limetheory.theory.linear_quadrature`) of the means of every size
-(:mod:`limetheory.theory.subset_means`), in blocks of nodes within the package's memory and work limits, gives a
+The quadrature over u (:mod:`limetheory.theory.linear.linear_quadrature`) of the means of every size
+(:mod:`limetheory.theory.linear.subset_means`), in blocks of nodes within the package's memory and work limits, gives a
 :class:`LeaveOneOutMoments`; without a norm the moments are closed forms (:func:`unnormalised_moments`).
 :func:`beta_from_weighted_moments` assembles β from them in the within/between form of
 :func:`limetheory.theory.explanation.beta_from_conditional_moments`, without forming the d x d moments.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_memory, check_work
+from ..._validation import check_memory, check_work
 from .linear_quadrature import inverse_power_quadrature
 from .subset_means import (
     column_means,

@@ -1,9 +1,9 @@
 r"""The rule over u that turns the norm of a kept set into exponentials: :math:`r^{-p}` as a sum of :math:`e^{-u r}`.
 
-:func:`limetheory.theory.linear_exact.beta_linear_exact` writes :math:`f = W(K) / R_K^p` (p = 1/2 for the L2 norm,
-p = 1 for the L1 norm) and :math:`R_K^{-p} = \frac{1}{\Gamma(p)} \int_0^\infty u^{p-1} e^{-u R_K}\, du` (step 2 of
-:mod:`limetheory.theory.linear_exact`'s docstring); this module holds the trapezoidal rule for that integral after the
-substitution u = exp(v - exp(-v)), with relative error below about 1e-13 uniformly in r in [r_min, 1].
+:func:`limetheory.theory.linear.linear_exact.beta_linear_exact` writes :math:`f = W(K) / R_K^p` (p = 1/2 for the L2
+norm, p = 1 for the L1 norm) and :math:`R_K^{-p} = \frac{1}{\Gamma(p)} \int_0^\infty u^{p-1} e^{-u R_K}\, du` (step 2 of
+:mod:`limetheory.theory.linear.linear_exact`'s docstring); this module holds the trapezoidal rule for that integral
+after the substitution u = exp(v - exp(-v)), with relative error below about 1e-13 uniformly in r in [r_min, 1].
 """
 
 from __future__ import annotations

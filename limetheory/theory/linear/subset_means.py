@@ -1,11 +1,11 @@
 """Means over the sets of each size of products of per-word factors: the recursions of the exact linear route.
 
-For a node u of the quadrature over u (:mod:`limetheory.theory.linear_quadrature`), word j's factor is
+For a node u of the quadrature over u (:mod:`limetheory.theory.linear.linear_quadrature`), word j's factor is
 x_j = exp(-u omega_j); the mean over the a-subsets A of prod_A x (and of W(A) prod_A x) is a normalised elementary
 symmetric polynomial.  This module holds the forward recursion over the words (:func:`full_means`), the products
 with the columns that several words share (:func:`times_column`, with the hypergeometric weights), the
 two-sided leave-one-out recursion of the words alone in their column (:func:`leave_one_out_sums`) and the sums for
-the words of a shared column (:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear_exact`'s
+the words of a shared column (:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear.linear_exact`'s
 docstring, where the stability of each recursion is argued.
 
 The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation:
@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .._compiled import compiled
+from ..._compiled import compiled
 
 #: largest table of hypergeometric weights kept in the cache (256 tables of at most 32 KiB)
 _CACHED_WEIGHT_ENTRIES = 4096

@@ -1,6 +1,6 @@
 """A linear model of the normalised TF-IDF of one document, in the scale-free form the exact recursions use.
 
-The arguments of :func:`limetheory.theory.linear_exact.beta_linear_exact` (the coefficients ``lam``, the weights
+The arguments of :func:`limetheory.theory.linear.linear_exact.beta_linear_exact` (the coefficients ``lam``, the weights
 ``tfidf``, the columns ``groups`` and the ``norm``) are checked here and rewritten as a :class:`ScaleFreeModel`:
 f(K) = W(K) / R(K)^power with R(all words) = 1, the words alone in their column apart from the columns that several
 words share, and R of all words but each one, without cancellation.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_linear_model
+from ..._validation import check_linear_model
 from .linear_quadrature import MIN_WEIGHT_RATIO
 
 #: the row norms of a TfidfVectorizer that the exact route handles (its ``norm`` parameter)
