@@ -351,6 +351,33 @@
     figure.classList.add("bk-stacked");
     figure.setAttribute("data-bk-panels", String(boxes.length));
   }
+  // the panels are cut out once, the first time the page is as narrow as a phone, after the page has loaded (a
+  // desktop reader's page does no work for them); data-bk-ready says the figure is laid out for the current width
+  function stackOnce(figure, image) {
+    if (figure.hasAttribute("data-bk-stacking")) {
+      return Promise.resolve();
+    }
+    figure.setAttribute("data-bk-stacking", "");
+    var source = image.currentSrc || image.src;
+    if (!/\.svg(\?|#|$)/.test(source)) {
+      return Promise.resolve();
+    }
+    return fetch(source).then(function (response) {
+      return response.ok ? response.text() : "";
+    }).then(function (text) {
+      if (text) {
+        stack(figure, image, text);
+      }
+    }).catch(function () {});
+  }
+  function layOut(figure, image) {
+    var ready = PHONE.matches ? stackOnce(figure, image) : Promise.resolve();
+    figure.setAttribute("data-bk-ready", "false");
+    ready.then(function () {
+      mark(figure, image);
+      figure.setAttribute("data-bk-ready", "true");
+    });
+  }
   function setUp(figure, image) {
     zoomable(image, image);
     var hint = document.createElement("span");
@@ -358,19 +385,9 @@
     hint.textContent = "Tap the figure to open it at full size.";
     var figcaption = figure.querySelector("figcaption");
     figure.insertBefore(hint, figcaption);
-    var ready = Promise.resolve();
-    if (/\.svg(\?|#|$)/.test(image.currentSrc || image.src)) {
-      ready = fetch(image.currentSrc || image.src).then(function (response) {
-        return response.ok ? response.text() : "";
-      }).then(function (text) {
-        if (text) {
-          stack(figure, image, text);
-        }
-      }).catch(function () {});
-    }
-    ready.then(function () {
-      figure.setAttribute("data-bk-ready", "true");
-      mark(figure, image);
+    layOut(figure, image);
+    PHONE.addEventListener("change", function () {
+      layOut(figure, image);
     });
     window.addEventListener("resize", function () {
       mark(figure, image);
@@ -395,9 +412,9 @@
       }
     });
   }
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
+  if (document.readyState === "complete") {
     init();
+  } else {
+    window.addEventListener("load", init);
   }
 })();
