@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import check_memory, check_work
+from ..._validation import _WORK_LIMIT, MEMORY_LIMIT_BYTES, check_memory, check_work
 from ...theory.coefficients import alphas, sigma_matrix
 from ...theory.sampling import kernel_weights
 from ..reading.mask_samples import MaskSample, allocation, design
@@ -66,6 +66,38 @@ from ..reading.mask_samples import MaskSample, allocation, design
 LIME_RIDGE = 1.0
 #: entries of one block of masks mapped by the inverse, or drawn, at a time (32 MiB of doubles)
 _BLOCK_ENTRIES = 2**22
+#: fewest masks behind a second-order spread per coefficient: below 2 (d + 1), Ω_c's estimate is not of full
+#: rank and the next term's moments are mostly noise, so order 2 is refused rather than subsampled further
+MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT = 2
+
+
+def second_order_cost(masks, d1):
+    """(floating-point operations, bytes) of the second-order terms from ``masks`` masks of d1 - 1 words.
+
+    The operations are those of ``_second_order_terms`` (m (d + 1)³ per mask for the pair tensor and the three
+    quadratic forms, (d + 1)⁴ for the contractions); the bytes its work arrays, the (m, (d + 1)²) pairs first.
+    """
+    return 6.0 * masks * d1**3 + 20.0 * d1**4, 8.0 * (masks * d1 * d1 + 4 * masks * d1 + 3 * d1**3)
+
+
+def second_order_masks(d1, flops=None):
+    """The most masks of d1 - 1 words whose second-order terms fit in ``flops`` (the work limit) and in memory."""
+    flops = _WORK_LIMIT.get() if flops is None else flops
+    by_work = (flops - 20.0 * d1**4) / (6.0 * d1**3)
+    by_memory = (MEMORY_LIMIT_BYTES - 24.0 * d1**3) / (8.0 * (d1 * d1 + 4 * d1))
+    return int(max(0.0, min(by_work, by_memory)))
+
+
+def subsample(sample, size, rng):
+    """``size`` of ``sample``'s masks drawn uniformly without replacement, their probabilities renormalised.
+
+    Each kept mask stands for the share of the masks left out (its probability times len / size), then the
+    probabilities are rescaled to sum to 1, so the weighted means over the subset are ratio estimates of those
+    over the whole sample (bias O(1/size)); the result is no longer exact.
+    """
+    rows = np.sort(rng.choice(len(sample.f), size, replace=False))
+    prob = sample.prob[rows]
+    return MaskSample(sample.z[rows], sample.f[rows], prob / prob.sum(), sample.psi[rows], False)
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality is identity
@@ -321,14 +353,27 @@ def lime_centre(beta, nu, y0, num_samples):
     return _centre(beta, nu, y0, num_samples)[0]
 
 
-def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1):
+def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1, random_state=0, max_flops=None):
     """The :class:`LimeSpread` of lime at ``num_samples`` for the explanation ``beta`` (Ω from ``sample``).
 
     ``order=1``: O(m d) for m masks of d words, patterned solves (module docstring), no (d + 1) × (d + 1) matrix.
     ``order=2`` adds the O(1/n) bias to the centre and the next term to the covariance (module docstring), with
-    dense matrices.
+    dense matrices, in O(m d³ + d⁴): when that exceeds ``max_flops`` (None: the work limit) or the memory limit,
+    a uniform subset of the masks that fits is used instead (seeded by ``random_state``; ``omega_samples`` of the
+    result states how many), and only when fewer than ``MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT`` (d + 1) masks
+    would fit is it refused.
     """
     d1 = len(beta)
+    if order == 2 and len(sample.f) > (fit := second_order_masks(d1, max_flops)):
+        if fit < MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT * d1:
+            flops, _ = second_order_cost(MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT * d1, d1)
+            raise ValueError(
+                f"lime's second-order spread at d = {d1 - 1} words costs about {flops:.2g} floating-point operations "
+                f"even from the fewest masks it needs ({MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT} (d + 1) = "
+                f"{MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT * d1}), above the work limit: use order=1 (lime's law to "
+                "first order, which holds from about 10 (d + 1) samples)"
+            )
+        sample = subsample(sample, fit, np.random.default_rng([random_state, 3]))
     m = len(sample.f)
     omega_samples = None if sample.exact else m
     centre, expected = _centre(beta, nu, y0, num_samples)
@@ -382,7 +427,7 @@ def _second_order_terms(sample, centre, inverse, rows):
     m_masks = len(sample.f)
     what = f"lime's second-order spread from {m_masks} masks of {d1 - 1} words"
     check_memory(8.0 * (4 * m_masks * d1 + 3 * d1**3), what)
-    check_work(6.0 * m_masks * d1**3 + 20.0 * d1**4, what, "use fewer masks or order=1")
+    check_work(second_order_cost(m_masks, d1)[0], what, "pass fewer omega_samples= or use order=1")
     W = inverse
     x = design(sample.z).astype(float)
     prob, pi = sample.prob, sample.psi
