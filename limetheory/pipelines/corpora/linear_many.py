@@ -21,7 +21,9 @@ document by explain's ``LinearReading``, with the chunk's one model call for the
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections import Counter
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,11 +32,12 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
-from ...engine.tokens import _indexed, perturbed_documents
+from ...engine.tokens import perturbed_documents
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model
 from ..reading.lime_arguments import check_words
 from ..reading.lime_call import LIME_NUM_SAMPLES
+from ..reading.modes import LIME_SPLIT
 from ..reading.pipeline_reading import (
     LinearReading,
     RouteUnavailable,
@@ -55,6 +58,8 @@ from ..routing import explain  # noqa: F401  (the docstring's example compares w
 _BATCH_CHECK_SHARE = 0.5
 #: a word that the vectorizer's analyzer splits into several tokens (word_columns refuses its document)
 _SPLIT = -2
+#: lime's separators (its default split expression): the pieces between them are its word tokens
+_SEPARATORS = re.compile(LIME_SPLIT)
 
 
 def explain_linear_many(
@@ -206,8 +211,9 @@ def _documents(texts, random_state):
             text, words = check_words(text)
         except (ValueError, TypeError):
             continue
-        # each word's occurrences (word_columns' counts) from lime's tokenisation, cached by check_words just now
-        counts = [len(positions) for positions in _indexed(text).positions]
+        # each word's occurrences (word_columns' counts): lime's word tokens are the pieces between its separators
+        occurrences = Counter(_SEPARATORS.split(text))
+        counts = [occurrences[word] for word in words]
         if len(words) not in masks_of:
             masks = self_check_masks(len(words), np.random.default_rng(random_state))
             masks_of[len(words)] = (masks, *_unique_rows(masks.astype(np.int8)))
