@@ -62,9 +62,9 @@ def test_the_warning_at_small_n_quotes_the_second_order_law():
 
 
 def test_real_lime_at_small_n_falls_in_the_second_order_intervals():
-    """40 runs of real lime at n = 50: the share of its coefficients inside the second-order 95% intervals is near
-    95% (at least 0.85: 40 x 14 coefficients, correlated within a run, keep the share's error below 0.04), and above
-    the first-order intervals' share."""
+    """40 runs of real lime at n = 50: the share of its coefficients inside the second-order 95% intervals is 95%
+    to within 0.05 (measured 0.979; the first-order intervals held 0.950 on average, 0.84 for the worst word in 2000
+    runs of the fast replica)."""
     from lime.lime_text import LimeTextExplainer
 
     model, text = _forest_and_text()
@@ -77,7 +77,8 @@ def test_real_lime_at_small_n_falls_in_the_second_order_intervals():
     for order in (1, 2):
         low, high = e.lime_spread(50, order=order).interval(0.95)
         shares.append(float(((runs[:, 1:] >= low[1:]) & (runs[:, 1:] <= high[1:])).mean()))
-    assert shares[1] >= 0.85 and shares[1] > shares[0], shares
+    # tol: a share of 40 x 14 coefficients has a binomial sd of 0.009; correlated within a run, about 3 times that
+    assert abs(shares[1] - 0.95) <= 0.05, shares
 
 
 def _tree_on_many_words(d=85):
@@ -120,3 +121,16 @@ def test_second_order_refusal_names_order_1():
         e = lt.explain(model, text, num_samples=500)
     with work_limit(1e8), pytest.raises(ValueError, match="use order=1"):
         e.lime_spread(500, omega_samples=1000, order=2)
+
+
+def test_an_immaterial_difference_of_many_sds_is_noted():
+    """An affine model of word presence: lime at n = 5000 sits 43 of its (tiny) standard deviations from the limit,
+    by 0.2% of the largest coefficient; lime_agrees reads True (below the 1% threshold) and a note says so."""
+
+    def score(docs):
+        return np.array([[float("good" in doc.split()) - float("bad" in doc.split())] for doc in docs])
+
+    e = lt.explain(score, "good food but bad staff today")
+    assert e.method == "enumeration" and e.lime_agrees
+    notes = [note for note in e.notes if note.startswith("lime's agreement is checked to 1%")]
+    assert len(notes) == 1 and "'good'" in notes[0] and "not reported" in notes[0], e.notes
