@@ -134,3 +134,18 @@ def test_an_immaterial_difference_of_many_sds_is_noted():
     assert e.method == "enumeration" and e.lime_agrees
     notes = [note for note in e.notes if note.startswith("lime's agreement is checked to 1%")]
     assert len(notes) == 1 and "'good'" in notes[0] and "not reported" in notes[0], e.notes
+
+
+def test_beyond_the_second_order_budget_the_warning_says_the_law_is_not_yet_normal(monkeypatch):
+    """With the check's budget for order 2 below what 13 words need, the n = 50 warning keeps the first-order numbers
+    and says plainly that lime's law is not yet normal there (the path taken beyond d = 87 at the real budget)."""
+    from limetheory.pipelines.results import agreement
+
+    assert (check_order(87, 50), check_order(88, 50)) == (2, 1)  # the real budget's boundary: 32 (d + 1)^4 <= 2e9
+    monkeypatch.setattr(agreement, "SECOND_ORDER_CHECK_FLOPS", 1e5)
+    model, text = _forest_and_text()
+    with pytest.warns(UserWarning, match="will not agree") as caught:
+        lt.explain(model, text, num_samples=50, kernel_width=10)
+    message = next(str(w.message) for w in caught if "will not agree" in str(w.message))
+    assert "below 10 (d + 1) = 140 samples lime's law is not yet normal" in message
+    assert "lime_spread(50).centre" in message
