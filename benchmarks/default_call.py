@@ -1,0 +1,213 @@
+"""The default call ``lt.explain(model, text)`` over model kinds, against one real lime run in the same process
+(issue 37, deliverable 6).
+
+What it measures, for each model and document: the CPU time (``time.process_time``) of ``lt.explain(model, text,
+progress=False)`` at its defaults (the estimate's budget is one lime run's worth of model calls), the CPU time of
+ONE lime explanation at lime's defaults (``lime.lime_text.LimeTextExplainer(random_state=0).explain_instance(text,
+fn)``: num_samples = 5000, kernel width 25, 10 features, ``feature_selection="auto"``), their ratio lime / ours
+(target: >= 1 on every row), and the precision the default reached: the largest standard error over lime's
+standard deviation at n = 5000, read from the estimate's note ("the largest standard error is R x lime's standard
+deviation at n = 5000"; an exact route: 0).  Target: below 1, i.e. better than lime's own precision.
+
+Models, fitted on the paper's 1000 Yelp reviews (``lt.load_yelp_reviews()``, labels ``stars``):
+
+- TF-IDF + LogisticRegression, ``predict_proba`` (the package's linked reading of its decision function);
+- MultinomialNB on counts (``CountVectorizer``), rows from counts;
+- a RandomForest (100 trees) on the default L2-normalised TF-IDF, rows from counts;
+- a bigram TF-IDF (``ngram_range=(1, 2)``) + LogisticRegression;
+- a character n-gram TF-IDF (``analyzer="char_wb"``, (2, 4)) + LogisticRegression (read through its outputs);
+- VADER's compound score c as a classifier_fn of lime's strings, two columns [-c, c] as the book gives it to lime
+  (chapter 24, ``vader_two_columns``); the same function goes to ``lt.explain`` (label 1, lime's default);
+- a plain Python function: a keyword score, the logistic function of (positive - negative keywords), as [1 - p, p].
+
+A pipeline is given to ``lt.explain`` as the fitted Pipeline and to lime as its ``predict_proba``.  Documents: a
+short review (30 to 40 distinct words, drawn with the seed among such reviews) for every model, and a long
+document for three models only (MultinomialNB, VADER and the forest: lime alone takes about a minute on it for
+VADER): no review has 1000 words (the longest has 886), so the long document is the first reviews of the data set
+joined until it has at least 1000 of lime's tokens (1043 tokens, d = 488 distinct words).
+
+Before the table, one call on another review is timed apart: the process's first call compiles the estimate's
+loops (numba) or loads them from its cache, which a user's session pays once.  One repetition per row: on a
+loaded machine expect 10-20% noise on each time.  CPU time of this process; BLAS and OpenMP threads are set to 1
+before numpy is imported unless the environment sets them (as ``make`` does).  Run with
+``LIMETHEORY_DATA_DIR=/path/to/data python benchmarks/default_call.py`` (about 5 minutes quiet, 12 with
+the machine's two cores shared by ten jobs; lime on the long document with VADER is about a minute of it).
+"""
+
+from __future__ import annotations
+
+import os
+
+# as the Makefile exports them: lime's many small ridge fits are slower with two BLAS threads, and one thread makes
+# CPU times comparable between the two sides
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import platform  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+from importlib import metadata  # noqa: E402
+
+import numpy as np  # noqa: E402
+import sklearn  # noqa: E402
+from lime.lime_text import LimeTextExplainer  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier  # noqa: E402
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.naive_bayes import MultinomialNB  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer  # noqa: E402
+
+import limetheory as lt  # noqa: E402
+
+SEED = 0
+LIME_NUM_SAMPLES = 5000  # lime's default num_samples: the n of the precision target
+SHORT_WORDS = (30, 40)  # distinct words of the short review
+LONG_TOKENS = 1000  # lime's tokens of the long document, at least
+LONG_MODELS = ("MultinomialNB", "VADER", "forest")  # the long document's models (lime takes ~1 min for VADER)
+WARM_WORDS = (20, 25)  # distinct words of the review of the warm-up call (not the short review)
+POSITIVE = frozenset("good great love best amazing delicious friendly nice excellent awesome perfect fresh".split())
+NEGATIVE = frozenset("bad worst terrible rude slow cold never disappointed horrible awful bland dirty".split())
+PRECISION = re.compile(
+    r"estimate from (\d+) model calls.*?the largest standard error is (\S+) x lime's standard deviation at n = (\d+)"
+)
+TOKEN = re.compile(r"\W+")  # lime's default split_expression
+
+
+def seconds(action):
+    """(result, CPU seconds of this process)."""
+    start = time.process_time()
+    result = action()
+    return result, time.process_time() - start
+
+
+def keyword_score(documents):
+    """A plain Python model: [1 - p, p] with p the logistic function of (positive - negative keyword tokens)."""
+    p = []
+    for document in documents:
+        tokens = TOKEN.split(document.lower())
+        margin = sum(t in POSITIVE for t in tokens) - sum(t in NEGATIVE for t in tokens)
+        p.append(1 / (1 + np.exp(-margin)))
+    p = np.array(p)
+    return np.column_stack([1 - p, p])
+
+
+def vader_model():
+    analyzer = SentimentIntensityAnalyzer()
+
+    def vader_two_columns(documents):
+        """VADER's compound score c as lime reads a classifier_fn: [-c, c] (chapter 24)."""
+        score = np.array([analyzer.polarity_scores(d)["compound"] for d in documents])
+        return np.column_stack([-score, score])
+
+    return vader_two_columns
+
+
+def fitted_models(texts, labels):
+    """{name: (the model given to lt.explain, the classifier_fn given to lime)}."""
+    pipelines = {
+        "logistic (linked)": make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)),
+        "MultinomialNB": make_pipeline(CountVectorizer(), MultinomialNB()),
+        "forest": make_pipeline(TfidfVectorizer(), RandomForestClassifier(100, random_state=SEED, n_jobs=1)),
+        "bigram logistic": make_pipeline(TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression(max_iter=1000)),
+        "char_wb logistic": make_pipeline(
+            TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)), LogisticRegression(max_iter=1000)
+        ),
+    }
+    models = {name: (pipe.fit(texts, labels), pipe.predict_proba) for name, pipe in pipelines.items()}
+    vader = vader_model()
+    models["VADER"] = (vader, vader)
+    models["keywords"] = (keyword_score, keyword_score)
+    return models
+
+
+def precision_reached(explanation):
+    """(model calls, largest standard error / lime's sd at n = 5000): (0, 0.0) on an exact route."""
+    if explanation.exact:
+        return 0, 0.0
+    for note in explanation.notes:
+        match = PRECISION.search(note)
+        if match:
+            if int(match.group(3)) != LIME_NUM_SAMPLES:
+                raise RuntimeError(f"the note compares with lime at another n: {note}")
+            return int(match.group(1)), float(match.group(2))
+    raise RuntimeError(f"no precision note in {explanation.notes}")
+
+
+def row(name, model, lime_fn, text):
+    """One row of the table: explain's default call, then one lime run, on the same document."""
+    explanation, ours = seconds(lambda: lt.explain(model, text, progress=False))
+    _, lime = seconds(
+        lambda: LimeTextExplainer(random_state=SEED).explain_instance(text, lime_fn, num_samples=LIME_NUM_SAMPLES)
+    )
+    calls, precision = precision_reached(explanation)
+    return dict(
+        model=name, d=len(explanation.words), route=explanation.method, calls=calls, ours=ours, lime=lime,
+        ratio=lime / ours, precision=precision,
+    )  # fmt: skip
+
+
+def print_row(r, document):
+    calls = "-" if r["calls"] == 0 else str(r["calls"])
+    print(
+        f"{r['model']:>18} {document:>5} {r['d']:4d} {r['route']:>12} {calls:>6} {r['ours']:8.2f} {r['lime']:8.2f} "
+        f"{r['ratio']:6.2f}x {r['ratio'] >= 1!s:>5} {r['precision']:9.3f} {r['precision'] < 1!s:>5}",
+        flush=True,
+    )
+
+
+def documents(texts):
+    """(short review, long document, warm-up review)."""
+    d = np.array([len(lt.local_dictionary(t)) for t in texts])
+    rng = np.random.default_rng(SEED)
+    short = texts[rng.choice(np.flatnonzero((d >= SHORT_WORDS[0]) & (d <= SHORT_WORDS[1])))]
+    warm = texts[rng.choice(np.flatnonzero((d >= WARM_WORDS[0]) & (d <= WARM_WORDS[1])))]
+    parts, tokens = [], 0
+    for text in texts:
+        parts.append(text)
+        tokens += len([t for t in TOKEN.split(text) if t])
+        if tokens >= LONG_TOKENS:
+            break
+    long = " ".join(parts)
+    print(
+        f"short review: d = {len(lt.local_dictionary(short))}; long document: the first {len(parts)} reviews joined, "
+        f"{tokens} tokens, d = {len(lt.local_dictionary(long))} (no single review has {LONG_TOKENS} words)"
+    )
+    return short, long, warm
+
+
+def main():
+    begin = time.perf_counter()
+    reviews = lt.load_yelp_reviews()
+    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
+    print(
+        f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, lime "
+        f"{metadata.version('lime')}, {platform.machine()}; OPENBLAS_NUM_THREADS="
+        f"{os.environ['OPENBLAS_NUM_THREADS']}; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    short, long, warm = documents(texts)
+    models = fitted_models(texts, labels)
+    for name in ("logistic (linked)", "keywords", "MultinomialNB"):
+        _, first = seconds(lambda name=name: lt.explain(models[name][0], warm, progress=False))
+        print(f"warm-up call ({name}, another review; numba's loops compiled or loaded): {first:.2f} s")
+    print(
+        "precision = largest standard error / lime's sd at n = 5000 (exact route: 0); times in CPU seconds\n"
+        f"{'model':>18} {'doc':>5} {'d':>4} {'route':>12} {'calls':>6} {'ours':>8} {'lime':>8} {'ratio':>7} "
+        f"{'>=1x':>5} {'precision':>9} {'<1':>5}"
+    )
+    rows = []
+    for name, (model, lime_fn) in models.items():
+        rows.append((row(name, model, lime_fn, short), "short"))
+        print_row(*rows[-1])
+    for name in LONG_MODELS:
+        rows.append((row(name, *models[name], long), "long"))
+        print_row(*rows[-1])
+    slow = [f"{r['model']} ({document})" for r, document in rows if r["ratio"] < 1]
+    coarse = [f"{r['model']} ({document})" for r, document in rows if r["precision"] >= 1]
+    print(f"rows below 1x lime: {', '.join(slow) or 'none'}")
+    print(f"rows with precision no better than lime's: {', '.join(coarse) or 'none'}")
+    print(f"wall time {time.perf_counter() - begin:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
