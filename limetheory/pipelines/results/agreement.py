@@ -167,8 +167,8 @@ def agreement_notes(first, stacklevel=1):
                 )
             notes.append(message)
             messages.append(message)
-        if spread is not None:
-            quiet = (sds > AGREEMENT_SDS) & ~flagged
+        if spread is not None and not flagged.any():  # when lime agrees: say what the 1% threshold let through
+            quiet = sds > AGREEMENT_SDS
             if quiet.any():
                 j = int(np.argmax(np.where(quiet, sds, -1.0)))
                 notes.append(
