@@ -16,8 +16,8 @@ and otherwise says plainly that lime's law is not yet normal at that n.
 
 What is not reported: a difference below ``MATERIAL_SHARE`` (1%) of the largest word coefficient, however many of
 lime's standard deviations it is (a nearly affine model leaves lime almost no variance, and its ridge still moves the
-centre by O(1/n)); when lime's spread was computed and such a word lies beyond ``AGREEMENT_SDS`` of them, a note
-says so.
+centre by O(1/n)); when lime's spread was computed, no word is reported and such a word lies beyond
+``AGREEMENT_SDS`` of them, a note says so.
 
 Cost: lime's centre is O(d) and needs no model call (``limetheory.pipelines.results.spread.lime_centre``); only
 where it differs from the limit by more than ``MATERIAL_SHARE`` of the largest coefficient is lime's spread
