@@ -157,8 +157,8 @@ def stale_listings(seen: set[tuple[str, str]]) -> list[str]:
 # a figure shown below this fraction of its natural width must open at full size on a tap
 MIN_FIGURE_SCALE = 0.5
 # the alt text against the caption's start (TeX read as characters on one side, as source on the other): the
-# SequenceMatcher ratio of the two, lower-cased, without backslashes and braces. The 76 captions of the book score
-# 0.86 or more; a file path or another figure's caption scores below 0.4.
+# SequenceMatcher ratio of the two, lower-cased, in the words and ASCII signs both share. A file path or another
+# figure's caption scores below 0.4.
 MIN_ALT_LIKENESS = 0.75
 
 # the pages whose figures must carry their caption's first sentence as alt text (the chapters' figures are
@@ -277,7 +277,10 @@ def _likeness(alt: str, caption: str) -> float:
     """How closely the alt text matches the caption's start (1 = the same text)."""
 
     def plain(text: str) -> str:
-        return re.sub(r"\s+", " ", re.sub(r"[\\{}$]", "", text)).strip().lower()
+        # the words and ASCII signs both sides share: TeX commands dropped from the caption, the characters they
+        # became (Greek letters, norms, accents) from the alt text
+        text = re.sub(r"\\[A-Za-z]+", " ", text.lower())
+        return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 ,.;:()'’=+<>-]", " ", text)).strip()
 
     alt, caption = plain(alt), plain(caption)
     return difflib.SequenceMatcher(None, alt, caption[: len(alt)], autojunk=False).ratio() if alt else 0.0

@@ -524,7 +524,7 @@ def test_the_checks_can_fail(browser, tmp_path):
     svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>").decode()
     page = FAULTY_PAGE.replace("{png}", _small_png()).replace("{svg}", svg)
     page = page.replace("{long_name}", "a_test_name_" * 12).replace("{long_line}", "an output line " * 20)
-    page = page.replace("{long_cell}", "a cell that does not wrap " * 3).replace("{wide_png}", _small_png((1600, 400)))
+    page = page.replace("{long_cell}", "a cell that does not wrap " * 5).replace("{wide_png}", _small_png((1600, 400)))
     (tmp_path / "faulty.html").write_text(page, encoding="utf-8")
     httpd, base, _ = _serve(tmp_path)
     try:
@@ -544,11 +544,9 @@ def test_the_checks_can_fail(browser, tmp_path):
     assert any("scrolls" in item and "an output line" in item for item in found["desktop overflow"]), found
     assert len(found["blurry images"]) == 1 and "100 px image shown at 200 px" in found["blurry images"][0], found
     assert not found["broken images"] and not found["MathJax errors"], found
-    # the 600 px article is wider than a phone, not than a desktop
-    assert [item.split(":")[0] for item in found["page wider than the screen"]] == [
-        "faulty.html at 414 px (dark)",
-        "faulty.html at 414 px (light)",
-    ], found
+    # the 600 px article is wider than a phone (at 1400 px, the long inline code runs past the screen too)
+    wider = {item.split(":")[0] for item in found["page wider than the screen"]}
+    assert {"faulty.html at 414 px (dark)", "faulty.html at 414 px (light)"} <= wider, found
     # the table that does not wrap scrolls with no cue, at both widths and in both modes
     assert len(found["wide tables"]) == 4 and all("without scrolls" in item for item in found["wide tables"]), found
     assert len(found["figure alt text"]) == 4 and "'../_images/wide.png' is not words" in found["figure alt text"][0]
