@@ -137,6 +137,22 @@ def work_limit(flops):
         _WORK_LIMIT.reset(token)
 
 
+def current_work_limit() -> float:
+    """The work limit in force: ``WORK_LIMIT_FLOPS``, or what an enclosing :func:`work_limit` set.
+
+    For a computation that fits itself to the limit instead of being refused by :func:`check_work`.
+
+    Examples
+    --------
+    >>> current_work_limit() == WORK_LIMIT_FLOPS
+    True
+    >>> with work_limit(1e12):
+    ...     current_work_limit()
+    1000000000000.0
+    """
+    return _WORK_LIMIT.get()
+
+
 def check_linear_d(d: int, name: str = "d", what: str = "this O(d) routine") -> int:
     """Refuse a number of words beyond ``MAX_LINEAR_D`` for a routine that is O(d) in time and memory.
 

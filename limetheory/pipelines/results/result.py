@@ -137,13 +137,10 @@ class Explanation:
 
         ``explain`` compares the limit with where lime's coefficients concentrate at that n
         (:mod:`limetheory.pipelines.results.agreement`): False when some word lies more than 2 of lime's standard
-        deviations away (small kernel widths, few samples) *and* by more than 1% of the largest absolute word
-        coefficient (``agreement.MATERIAL_SHARE``).  A smaller difference is never reported, however many of lime's
-        standard deviations it is: a nearly affine model leaves lime almost no variance while its ridge still moves
-        lime's mean by O(1/n), so lime may sit many of its standard deviations from the limit and this still reads
-        True (when lime's spread was computed, a note says so and names the word).  Below 10 (d + 1) samples the
-        comparison is with lime's second-order centre and spread (``lime_spread(n, order=2)``), which hold there
-        where the first order does not.  An Explanation built by hand, without that check, reads True.
+        deviations away *and* by more than 1% of the largest absolute word coefficient (``agreement.MATERIAL_SHARE``:
+        a nearly affine model leaves lime almost no variance, so lime may sit many of its sds from the limit by less,
+        and this reads True; a note names such a word when lime's spread was computed).  Below 10 (d + 1) samples
+        the comparison is with ``lime_spread(n, order=2)``.  An Explanation built by hand reads True.
         """
         return not any(note.startswith(DISAGREEMENT_PREFIX) for note in self.notes)
 
@@ -379,11 +376,8 @@ class Explanation:
         order : {1, 2}
             1: the centre c_n of lime's normal equations in expectation (lime's mean is c_n + O(1/n)) and the
             first-order standard deviations.  2: the centre with the O(1/n) bias of lime's ratio estimator and the
-            standard deviations with their next term (:mod:`limetheory.pipelines.results.spread`), for small n
-            (below about 10 (d + 1) samples, where the first order misses lime's mean and spread).  Order 2 costs
-            O(masks × d³): when the masks behind Ω would exceed the work limit, a seeded uniform subset of them
-            that fits is used (the result's ``omega_samples`` says how many; refused only when fewer than
-            2 (d + 1) masks would fit, about d > 170).
+            standard deviations with their next term (:mod:`limetheory.pipelines.results.spread`), for n below
+            about 10 (d + 1); in O(masks × d³), on a seeded subset of the masks that fits the work limit.
 
         Returns
         -------

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import _WORK_LIMIT, MEMORY_LIMIT_BYTES, check_memory, check_work
+from ..._validation import MEMORY_LIMIT_BYTES, check_memory, check_work, current_work_limit
 from ...theory.coefficients import alphas, sigma_matrix
 from ...theory.sampling import kernel_weights
 from ..reading.mask_samples import MaskSample, allocation, design
@@ -82,7 +82,7 @@ def second_order_cost(masks, d1):
 
 def second_order_masks(d1, flops=None):
     """The most masks of d1 - 1 words whose second-order terms fit in ``flops`` (the work limit) and in memory."""
-    flops = _WORK_LIMIT.get() if flops is None else flops
+    flops = current_work_limit() if flops is None else flops
     by_work = (flops - 20.0 * d1**4) / (6.0 * d1**3)
     by_memory = (MEMORY_LIMIT_BYTES - 24.0 * d1**3) / (8.0 * (d1 * d1 + 4 * d1))
     return int(max(0.0, min(by_work, by_memory)))
