@@ -82,7 +82,7 @@ def coverage(name, model, output, model_fn, texts, chosen, *, exact=True):
     share = np.asarray(inside_per_run)
     print(
         f"{name}: {len(share)} lime runs on {len(chosen)} reviews ({exact_omega} with Ω exact, the others estimated "
-        f"from {lt.pipelines.result.OMEGA_SAMPLES} masks), {time.perf_counter() - start:.0f} s"
+        f"from {lt.pipelines.results.result.OMEGA_SAMPLES} masks), {time.perf_counter() - start:.0f} s"
     )
     print(
         f"  coverage of the predicted 95% intervals: {100 * share.mean():.3f}% "

@@ -337,7 +337,7 @@ def selection_probability(
     r"""The probability that lime at n selects the limit's set, from lime's normal law of its coefficients at n.
 
     lime's full-surrogate coefficients at n are approximately normal, N(``centre``, ``covariance``)
-    (``lt.explain(...).lime_spread(n)`` and :func:`limetheory.pipelines.spread.lime_covariance`).  Each draw is
+    (``lt.explain(...).lime_spread(n)`` and :func:`limetheory.pipelines.results.spread.lime_covariance`).  Each draw is
     selected by the same rule as the limit, and the share of draws whose set (not its order) is the limit's is
     returned with its binomial standard error.  For ``'highest_weights'`` this is lime's selection to first order
     (it reads only the coefficients; the selection ridge's alpha = 0.01 against the spread's alpha = 1 moves the
