@@ -30,8 +30,8 @@ Before the table, one call on another review is timed apart: the process's first
 loops (numba) or loads them from its cache, which a user's session pays once.  One repetition per row: on a
 loaded machine expect 10-20% noise on each time.  CPU time of this process; BLAS and OpenMP threads are set to 1
 before numpy is imported unless the environment sets them (as ``make`` does).  Run with
-``LIMETHEORY_DATA_DIR=/path/to/data python benchmarks/default_call.py`` (about 5 minutes quiet, 12 with
-the machine's two cores shared by ten jobs; lime on the long document with VADER is about a minute of it).
+``LIMETHEORY_DATA_DIR=/path/to/data python benchmarks/default_call.py`` (2.5 minutes at a load of 4 on two cores,
+4 at a load of 9; lime on the long document with VADER is over a minute of it).
 """
 
 from __future__ import annotations
