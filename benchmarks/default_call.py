@@ -28,7 +28,7 @@ joined until it has at least 1000 of lime's tokens (1043 tokens, d = 488 distinc
 
 Before the table, one call on another review is timed apart: the process's first call compiles the estimate's
 loops (numba) or loads them from its cache, which a user's session pays once.  One repetition per row: on a
-loaded machine expect 10-20% noise on each time.  CPU time of this process; BLAS and OpenMP threads are set to 1
+loaded machine a time varies by up to 30% between runs.  CPU time of this process; BLAS and OpenMP threads are set to 1
 before numpy is imported unless the environment sets them (as ``make`` does).  Run with
 ``LIMETHEORY_DATA_DIR=/path/to/data python benchmarks/default_call.py`` (2.5 minutes at a load of 4 on two cores,
 4 at a load of 9; lime on the long document with VADER is over a minute of it).
