@@ -49,10 +49,11 @@ then ν = d = ∞).  It is tractable:
    weights sit on a few sizes) β comes from the recursions.
 
 Accuracy.  The errors follow the size of f on the kept sets, not the coefficients: the rule over u is accurate to
-a relative 1e-13 on each :math:`R_K^{-p}`, hence on each :math:`|f(K)|`, and the recursions keep the means of
-W(K) e^{-uR_K} to rounding relative to the same means with |w| in place of w.  Both are bounded by
-:math:`|f|(\xi) = \sum_j |\lambda_j| \phi(\xi)_j` up to a factor of order one (|f(K)| <= √|K| max |λ|, and
-:math:`|f|(\xi)` reaches √d max |λ| when the λ share a sign), so the accuracy is stated in that unit:
+a relative 1e-13 on each :math:`R_K^{-p}`, hence on each :math:`\lvert f(K) \rvert`, and the recursions keep the means
+of :math:`W(K) e^{-u R_K}` to rounding relative to the same means with the absolute weights in place of w.  Both are
+bounded by :math:`\lvert f \rvert(\xi) = \sum_j \lvert \lambda_j \rvert \phi(\xi)_j` up to a factor of order one (|f(K)|
+<= √|K| max |λ|, and
+:math:`\lvert f \rvert(\xi)` reaches √d max |λ| when the λ share a sign), so the accuracy is stated in that unit:
 ``BETA_ACCURACY`` for β and ``MOMENTS_ACCURACY`` for the moments, the worst cases that
 ``benchmarks/linear_exact_accuracy.py`` measures against an exact one-dimensional sum (equal weights, where
 f(K) = W(K)/√|K|).  Relative to max |λ| the same errors are up to √d times larger: the unit the docstrings
