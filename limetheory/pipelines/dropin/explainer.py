@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 
 from ..._validation import check_bool, check_int, check_positive_finite, check_text
 from ...engine.selection import FEATURE_SELECTIONS
+from ..reading.lime_call import LimeCall
 from .neighbourhood import lime_neighbourhood
 from .surrogate_fit import explain_label
 
@@ -149,6 +150,11 @@ class LimeTextExplainer:
         *,
         limit=False,
     ):
+        # lime's arguments that explain takes too are checked by the same call object as explain's
+        LimeCall.from_arguments(
+            kernel_width=kernel_width, feature_selection=feature_selection, bow=bow, split_expression=split_expression,
+            mask_string=mask_string, char_level=char_level, stacklevel=3,
+        )  # fmt: skip
         self.kernel_width = check_positive_finite(kernel_width, "kernel_width")
         if kernel is not None and not callable(kernel):
             raise TypeError(f"kernel must be None or a callable kernel(distances, kernel_width), got {kernel!r:.80}")
