@@ -1,8 +1,13 @@
 r"""``explain``: the explanation lime converges to, for a fitted scikit-learn pipeline or lime's ``classifier_fn``.
 
-The entry point reads the model as lime calls it (:mod:`limetheory.pipelines.reading.blackbox`: a Pipeline and the
-output asked for, a bound method of one, or any function from a list of str to an (n, k) array), resolves lime's labels
-(``labels``, ``top_labels``), then takes for each label the first route that applies:
+``explain`` composes the sub-wings of ``limetheory.pipelines`` in the order data flows through them: lime's call
+checked once (:class:`~limetheory.pipelines.reading.lime_call.LimeCall`); the model read as lime calls it and the
+document read through it (:func:`~limetheory.pipelines.reading.document.read_document`: a Pipeline and the output
+asked for, a bound method of one, or any function from a list of str to an (n, k) array; lime's labels resolved);
+for each label the first exact route that applies (:func:`~limetheory.pipelines.routes.protocol.first_route`); the
+estimate for the rest (:func:`~limetheory.pipelines.estimate.labels.estimate_labels`); one ``Explanation`` per label
+(:func:`~limetheory.pipelines.results.family.explanation_family`), whose ``as_list`` and ``to_lime`` hold lime's
+selection and refit in the limit.  The routes, in order:
 
 ``"linear"``
     a pipeline linear in the vectorizer's columns (a Count, Tfidf or Hashing vectorizer, a TfidfTransformer after
@@ -215,10 +220,9 @@ def explain(
     text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     call = LimeCall.from_arguments(
         kernel_width=kernel_width, label=label, labels=labels, top_labels=top_labels, num_features=num_features,
-        feature_selection=feature_selection,
-        output=output, num_samples=num_samples, random_state=random_state, method=method, tol=tol,
-        max_calls=max_calls, max_work=max_work, progress=progress, bow=bow, split_expression=split_expression,
-        mask_string=mask_string, char_level=char_level,
+        feature_selection=feature_selection, output=output, num_samples=num_samples, random_state=random_state,
+        method=method, tol=tol, max_calls=max_calls, max_work=max_work, progress=progress, bow=bow,
+        split_expression=split_expression, mask_string=mask_string, char_level=char_level,
     )  # fmt: skip
     document = read_document(reader, text, words, mode, call)
     routes = routes_for(call.method)
