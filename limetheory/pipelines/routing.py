@@ -1,12 +1,11 @@
 r"""``explain``: the explanation lime converges to, for a fitted scikit-learn pipeline or lime's ``classifier_fn``.
 
 ``explain`` composes the sub-wings of ``limetheory.pipelines`` in the order data flows through them: lime's call
-checked once (:class:`~limetheory.pipelines.reading.lime_call.LimeCall`); the model read as lime calls it and the
-document read through it (:func:`~limetheory.pipelines.reading.document.read_document`: a Pipeline and the output
-asked for, a bound method of one, or any function from a list of str to an (n, k) array; lime's labels resolved);
-for each label the first exact route that applies (:func:`~limetheory.pipelines.routes.protocol.first_route`); the
-estimate for the rest (:func:`~limetheory.pipelines.estimate.labels.estimate_labels`); one ``Explanation`` per label
-(:func:`~limetheory.pipelines.results.family.explanation_family`), whose ``as_list`` and ``to_lime`` hold lime's
+checked once (``reading.lime_call.LimeCall``); the model read as lime calls it and the document read through it
+(``reading.document.read_document``: a Pipeline and the output asked for, a bound method of one, or any function
+from a list of str to an (n, k) array; lime's labels resolved); for each label the first exact route that applies
+(``routes.protocol.first_route``); the estimate for the rest (``estimate.labels.estimate_labels``); one
+``Explanation`` per label (``results.family.explanation_family``), whose ``as_list`` and ``to_lime`` hold lime's
 selection and refit in the limit.  The routes, in order:
 
 ``"linear"``
