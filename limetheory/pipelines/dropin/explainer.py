@@ -1,7 +1,7 @@
 """``LimeTextExplainer``: lime 0.2.0.1's class, with its arguments and its answer, computed faster, or its limit.
 
 By default each ``explain_instance`` call replays lime's own random run (the explainer's ``RandomState`` consumed as
-lime consumes it, :mod:`.neighbourhood`) and fits lime's surrogate on it (:mod:`.surrogate_fit`); the result is
+lime consumes it, ``dropin.neighbourhood``) and fits lime's surrogate on it (``dropin.surrogate_fit``); the result is
 lime's own ``lime.explanation.Explanation`` with every field lime fills.  With ``limit=True`` the call returns what
 lime converges to as ``num_samples`` grows, from :func:`limetheory.explain`.
 """
