@@ -13,8 +13,9 @@ a = 1 - s/d the kept fraction, the π-weighted covariance of the masks is patter
 
 .. math::
 
-   G = \operatorname{Cov}_\pi(z) = e I + c \mathbf 1 \mathbf 1^\top, \qquad e = \frac{d Q}{d - 1}, \quad
-   c = V - \frac{Q}{d - 1},
+   G = \operatorname{Cov}_\pi(z) = e I + c \mathbf 1 \mathbf 1^\top,
+
+   e = \frac{d Q}{d - 1}, \qquad c = V - \frac{Q}{d - 1},
 
 and the covariance of the masks with f is :math:`g = \operatorname{Cov}_\pi(z, f) = G \beta_{1:}`.  The least-squares
 fit with intercept on a set S of k words (lime's refit without its vanishing ridge) is
