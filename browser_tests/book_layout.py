@@ -173,6 +173,12 @@ const squash = s => (s || '').replace(/\s+/g, ' ').trim();
 const scroller = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
 const clips = e => getComputedStyle(e).overflowX !== 'visible';
 const shown = e => e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+// an off-canvas drawer (the theme's secondary sidebar on a phone: fixed, moved past the screen's right edge until it
+// is opened, and still visible while it slides out after a resize) adds nothing a reader can scroll to
+const offCanvas = e => { for (let p = e; p && p !== document.body; p = p.parentElement) {
+                           if (getComputedStyle(p).position === 'fixed' && p.getBoundingClientRect().left >= vw - 1) {
+                             return true; } }
+                         return false; };
 const describe = e => { const holder = e.closest('[id]');
                         return e.tagName.toLowerCase() + (typeof e.className === 'string' && e.className.trim()
                                ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '')
@@ -181,7 +187,9 @@ const out = {page: [document.documentElement.scrollWidth, vw], beyond: [], table
 // past the screen's right edge, outside any box that clips or scrolls (the outermost such element only)
 document.body.querySelectorAll('*').forEach(e => {
   const box = e.getBoundingClientRect();
-  if (box.width <= 0 || box.right <= vw + 1 || !shown(e) || e.closest('mjx-container, svg, dialog')) return;
+  if (box.width <= 0 || box.right <= vw + 1 || !shown(e) || e.closest('mjx-container, svg, dialog') || offCanvas(e)) {
+    return;
+  }
   for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) { if (clips(p)) return; }
   const parent = e.parentElement.getBoundingClientRect();
   if (e.parentElement !== document.body && parent.right > vw + 1) return;

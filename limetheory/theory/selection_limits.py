@@ -22,7 +22,8 @@ fit with intercept on a set S of k words (lime's refit without its vanishing rid
 
 .. math::
 
-   b_S = \beta_S + \delta_S \mathbf 1, \qquad \delta_S = \frac{c\, T_{\bar S}}{e + k c}, \qquad
+   b_S = \beta_S + \delta_S \mathbf 1, \qquad \delta_S = \frac{c\, T_{\bar S}}{e + k c},
+
    T_{\bar S} = \sum_{j \notin S} \beta_j,
 
 its intercept :math:`\mathbb{E}_\pi f - A \sum_{j \in S} b_j` (A = E_π[z_j]) and the variance it explains

@@ -73,8 +73,10 @@ def large_d_limits(*, nu):
 
     .. math::
 
-       \kappa = \frac{a_{1/2} - a_{3/2}}{a_1 - a_2}, \quad
-       \iota = \frac{a_2 a_{1/2} - a_1 a_{3/2}}{a_0 a_2 - a_1^2}, \quad
+       \kappa = \frac{a_{1/2} - a_{3/2}}{a_1 - a_2},
+
+       \iota = \frac{a_2 a_{1/2} - a_1 a_{3/2}}{a_0 a_2 - a_1^2},
+
        \rho = \frac{a_0 a_{3/2} - a_1 a_{1/2}}{a_0 a_2 - a_1^2} - \kappa.
 
     At ν = ∞, κ = 8/5, ι = 4/15 and ρ = -4/5; at lime's default ν = 0.25, κ ≈ 1.307.  κ replaces the paper's
