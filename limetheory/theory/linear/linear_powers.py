@@ -1,0 +1,347 @@
+r"""Exact conditional moments of the powers of a linear model of the normalised TF-IDF: E[g^p | s], E[z_k g^p | s].
+
+The model is :math:`g = b + F`, :math:`F = W(K) / R_K^{\rho}` with :math:`W(K) = \sum_{j \in K} \lambda_j t_j` and
+:math:`R_K = \sum_c (\sum_{j \in c \cap K} t_j)^2` (L2 norm, ρ = 1/2), :math:`R_K = \sum_{j \in K} t_j` (L1, ρ = 1)
+or no norm (ρ = 0): a logistic regression's decision function on the words' columns
+(:mod:`limetheory.theory.linear.linear_exact` sets the notation).  Its powers are the exact control variates of
+the estimate of a logistic regression's probabilities (:mod:`limetheory.pipelines.estimate.controls`), and chapter
+25's proposition (*Exact moments of the powers of a linear score*) proves what this module computes:
+
+1. :math:`g^p = \sum_{q \le p} \binom{p}{q} b^{p-q} F^q` and, for q >= 1,
+   :math:`F^q = W^q R^{-q\rho} = \frac{W^q}{\Gamma(q\rho)} \int_0^\infty u^{q\rho - 1} e^{-u R}\, du` (a set
+   with R = 0 has W = 0, and contributes 0 for q >= 1);
+2. :math:`W^q = q!\, [\tau^q]\, e^{\tau W}`, and :math:`e^{\tau W - u R} = \prod_c A_c` factorises over the
+   columns: a column of one word contributes :math:`1 - z_j + z_j x_j e^{\tau \lambda_j t_j}`,
+   :math:`x_j = e^{-u \omega_j}` (ω = t² for L2, t for L1, 0 without a norm), a column of several words one term
+   per subset of its words;
+3. the sum over the a-sets K of :math:`\prod_{c} A_c(K)` is the coefficient of :math:`y^a` in the product of the
+   columns' polynomials :math:`\sum_{S \subseteq c} y^{|S|} e^{\tau \lambda_c T_S - u\, \omega(T_S)}`, each
+   coefficient a power series in τ truncated after :math:`\tau^{p}` (``series_product``); the sets that contain
+   word k are those of :math:`y\, x_k e^{\tau w_k}` times the product of the other columns, obtained from the
+   full product by dividing out word k's factor (two-sided, as ``linear_exact``'s leave-one-out recursion: upwards
+   while the sets that contain k carry at most half of the sum, downwards from a = d above, so that no step
+   loses more than a factor 2 to cancellation) or, for a word of a shared column, by multiplying the other
+   columns again.
+
+The rule over u is :func:`limetheory.theory.linear.linear_quadrature.inverse_power_quadrature`'s for 1/r
+(step 0.25 in v), whose nodes serve every power :math:`r^{-q\rho}` with the weights multiplied by
+:math:`u^{q\rho - 1} / \Gamma(q\rho)`: relative error below 3e-15 on [r_min, 1] for qρ = 1/2, 1, 3/2
+(measured on 200 points of r for r_min = 1e-2 to 1e-8) and the integrand's tail beyond
+:math:`u = 45 / r_{min}` below :math:`45^{q\rho} e^{-45}`.  The cost is O(Q d² p²) for Q nodes (about 55 for a
+30-word review), plus a product of the other columns per shared column.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._compiled import compiled
+from ..._validation import check_int, check_linear_arrays
+from .linear_quadrature import MIN_WEIGHT_RATIO, inverse_power_quadrature
+from .tfidf_model import check_groups, check_norm
+
+__all__ = ["power_moments"]
+
+#: largest d: the sums over the a-sets are kept unnormalised (at most C(d, a) <= 2^d times a factor <= e^{p |W|})
+MAX_POWER_WORDS = 400
+#: largest power: the series in τ are truncated after τ^MAX_POWER
+MAX_POWER = 4
+#: a word whose factor x_k = exp(-u ω_k) is below this contributes nothing at that node: every set that contains it
+#: has exp(-u R) <= x_k, and the rule's weights are below 1e20 (u <= 45 / r_min, r_min >= 1e-200)
+_NEGLIGIBLE_FACTOR = 1e-280
+
+
+def power_moments(lam, tfidf, *, intercept=0.0, groups=None, norm="l2", max_power=3):
+    r""":math:`\mathbb{E}[g^p \mid s]` and :math:`\mathbb{E}[z_k g^p \mid s]` for a linear model of the TF-IDF, exactly.
+
+    g = intercept + :math:`\sum_c \lambda_c \phi_c` over the vectorizer's columns, φ the (normalised) TF-IDF of the
+    kept words (``linear_exact.beta_linear_exact``'s model plus a constant); s = 1..d removed words (the kept set
+    uniform among the (d - s)-sets).  The module docstring gives the method.
+
+    Parameters
+    ----------
+    lam : array_like, shape (d,)
+        The coefficient of each word's column (0 for a word the model cannot see).
+    tfidf : array_like, shape (d,)
+        The word's unnormalised TF-IDF weight m_j v_j (>= 0; 0 for a word the model cannot see).
+    intercept : float
+        The constant b of g.
+    groups : array_like of int, shape (d,), or None
+        Column labels, as ``beta_linear_exact``'s: words with one label share a column (equal ``lam``).
+    norm : {"l2", "l1", None}
+        The vectorizer's row norm.
+    max_power : int
+        Largest p (1 to ``MAX_POWER``).
+
+    Returns
+    -------
+    mean : ndarray, shape (d, max_power)
+        ``mean[s - 1, p - 1]`` = E[g^p | s].
+    per_word : ndarray, shape (d, max_power, d)
+        ``per_word[s - 1, p - 1, k]`` = E[z_k g^p | s].
+
+    Raises
+    ------
+    ValueError
+        d > ``MAX_POWER_WORDS``, a power out of range, arguments that ``beta_linear_exact`` refuses.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> import numpy as np
+    >>> lam, tfidf = np.array([1.0, -2.0, 0.5]), np.array([1.0, 2.0, 1.0])
+    >>> mean, per_word = power_moments(lam, tfidf, intercept=0.3)
+    >>> def g(z):  # the model on one mask, L2-normalised
+    ...     kept = tfidf * z
+    ...     return 0.3 + (lam @ kept / np.linalg.norm(kept) if kept.any() else 0.0)
+    >>> masks = [np.array(z) for z in itertools.product([0, 1], repeat=3) if sum(z) == 2]  # s = 1
+    >>> bool(np.isclose(mean[0, 1], np.mean([g(z) ** 2 for z in masks]), rtol=1e-13))
+    True
+    >>> bool(np.isclose(per_word[0, 2, 1], np.mean([z[1] * g(z) ** 3 for z in masks]), rtol=1e-13))
+    True
+    """
+    norm = check_norm(norm)
+    lam, t = check_linear_arrays(lam, tfidf)
+    d = t.size
+    if d > MAX_POWER_WORDS:
+        raise ValueError(f"power_moments handles at most {MAX_POWER_WORDS} words, got d = {d}")
+    max_power = check_int(max_power, "max_power", minimum=1)
+    if max_power > MAX_POWER:
+        raise ValueError(f"max_power must be at most {MAX_POWER}, got {max_power}")
+    if isinstance(intercept, (bool, np.bool_)) or not np.isfinite(np.asarray(intercept, dtype=float)).all():
+        raise ValueError(f"intercept must be a finite number, got {intercept!r}")
+    b = float(intercept)
+    shared = check_groups(groups, lam, t) if norm == "l2" else ()
+    if groups is not None and norm != "l2":
+        check_groups(groups, lam, t)
+    moments_f = _f_moments(lam, t, shared, norm, max_power)  # (d + 1, P + 1) and (d + 1, d, P + 1), by kept size a
+    kept = d - np.arange(1, d + 1)  # a = d - s
+    mean = np.zeros((d, max_power))
+    per_word = np.zeros((d, max_power, d))
+    for p in range(1, max_power + 1):
+        for q in range(p + 1):
+            factor = math.comb(p, q) * b ** (p - q)
+            mean[:, p - 1] += factor * moments_f[0][kept, q]
+            per_word[:, p - 1] += factor * moments_f[1][kept, :, q]
+    return mean, per_word
+
+
+def _f_moments(lam, t, shared, norm, max_power):
+    """E[F^q | a kept] (shape (d + 1, P + 1)) and E[z_k F^q | a kept] (shape (d + 1, d, P + 1)), q = 0..P."""
+    d = t.size
+    order = max_power + 1
+    sizes = np.arange(d + 1)
+    mean = np.zeros((d + 1, order))
+    per_word = np.zeros((d + 1, d, order))
+    mean[:, 0] = 1.0
+    per_word[:, :, 0] = (sizes / d)[:, None]  # P(k kept | a kept)
+    if not (t > 0).any():  # no word the model sees: F = 0
+        return mean, per_word
+    if (t[t > 0] / t.max()).min() < MIN_WEIGHT_RATIO:
+        raise ValueError(f"the positive tfidf weights must span at most a factor 1/{MIN_WEIGHT_RATIO:g}")
+    in_shared = np.zeros(d, dtype=bool)
+    for members in shared:
+        in_shared[members] = True
+    singles = np.flatnonzero(~in_shared)
+    if norm is None:
+        nodes, weights = np.zeros(1), np.ones((1, order))
+        omega, scaled = np.zeros(d), t
+    else:
+        if norm == "l2":
+            scale = float((t[singles] ** 2).sum() + sum(t[members].sum() ** 2 for members in shared))
+            scaled = t / np.sqrt(scale)
+            omega, rho = scaled**2, 0.5
+        else:
+            scaled = t / t.sum()
+            omega, rho = scaled, 1.0
+        # R_K >= the smallest positive ω over the sets with a visible word (a shared column's sum is >= its words)
+        nodes, base = inverse_power_quadrature(float(omega[omega > 0].min()), 1.0)
+        weights = np.zeros((nodes.size, order))
+        for q in range(1, order):
+            weights[:, q] = base * nodes ** (q * rho - 1.0) / math.gamma(q * rho)
+    w = lam * scaled
+    x = np.exp(-np.outer(nodes, omega[singles]))
+    polys, members_polys, lengths = _shared_polynomials(nodes, scaled, w, shared, norm, order)
+    total = _product_kernel(np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), polys, lengths, -1, order)
+    binomials = np.array([float(math.comb(d, a)) for a in range(d + 1)])
+    factorials = np.array([float(math.factorial(q)) for q in range(order)])
+    sums = np.einsum("bq,baq->aq", weights, total)
+    mean[:, 1:] = (sums * factorials / binomials[:, None])[:, 1:]
+    words = _deflate_kernel(total, np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), weights,
+                            _NEGLIGIBLE_FACTOR)  # fmt: skip
+    per_word[:, singles, 1:] = (words * factorials / binomials[:, None, None])[:, :, 1:]
+    for c, members in enumerate(shared):
+        others = _product_kernel(np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), polys, lengths, c, order)
+        for i, k in enumerate(members):
+            contribution = _weighted_convolution(members_polys[c][i], others, weights, d + 1)
+            per_word[:, k, 1:] = (contribution * factorials / binomials[:, None])[:, 1:]
+    return mean, per_word
+
+
+def _shared_polynomials(nodes, t, w, shared, norm, order):
+    """Each shared column's polynomial in y (one term per subset of its words) and, per member, the subsets with it.
+
+    Returns a (C, Q, L + 1, order) array padded with zeros (L the largest column), the members' (Q, e + 1, order)
+    arrays per column, and the columns' numbers of words.
+    """
+    longest = max((members.size for members in shared), default=0)
+    polys = np.zeros((len(shared), nodes.size, longest + 1, order))
+    members_polys, lengths = [], np.array([members.size for members in shared], dtype=np.int64)
+    for c, members in enumerate(shared):
+        e = members.size
+        per_member = np.zeros((e, nodes.size, e + 1, order))
+        subsets = np.array(
+            [[(index >> bit) & 1 for bit in range(e)] for index in range(1 << e)], dtype=float
+        )  # (2^e, e)
+        total_t = subsets @ t[members]
+        total_w = subsets @ w[members]
+        omega = total_t**2 if norm == "l2" else total_t
+        factor = np.exp(-np.outer(nodes, omega))  # (Q, 2^e)
+        powers = np.stack([total_w**q / math.factorial(q) for q in range(order)], axis=1)  # (2^e, order)
+        size = subsets.sum(axis=1).astype(np.int64)
+        for index in range(1 << e):
+            term = factor[:, index, None] * powers[index]  # (Q, order)
+            polys[c, :, size[index]] += term
+            for i in np.flatnonzero(subsets[index]):
+                per_member[i, :, size[index]] += term
+        members_polys.append(per_member)
+    return polys, members_polys, lengths
+
+
+def series_product(a, b):
+    """The product of two power series in τ truncated to their common length: c_q = Σ_{r <= q} a_r b_{q - r}.
+
+    Examples
+    --------
+    >>> series_product(np.array([1.0, 2.0, 0.0]), np.array([1.0, 1.0, 1.0])).tolist()  # (1 + 2τ)(1 + τ + τ²)
+    [1.0, 3.0, 3.0]
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return np.array([sum(a[r] * b[q - r] for r in range(q + 1)) for q in range(len(a))])
+
+
+@compiled(cache=True, error_model="numpy")
+def _product_kernel(x, w, polys, lengths, skip, order):
+    """The product over the columns of their polynomials in y, per node: shape (Q, n + 1, order).
+
+    The single words' factors are 1 + y x_j e^{τ w_j}; the shared columns' polynomials are ``polys[c]`` (column
+    ``skip`` left out, -1 for none); n is the degree of the product.
+    """
+    nodes, singles = x.shape
+    degree = singles
+    for c in range(lengths.size):
+        if c != skip:
+            degree += lengths[c]
+    out = np.zeros((nodes, degree + 1, order))
+    series = np.zeros(order)
+    for b in range(nodes):
+        out[b, 0, 0] = 1.0
+    top = 0
+    for j in range(singles):
+        series[0] = 1.0
+        for q in range(1, order):
+            series[q] = series[q - 1] * w[j] / q
+        top += 1
+        for b in range(nodes):
+            xb = x[b, j]
+            for a in range(top, 0, -1):
+                for q in range(order - 1, -1, -1):
+                    acc = 0.0
+                    for r in range(q + 1):
+                        acc += series[r] * out[b, a - 1, q - r]
+                    out[b, a, q] += xb * acc
+    for c in range(lengths.size):
+        if c == skip:
+            continue
+        e = lengths[c]
+        previous = out[:, : top + 1].copy()
+        out[:, : top + 1] = 0.0
+        for b in range(nodes):
+            for a in range(top + 1):
+                for i in range(e + 1):
+                    for q in range(order):
+                        acc = 0.0
+                        for r in range(q + 1):
+                            acc += polys[c, b, i, r] * previous[b, a, q - r]
+                        out[b, a + i, q] += acc
+        top += e
+    return out
+
+
+@compiled(cache=True, error_model="numpy")
+def _deflate_kernel(total, x, w, weights, negligible):
+    """Σ over the nodes of weights x the sums over the a-sets containing word j (a single word): (n + 1, words, order).
+
+    Word j's factor is divided out of the product ``total`` two-sided: O_a = E_a - x_j e^{τ w_j} O_{a-1} upwards
+    while the sets containing j (x_j O_{a-1}) carry at most half of E_a (in the τ⁰ coefficient, positive), then
+    O_{a-1} = (E_a - O_a) e^{-τ w_j} / x_j downwards from O_{n-1} = E_n e^{-τ w_j} / x_j.
+    """
+    nodes, top_plus, order = total.shape
+    n = top_plus - 1
+    singles = x.shape[1]
+    out = np.zeros((n + 1, singles, order))
+    grow = np.zeros(order)
+    shrink = np.zeros(order)
+    rest = np.zeros((n, order))  # O_0..O_{n-1}
+    term = np.zeros(order)
+    for j in range(singles):
+        grow[0] = 1.0
+        shrink[0] = 1.0
+        for q in range(1, order):
+            grow[q] = grow[q - 1] * w[j] / q
+            shrink[q] = -shrink[q - 1] * w[j] / q
+        for b in range(nodes):
+            xb = x[b, j]
+            if xb < negligible:
+                continue
+            # upwards: O_0 = E_0, then O_a while the sets with j carry at most half of E_a
+            for q in range(order):
+                rest[0, q] = total[b, 0, q]
+            switch = n  # the first a whose O_{a-1} comes from the downward pass
+            for a in range(1, n):
+                head = total[b, a, 0]
+                if not (xb * rest[a - 1, 0] <= 0.5 * head):
+                    switch = a
+                    break
+                for q in range(order):
+                    acc = 0.0
+                    for r in range(q + 1):
+                        acc += grow[r] * rest[a - 1, q - r]
+                    rest[a, q] = total[b, a, q] - xb * acc
+            # downwards from O_{n-1} = E_n / (x_j e^{τ w_j}) to O_{switch - 1}
+            if switch < n:
+                for q in range(order):
+                    acc = 0.0
+                    for r in range(q + 1):
+                        acc += shrink[r] * total[b, n, q - r]
+                    rest[n - 1, q] = acc / xb
+                for a in range(n - 1, switch - 1, -1):
+                    for q in range(order):
+                        term[q] = total[b, a, q] - rest[a, q]
+                    for q in range(order):
+                        acc = 0.0
+                        for r in range(q + 1):
+                            acc += shrink[r] * term[q - r]
+                        rest[a - 1, q] = acc / xb
+            # the sets of size a containing j: x_j e^{τ w_j} O_{a-1}
+            for a in range(1, n + 1):
+                for q in range(order):
+                    acc = 0.0
+                    for r in range(q + 1):
+                        acc += grow[r] * rest[a - 1, q - r]
+                    out[a, j, q] += weights[b, q] * xb * acc
+    return out
+
+
+def _weighted_convolution(member, others, weights, length):
+    """Σ over the nodes of weights x (a member's subsets times the other columns' product), by size: (length, order)."""
+    order = weights.shape[1]
+    # the weights depend on the total τ power q: applied after the product
+    product = np.zeros((others.shape[0], length, order))
+    for i in range(member.shape[1]):
+        for q in range(order):
+            for r in range(q + 1):
+                product[:, i : i + others.shape[1], q] += member[:, i, r, None] * others[:, :, q - r]
+    return np.einsum("bq,baq->aq", weights, product)
