@@ -1,4 +1,5 @@
 # make book | make test | make outputs | make bench   (each creates or updates .venv first)
+# make test-all: make test with the tests marked `slow` as well (CI's weekly job; `make test` leaves them out)
 # make browser: opens the built book in headless Chromium (installs Debian's chromium and chromium-driver if missing)
 # make lab: JupyterLab in notebooks/, where a chapter's .md opens as a notebook on this venv's kernel
 VENV    := .venv
@@ -26,7 +27,7 @@ CHROMEDRIVER  ?= /usr/bin/chromedriver
 CHROME_BINARY ?= /usr/bin/chromium
 export CHROMEDRIVER CHROME_BINARY
 
-.PHONY: venv book test lint pytest browser outputs costs lab bench mutants clean
+.PHONY: venv book test test-all lint pytest browser outputs costs lab bench mutants clean
 
 $(STAMP): requirements.txt pyproject.toml $(LOCK)
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -53,10 +54,13 @@ lint: venv
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
 
-# two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order
+# two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order.
+# PYTEST_MARKERS selects by marker: by default the tests marked `slow` are left out (statistical sweeps over many
+# seeds and large grids, each with a representative case left unmarked: pyproject.toml's markers); empty runs all
+PYTEST_MARKERS ?= not slow
 pytest: venv $(DOT)
 	$(PYTHON) -m pytest tests $(CHAPTERS:.md=.ipynb) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
-		-n 2 --dist loadfile
+		-n 2 --dist loadfile $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
 
 # `browser` runs Debian's chromium through chromium-driver: both come from one install if either is missing
 $(CHROMEDRIVER) $(CHROME_BINARY):
@@ -81,6 +85,10 @@ browser: venv $(CHROMEDRIVER) $(CHROME_BINARY) $(LAB_SETTINGS)
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
 # the book built with warnings as errors from the checked notebooks, and every page opened in a browser
 test: lint pytest book browser
+
+# the whole suite with the `slow` group too (CI's weekly job): make test, its pytest run selecting every test
+test-all:
+	$(MAKE) --no-print-directory test PYTEST_MARKERS=
 
 # every execution also records its time and the kernel's peak memory in book/chapter_costs.json (the book's table)
 outputs: venv
@@ -112,7 +120,8 @@ lock:
 	  "$$tmp/venv/bin/python" -m pip freeze --all --exclude-editable | grep -v '^pip=='; } > "$$tmp/lock"; \
 	mv "$$tmp/lock" $(LOCK_FILE); echo "wrote $(LOCK_FILE): $$(grep -c '==' $(LOCK_FILE)) packages, Python $$where"
 
-# the pytest + nbval suite again under other numeric conditions (two full runs: about twice `make pytest`):
+# the pytest + nbval suite again under other numeric conditions (two full runs: about twice `make pytest`, whose
+# selection they share: `make portability PYTEST_MARKERS=` adds the slow group):
 # 1. two BLAS / OpenMP threads;  2. numpy's SIMD dispatch cut down to its baseline (NPY_DISABLE_CPU_FEATURES = every
 # dispatch target numpy would use on this CPU, checked to be off) and OpenBLAS's kernels for an older x86-64 core
 NUMPY_DISPATCH_ON := import numpy._core._multiarray_umath as m; print(" ".join(k for k in m.__cpu_dispatch__ if m.__cpu_features__.get(k)))

@@ -99,3 +99,16 @@ def yelp(data_dir):
 
     reviews = lt.load_yelp_reviews()
     return list(reviews.text), reviews.stars.to_numpy()
+
+
+# every collected test with its markers, before `-m` deselects any (tests/test_slow_marker.py reads it): tryfirst, so
+# that this runs before pytest's own deselection by marker
+COLLECTED = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    config.stash[COLLECTED] = [
+        (item.nodeid, getattr(item, "originalname", item.name), any(m.name == "slow" for m in item.iter_markers()))
+        for item in items
+    ]
