@@ -29,7 +29,7 @@ from limetheory.theory.linear.tfidf_model import scale_free_model
 #: the innermost statement of each recursion (the step the estimate counts), by kernel
 STEPS = {
     "_full_means_kernel": ("xp = xj[b] * below[b]",),
-    "_leave_one_out_kernel": ("part = share * x[b, c]", "T0 = (mean - keep * L[c]) * grow"),
+    "_leave_one_out_kernel": ("part = share * xc", "T0 = (mean - keep * Ls[c]) * grow"),
 }
 
 

@@ -271,7 +271,11 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
     """:func:`leave_one_out_sums`, compiled; also returns the first size that needed the downward pass.
 
     The state of word c's recursions at node b is (L, Lw0, E = D + L), where E is what the slope needs; the
-    words of one node run side by side (the innermost loop), each its own recursion.
+    words of one node run side by side (the innermost loop), each its own recursion.  The innermost loops are
+    written for LLVM's vectoriser (four words per instruction): over slices that start at 0 (a loop from
+    ``first`` is not vectorised: its indices could be negative) and with selects where a branch would store
+    conditionally.  Each word's operations, and the order of each sum over the nodes, are those of the loop
+    with branches: the result is the same to the bit (tests/test_linear_exact.py).
     """
     B, C = x.shape
     rows = max(top, 1)
@@ -282,15 +286,18 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
     L = np.empty(C)
     Lw0 = np.empty(C)
     E = np.empty(C)
-    up = np.empty(C, dtype=np.bool_)
+    # node b's first_down of each word as a float (a select of the vectorised loop); d - 1 while it goes upwards
+    down = np.empty(C)
+    upward = float(d - 1)
     for b in range(B):
         q = weights[b]
+        xb = x[b]
         for c in range(C):
-            slope[0, c] += q * x[b, c]
-            L[c], Lw0[c], E[c], up[c] = 1.0, 0.0, 1.0, True  # L_0 = 1, Lw_0 = 0, E_0 = 1
+            slope[0, c] += q * xb[c]
+            L[c], Lw0[c], E[c], down[c] = 1.0, 0.0, 1.0, upward  # L_0 = 1, Lw_0 = 0, E_0 = 1
         first = 0  # the words before it have left the upward pass (its state stays 0 for them: skipped)
         for a in range(1, min(top, tops[b])):
-            while first < C and not up[first]:
+            while first < C and down[first] != upward:
                 first += 1
             if first == C:  # every word has left: the upward pass adds nothing more at this node
                 break
@@ -298,26 +305,31 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
             # underflowed mean_a has negligible parts, and the word stays (threshold inf)
             mean, mean_w = P[b, a], Pw[b, a]
             threshold = _UPWARD_SHARE * mean if mean >= _NEGLIGIBLE_MEAN else np.inf
-            share, grow = a / d, d / (d - a)
-            for c in range(first, C):
-                part = share * x[b, c]
-                T0 = part * L[c]  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
-                if up[c] and T0 > threshold:
-                    first_down[b, c] = a
-                    up[c] = False
+            share, grow, size = a / d, d / (d - a), float(a)
+            xs, Ls, Ws, Es, downs = xb[first:], L[first:], Lw0[first:], E[first:], down[first:]
+            outs, slopes = out0[a, first:], slope[a, first:]
+            for c in range(C - first):
+                xc, was_down = xs[c], downs[c]
+                part = share * xc
+                T0 = part * Ls[c]  # (a/d) x_k L_{a-1}: the part of mean_a from the sets containing k
+                was_up = was_down == upward
+                leaves = was_up & (T0 > threshold)
+                downs[c] = size if leaves else was_down
                 # L_a, Lw0_a, and D_a = -(a/d) x_k E_{a-1} d/(d-a)
                 T0 = (mean - T0) * grow
-                T1 = (mean_w - part * Lw0[c]) * grow
-                T2 = (0.0 - part * E[c]) * grow
-                level = max(T0, 0.0) if up[c] else 0.0
+                T1 = (mean_w - part * Ws[c]) * grow
+                T2 = (0.0 - part * Es[c]) * grow
+                level = max(T0, 0.0) if (was_up & (~leaves)) else 0.0
                 T2 += level
                 # where the means underflow (L = 0) the sums are negligible too; the homogeneous part of the
                 # recursions for Lw0 and D (growth a x / (d - a) per step) must not act on their leftovers
-                L[c] = level
-                Lw0[c] = T1 if level > 0 else 0.0
-                E[c] = T2 if level > 0 else 0.0
-                out0[a, c] += q * (x[b, c] * Lw0[c])
-                slope[a, c] += q * (x[b, c] * E[c])
+                lw = T1 if level > 0 else 0.0
+                e = T2 if level > 0 else 0.0
+                Ls[c], Ws[c], Es[c] = level, lw, e
+                outs[c] += q * (xc * lw)
+                slopes[c] += q * (xc * e)
+        for c in range(C):
+            first_down[b, c] = int(down[c])
     lowest = d - 1
     for b in range(B):
         for c in range(C):
@@ -352,6 +364,7 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
                 Lw0[c], E[c] = w_total * L[c], -L[c]  # W(all but k) = w_total - w_k
             else:
                 L[c], Lw0[c], E[c] = 0.0, 0.0, 0.0
+            down[c] = first_down[b, c]
         # one division per word and node: T / x_k as T times 1/x_k costs a rounding more per step (2^-53
         # relative), well within the bit a downward step may lose, where three divisions were a third of the time
         for c in range(C):
@@ -359,20 +372,26 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
         for a in range(top, low, -1):
             mean, mean_w = P[b, a], Pw[b, a]
             significant = mean >= _NEGLIGIBLE_MEAN
-            keep, grow = (d - a) / d, d / a
-            for c in range(ends[a]):
-                if significant and first_down[b, c] <= a - 1:
-                    # T = (x_k L_{a-1}, x_k Lw0_{a-1}, x_k (D_{a-1} + L_{a-1}))
-                    T0 = (mean - keep * L[c]) * grow
-                    T1 = (mean_w - keep * Lw0[c]) * grow
-                    T2 = (0.0 - keep * E[c]) * grow
-                    L[c] = T0 * inverse[c]
-                    Lw0[c] = T1 * inverse[c]
-                    E[c] = T2 * inverse[c] - L[c]
-                    out0[a - 1, c] += q * T1
-                    slope[a - 1, c] += q * T2
-                else:
-                    L[c], Lw0[c], E[c] = 0.0, 0.0, 0.0
+            keep, grow, below = (d - a) / d, d / a, a - 1.0
+            n = ends[a]
+            Ls, Ws, Es, downs, inverses = L[:n], Lw0[:n], E[:n], down[:n], inverse[:n]
+            outs, slopes = out0[a - 1, :n], slope[a - 1, :n]
+            for c in range(n):
+                active = significant & (downs[c] <= below)
+                # T = (x_k L_{a-1}, x_k Lw0_{a-1}, x_k (D_{a-1} + L_{a-1}))
+                T0 = (mean - keep * Ls[c]) * grow
+                T1 = (mean_w - keep * Ws[c]) * grow
+                T2 = (0.0 - keep * Es[c]) * grow
+                level = T0 * inverses[c]
+                lw = T1 * inverses[c]
+                e = T2 * inverses[c] - level
+                Ls[c] = level if active else 0.0
+                Ws[c] = lw if active else 0.0
+                Es[c] = e if active else 0.0
+                # a sum that starts at +0.0 is never -0.0 (x + y = 0 rounds to +0.0), so adding +0.0 where the
+                # word is inactive leaves it unchanged to the bit
+                outs[c] += q * T1 if active else 0.0
+                slopes[c] += q * T2 if active else 0.0
     return out0, slope, lowest
 
 
