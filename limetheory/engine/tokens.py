@@ -114,6 +114,32 @@ def local_dictionary(text):
     return _words(check_text(text))
 
 
+def word_occurrences(text):
+    r"""How many of lime's tokens each word of ``local_dictionary(text)`` is: a perturbed string's words.
+
+    lime (``bow=True``) deletes every occurrence of a removed word, so the string of a mask z holds
+    ``z @ word_occurrences(text)`` words; the estimate route bounds the total of its strings by lime's with it.
+
+    Parameters
+    ----------
+    text : str
+        The document (at least one word).
+
+    Returns
+    -------
+    ndarray of int64, shape (d,)
+        Occurrences of each distinct word, in lime's order.
+
+    Examples
+    --------
+    >>> word_occurrences("The food, the wine and the food!").tolist()
+    [1, 2, 2, 1, 1]
+    """
+    indexed = _indexed(check_text(text))
+    _words(text, indexed)
+    return np.array([len(positions) for positions in indexed.positions], dtype=np.int64)
+
+
 def perturbed_documents(text, z):
     r"""The strings lime builds from ``text`` for the masks ``z`` (1 = word kept), one per row.
 

@@ -51,7 +51,7 @@ LIME_SPREAD_MASKS = 20_000
 ENUMERATED_SHARE, ENUMERATED_MASKS = 4, 1000
 
 
-def strata_to_enumerate(strata, budget):
+def strata_to_enumerate(strata, budget, words=None):
     """Which strata are scored in full: s <= 2 or s >= d - 2 removed words, fewest masks first, within the budget.
 
     Such a stratum has d or d(d - 1)/2 masks, and a good control misses one or two of them by much (a model of one
@@ -62,6 +62,11 @@ def strata_to_enumerate(strata, budget):
     budget).  Scored in full, the stratum's mean is exact.  Only when every s is a stratum of its own (d <=
     ``MAX_STRATA``), and one stratum at least is left to the batches.
 
+    ``words`` = (the document's words, the budget of words in all the strings) bounds the strata's strings too, to
+    the same share: a stratum of masks removing few words is long strings (s = 2 of 39 distinct words, 741 masks:
+    a third of the words of lime's 5000 strings), one keeping few is short ones; a stratum beyond either share is
+    skipped and the next tried.
+
     Examples
     --------
     >>> from limetheory.pipelines.estimate.strata import make_strata
@@ -69,6 +74,9 @@ def strata_to_enumerate(strata, budget):
     [1, 1, 0, 0, 0, 1, 1, 1]
     >>> strata_to_enumerate(make_strata(8, 0.25), 64).astype(int).tolist()  # 16 masks: s = 8 and s = 1
     [1, 0, 0, 0, 0, 0, 0, 1]
+    >>> # strings of at most 600 words in all: s = 2 (28 strings of 6 words) would pass a quarter, s = 6 does not
+    >>> strata_to_enumerate(make_strata(8, 0.25), 1500, words=(8, 600)).astype(int).tolist()
+    [1, 0, 0, 0, 0, 1, 1, 1]
     """
     d = strata.d
     chosen = np.zeros(strata.count, dtype=bool)
@@ -78,11 +86,17 @@ def strata_to_enumerate(strata, budget):
     atoms = np.array([math.comb(d, int(s)) for s in sizes])
     candidates = np.flatnonzero(((sizes <= 2) | (sizes >= d - 2)) & strata.live)
     room, total = min(budget // ENUMERATED_SHARE, ENUMERATED_MASKS), 0
+    # the words of a stratum's strings: by symmetry each word is kept in a share (d - s) / d of its masks
+    strings = np.zeros(d) if words is None else atoms * (d - sizes) / d * words[0]
+    word_room, word_total = (np.inf if words is None else words[1] / ENUMERATED_SHARE), 0.0
     for b in candidates[np.argsort(atoms[candidates], kind="stable")]:
-        if total + atoms[b] > room or chosen.sum() + 1 >= strata.live.sum():
+        if chosen.sum() + 1 >= strata.live.sum():
             break
+        if total + atoms[b] > room or word_total + strings[b] > word_room:
+            continue  # fewest masks first: without words, none after fits either
         chosen[b] = True
         total += atoms[b]
+        word_total += strings[b]
     return chosen
 
 
@@ -219,7 +233,7 @@ class BatchEstimator:
     """The estimate's state: the strata, the output columns' fits and sums, the model calls spent, retained masks."""
 
     def __init__(self, score_masks, d, nu, num_samples, tol, budget, rng, progress, controls, surrogate,
-                 cheap_calls=False):  # fmt: skip
+                 cheap_calls=False, word_tokens=None, max_words=None):  # fmt: skip
         self.score_masks, self.d, self.nu = score_masks, d, nu
         self.num_samples, self.tol, self.budget, self.rng = num_samples, tol, budget, rng
         self.controls = tuple(controls)
@@ -228,8 +242,12 @@ class BatchEstimator:
         self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
         self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH
         self.strata = make_strata(d, nu)
+        # the words of the strings scored (``word_tokens``: each word's occurrences), bounded by ``max_words``
+        self.word_tokens = None if word_tokens is None else np.asarray(word_tokens, dtype=float)
+        self.max_words, self.words, self.words_bound = max_words, 0.0, False
+        words = None if self.word_tokens is None else (float(self.word_tokens.sum()), max_words)
         # the strata scored in full have exact means; the batches sample the others (``sampled``: their weights)
-        self.enumerated = strata_to_enumerate(self.strata, budget)
+        self.enumerated = strata_to_enumerate(self.strata, budget, words)
         weight = np.where(self.enumerated, 0.0, self.strata.weight)
         self.sampled = Strata(d=d, psi=self.strata.psi, bin_of_s=self.strata.bin_of_s, weight=weight,
                               within=self.strata.within)  # fmt: skip
@@ -242,6 +260,19 @@ class BatchEstimator:
         self.retained = []
         self.progress = progress
         self.max_batch = max(4 * int(self.strata.live.sum()), MAX_BATCH_ENTRIES // d)
+
+    def spend(self, z):
+        """Count the masks ``z`` scored by the model, and the words of their strings."""
+        self.calls += len(z)
+        if self.word_tokens is not None:
+            self.words += float(np.count_nonzero(z, axis=0) @ self.word_tokens)
+
+    def bin_words(self):
+        """The expected words of a mask's string in each bin (each word is kept in a share (d - s) / d of them)."""
+        s = np.arange(1, self.d + 1)
+        kept = np.bincount(self.strata.bin_of_s, weights=self.strata.within * (self.d - s) / self.d,
+                           minlength=self.strata.count)  # fmt: skip
+        return kept * float(self.word_tokens.sum())
 
     def limit_batch(self):
         """The batch size bound once the designs are known: masks and features within MAX_BATCH_ENTRIES."""
@@ -270,7 +301,7 @@ class BatchEstimator:
         counts = allocate(self.sampled, max(size, 4 * live))
         bins, sizes, z = self.draw(counts)
         f = _scores(self.score_masks, z)
-        self.calls += len(z)
+        self.spend(z)
         e = _control_values(self.controls, z)
         self.k = f.shape[1]
         self.y0_masks = None
@@ -330,7 +361,7 @@ class BatchEstimator:
             sizes = np.full(len(z), s)
             bins = np.full(len(z), b)
             f = _scores(self.score_masks, z)
-            self.calls += len(z)
+            self.spend(z)
             e = _control_values(self.controls, z)
             for c, column in enumerate(self.columns):
                 target = f[:, c] - e @ column.control_coefficients
@@ -397,7 +428,7 @@ class BatchEstimator:
         """Score one batch, add its terms (with the controls fitted on earlier batches) to the sums, then refit."""
         bins, sizes, z = self.draw(counts)
         f = _scores(self.score_masks, z)
-        self.calls += len(z)
+        self.spend(z)
         e = _control_values(self.controls, z)
         weights = self.mask_weights(bins, counts)
         for c, column in enumerate(self.columns):

@@ -1,11 +1,12 @@
 """The estimate route of :func:`limetheory.explain`: which masks-to-scores function it uses, and its budget.
 
 By default (``explain`` given neither ``tol`` nor ``max_calls``) the estimate costs at most one lime run: lime's
-``num_samples`` model calls, on lime's strings or, for a pipeline whose first step is a Count, Tfidf or Hashing
-vectorizer, on rows from the document's counts (:mod:`limetheory.pipelines.reading.count_rows`), which cost less
-than lime's string, vectorizer and row.  The linked reading of a logistic regression's probabilities is cheap and
-near-exact: it keeps the large budget (:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and stops at ``tol``.
-With ``tol`` or ``max_calls`` given, the budget is that large one for rows and ten lime runs' worth on strings
+``num_samples`` model calls, on lime's strings (holding no more words in all than lime's: :func:`lime_words`) or,
+for a pipeline whose first step is a Count, Tfidf or Hashing vectorizer, on rows from the document's counts
+(:mod:`limetheory.pipelines.reading.count_rows`), which cost less than lime's string, vectorizer and row.  The
+linked reading of a logistic regression's probabilities is cheap and near-exact: it keeps the large budget
+(:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and stops at ``tol``.  With ``tol`` or ``max_calls`` given, the
+budget is that large one for rows and ten lime runs' worth on strings
 (:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`); the notes say what precision
 was reached.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.tokens import word_occurrences
 from ..reading.count_rows import count_score_masks
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 
@@ -27,6 +29,23 @@ COUNT_CALLS_PER_LIME_RUN = 200
 COUNT_PILOT_CALLS = 1000
 #: lime's default num_samples: the precision target is set against lime at this n unless told otherwise
 LIME_NUM_SAMPLES = 5000
+
+
+def lime_words(text, num_samples):
+    """(each word's occurrences, the words lime's strings hold in all at ``num_samples``, in expectation).
+
+    lime's first string is the document (T words); each of the others removes s distinct words, s uniform on
+    1..d, so each word is kept with probability 1 - E[s] / d = (d - 1) / (2d): T (1 + (n - 1)(d - 1) / (2d)) words.
+
+    Examples
+    --------
+    >>> occurrences, words = lime_words("good food, good wine", 5000)
+    >>> occurrences.tolist(), words  # T = 4, d = 3: each string keeps a third of the words
+    ([2, 1, 1], 6669.333333333333)
+    """
+    occurrences = word_occurrences(text)
+    d, total = len(occurrences), float(occurrences.sum())
+    return occurrences, total * (1.0 + (num_samples - 1) * (d - 1) / (2.0 * d))
 
 
 def _columns(output):
@@ -80,8 +99,11 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
         budget = per_run * lime_n
     # the surrogate replaces model calls by cheap masks: pointless when a call is as cheap as the surrogate
     pilot = None if score is None else min(COUNT_PILOT_CALLS, max(2, budget // 10))
+    # lime's cost on strings is also the words they hold: a vectorizer's time grows with them
+    occurrences, words = lime_words(text, lime_n) if lime_cost and score is None and mode is None else (None, None)
     estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
                               random_state=random_state, progress=progress, controls=controls,
                               surrogate="auto" if score is None else False, pilot_calls=pilot,
-                              cheap_calls=score is not None, raise_budget=lime_cost and linked is None)  # fmt: skip
+                              cheap_calls=score is not None, raise_budget=lime_cost and linked is None,
+                              word_tokens=occurrences, max_words=words)  # fmt: skip
     return estimate, scores, f"estimate: the model scored on {rows}"

@@ -14,7 +14,7 @@ import numpy as np
 from ..reading.document import label_column, linked_check_masks
 from ..reading.linked_reading import link_possible, linked_score_masks
 from ..reading.pipeline_reading import LinearReading, RouteUnavailable
-from .estimate_route import estimate_explanation
+from .estimate_route import estimate_explanation, lime_words
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 
 
@@ -62,9 +62,14 @@ def estimate_labels(document, labels, call):
             budget = call.max_calls
             if budget is None:  # lime's cost by default: its number of calls on strings
                 budget = DEFAULT_CALLS_PER_LIME_RUN * call.lime_n if call.precision_asked else call.lime_n
+            # and the words of its strings (lime's default word mode): a model's time grows with them
+            occurrences, words = (
+                lime_words(text, call.lime_n) if not call.precision_asked and mode is None else (None, None)
+            )
             estimate = estimate_limit(column, d, nu=nu, num_samples=call.lime_n, tol=call.tol, max_calls=budget,
                                       random_state=rng, progress=call.progress, controls=(),
-                                      raise_budget=not call.precision_asked)  # fmt: skip
+                                      raise_budget=not call.precision_asked, word_tokens=occurrences,
+                                      max_words=words)  # fmt: skip
             results[label] = (estimate, column, "estimate: the model scored on lime's perturbed strings")
         else:
             controls = explain_controls(reader.pipeline, text, reader.output, label, nu, mode)

@@ -137,6 +137,8 @@ def estimate_limit(
     pilot_calls=None,
     cheap_calls=False,
     raise_budget=False,
+    word_tokens=None,
+    max_words=None,
 ):
     r"""β^f estimated in batches until its standard errors are at most ``tol`` x lime's spread at ``num_samples``.
 
@@ -176,7 +178,18 @@ def estimate_limit(
     raise_budget : bool
         True: a ``max_calls`` below the least the estimate needs (a pilot and two batches, two masks in each
         stratum) is raised to that least instead of refused (explain's default budget, lime's cost, on long
-        documents at a small ``num_samples``); the note gives the calls made.
+        documents at a small ``num_samples``); the note gives the calls made.  A budget that is lime's cost also
+        sizes the surrogate's cheap masks to the variance it leaves, not to a ``tol`` it cannot reach
+        (``_refill_cheap``): their CPU time counts against lime's.
+    word_tokens : array_like of shape (d,) or None
+        The occurrences of each word in the document (:func:`limetheory.engine.tokens.word_occurrences`), so that
+        the string of a mask z holds ``z @ word_tokens`` words; given with ``max_words``.
+    max_words : float or None
+        Most words in all the strings scored (explain's default budget: lime's expected number at
+        ``num_samples``, since a model whose cost grows with its string, VADER or a vectorizer, costs lime that
+        much).  The batches then favour strata of short strings (Neyman's allocation with each stratum's cost:
+        a call and its words, each against its budget) and stop when either budget is spent; the least the
+        estimate needs (two batches) is kept.
 
     Returns
     -------
@@ -240,9 +253,21 @@ def estimate_limit(
         )
     if not isinstance(cheap_calls, (bool, np.bool_)):
         raise TypeError(f"cheap_calls must be True or False, got {type(cheap_calls).__name__}")
+    if (word_tokens is None) != (max_words is None):
+        raise ValueError("word_tokens and max_words go together: the words of each mask's string and their budget")
+    if word_tokens is not None:
+        word_tokens = np.asarray(word_tokens, dtype=float)
+        if word_tokens.shape != (d,) or not (np.isfinite(word_tokens).all() and (word_tokens >= 0).all()):
+            raise ValueError(f"word_tokens must hold d = {d} non-negative counts, got {word_tokens!r}")
+        if isinstance(max_words, bool) or not isinstance(max_words, (int, float, np.integer, np.floating)):
+            raise TypeError(f"max_words must be a number, got {type(max_words).__name__}")
+        if not 0 < max_words < np.inf:
+            raise ValueError(f"max_words must be positive and finite, got {max_words!r}")
     estimator = BatchEstimator(score_masks, d, nu, num_samples, float(tol), budget, rng, progress, controls,
-                              surrogate if surrogate != "auto" else "auto", bool(cheap_calls))  # fmt: skip
+                              surrogate if surrogate != "auto" else "auto", bool(cheap_calls), word_tokens,
+                              None if max_words is None else float(max_words))  # fmt: skip
     live = int(estimator.strata.live.sum())
+    estimator.lime_cost = bool(raise_budget)
     if budget < 8 * live and raise_budget:  # lime's cost is below the estimate's least: the least, said in the note
         budget = estimator.budget = 8 * live
     if budget < 8 * live:
@@ -297,7 +322,12 @@ def _run(estimator, pilot_size):
                 break
             size = int(min(size, remaining, estimator.max_batch))
             floor = NEYMAN_FLOOR * (spread.max() if spread is not None and spread.max() > 0 else 1.0)
-            allocation = allocate(estimator.sampled, size, None if spread is None else np.maximum(spread, floor))
+            neyman = None if spread is None else np.maximum(spread, floor)
+            if estimator.max_words is not None:
+                neyman, size = _within_words(estimator, neyman, size, live)
+                if size == 0:
+                    break
+            allocation = allocate(estimator.sampled, size, neyman)
             if estimator.batches == 0 and any(c.surrogate is not None for c in estimator.columns):
                 estimator.cheap(allocate(estimator.sampled, max(size, 4 * live)))  # fits the cheap control
                 estimator.cheap(allocate(estimator.sampled, max(size, 4 * live)))  # a first average
@@ -327,6 +357,12 @@ def _run(estimator, pilot_size):
             f"met): the largest standard error is {worst:.2g} x lime's standard deviation at n = "
             f"{estimator.num_samples} (tol = {estimator.tol:g}); a larger max_calls buys more precision"
         )
+    if estimator.words_bound:
+        note += (
+            f"; its strings held {estimator.words:.0f} words in all, lime's expected number at n = "
+            f"{estimator.num_samples} (a model whose cost grows with its string costs lime that much), which bound "
+            "the calls first"
+        )
     dof = float(min(np.min(s[5]) for s in states))
     widening = float(stats.t.ppf(0.975, dof) / stats.norm.ppf(0.975)) if np.isfinite(dof) else 1.0
     if widening > 1.01:
@@ -349,6 +385,7 @@ def _run(estimator, pilot_size):
         surrogate=[c.surrogate.link if c.surrogate is not None else None for c in estimator.columns],
         controls=len(estimator.controls),
         cheap_masks=int(estimator.cheap_counts.sum()),
+        words=estimator.words if estimator.max_words is not None else None,
         batches=estimator.batches,
         cpu_seconds=seconds,
         dof=dof,
@@ -389,16 +426,57 @@ def _rounding_floor(estimator, beta):
     return ROUNDING_UNITS * np.finfo(float).eps * scale / estimator.smallest_eigenvalue
 
 
+def _within_words(estimator, neyman, size, live):
+    """(Neyman's spreads over the root of each stratum's cost, the batch size whose strings fit the words left).
+
+    A mask of stratum b costs a call, 1 / max_calls of that budget, and its string's expected words, w_b / max_words
+    of the other: Neyman's allocation with costs puts n_b in proportion to W_b σ_b / sqrt(c_b).  The first batch
+    takes at most half the words left (as it takes at most half the calls left); 0 once the words are spent after
+    two batches (before, the least the estimate needs: two masks in each stratum).
+    """
+    words = estimator.bin_words()
+    cost = 1.0 / estimator.budget + words / estimator.max_words
+    neyman = (estimator.strata.weight > 0).astype(float) if neyman is None else neyman
+    neyman = neyman / np.sqrt(cost)
+    allocation = allocate(estimator.sampled, size, neyman)
+    left = estimator.max_words - estimator.words
+    if estimator.batches == 0:
+        left /= 2
+    per_mask = float(allocation @ words) / max(int(allocation.sum()), 1)
+    fits = int(left / per_mask) if per_mask > 0 else size
+    if fits >= size:
+        return neyman, size
+    estimator.words_bound = True
+    if fits < 2 * live and estimator.batches >= 2:
+        return neyman, 0
+    return neyman, max(fits, 2 * live)
+
+
 def _refill_cheap(estimator):
-    """Draw cheap masks (the model is not called) until the surrogate's average is a small share of the target."""
+    """Draw cheap masks (the model is not called) until the surrogate's average is a small share of the variance.
+
+    The share is ``CHEAP_SHARE`` of the target's variance; when the budget is lime's cost (``raise_budget``), of the
+    larger variance the model's calls will leave if the budget ends first (the current one times the batches'
+    masks so far over those the budget allows): a target that lime's cost cannot reach must not buy cheap masks by
+    the hundred thousand (VADER on 39 words: 250000 cheap masks, 40% of the CPU time of its 5000 calls, for 1.5% of
+    a standard error).  A budget asked for (``tol``, ``max_calls``) keeps buying them up to ``MAX_CHEAP_PER_CALL``
+    per call: there they are the cheaper way to the precision asked.
+    """
     if not any(c.surrogate is not None for c in estimator.columns):
         return
     cap = MAX_CHEAP_PER_CALL * estimator.calls
+    done = float(estimator.counts.sum())
+    left = max(estimator.budget - estimator.calls, 0)
+    if estimator.max_words is not None and estimator.words > 0:
+        left = min(left, max(estimator.max_words - estimator.words, 0.0) * estimator.calls / estimator.words)
+    # the model's variance at the end over its variance now (0: the target's variance alone, as asked)
+    final = done / (done + left) if done > 0 and estimator.lime_cost else 0.0
     for _ in range(8):
         need = 0.0
-        for column, (b, _, cv, ls, *_) in zip(estimator.columns, estimator.state(), strict=True):
+        for column, (b, v, cv, ls, *_) in zip(estimator.columns, estimator.state(), strict=True):
             if column.surrogate is not None:
-                need = max(need, float(np.max(cv / (CHEAP_SHARE * _target(estimator, b, ls) ** 2))))
+                floor = np.maximum(_target(estimator, b, ls) ** 2, final * v)
+                need = max(need, float(np.max(cv / (CHEAP_SHARE * floor))))
         have = estimator.cheap_counts.sum()
         if (need <= 1.0 and have > 0) or have >= cap:
             return
