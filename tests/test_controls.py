@@ -78,3 +78,73 @@ def test_design_moments_are_the_means_of_x_times_the_features(kind):
             rtol=0,
             atol=1e3 * np.finfo(float).eps,
         )
+
+
+@pytest.mark.parametrize("norm", ["l2", None])
+def test_design_with_exact_powers_has_the_means_of_x_times_its_features(norm):
+    """A decision function's powers g, g², g³ times polynomials in t (``controls.ExactPowers``): the design's moments
+    are the means over every mask of x times its features, with the index, pairs and words beside them."""
+    from limetheory.pipelines.estimate.controls import ExactPowers
+    from limetheory.theory.linear.linear_powers import power_moments
+
+    d = 7
+    rng = np.random.default_rng(4)
+    lam, tfidf = rng.normal(size=d), np.array([1.0, 2.0, 1.0, 0.0, 3.0, 1.0, 0.5])
+
+    def g(z):
+        kept = np.asarray(z, dtype=float) * tfidf
+        size = np.sqrt((kept**2).sum(axis=1)) if norm == "l2" else np.ones(len(kept))
+        return 0.4 + np.divide(kept @ lam, size, out=np.zeros(len(kept)), where=size > 0)
+
+    powers = ExactPowers(g, *power_moments(lam, tfidf, intercept=0.4, norm=norm))
+    design = Design(d, 3, None, top_pairs(lam, 3), 2, lam, 0.1, 3, powers, 3)
+    assert design.n_exact == 9 and design.size == 3 * (d + 1) + 2 * 3 + 6 + 9
+    coefficients = rng.normal(size=design.size)
+    masks, s = _all_masks(d)
+    moments = design.moments(coefficients, np.arange(1, d + 1))
+    # tolerance: the moments of g³ are accurate to 1e-12 max|g|³ (tests/test_linear_powers.py), here max|g| <= 3.5
+    # and the coefficients are of order one, so 1e-12 x 43 x 9 features; the sums of the enumeration add rounding
+    # at 1e3 eps as in the test above
+    for size in range(1, d + 1):
+        z = masks[s == size]
+        values = design.features(z, np.full(len(z), size)) @ coefficients
+        x = np.column_stack([np.ones(len(z)), z])
+        expected = (x * values[:, None]).mean(axis=0)
+        np.testing.assert_allclose(moments[size - 1], expected, rtol=0, atol=5e-10)
+        np.testing.assert_allclose(
+            design.values(z.astype(bool), np.full(len(z), size), coefficients), values, rtol=0, atol=1e-12
+        )
+
+
+def test_exact_powers_enter_explains_controls_from_15_words(data_dir):
+    """explain's control for a logistic regression's probabilities carries the exact powers of its decision function
+    from 15 words on (below, explain enumerates), equal to the means over masks of the real pipeline's values."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    import limetheory as lt
+    from limetheory.pipelines.estimate.controls import ExactPowers
+    from limetheory.pipelines.estimate.labels import explain_controls
+
+    reviews = lt.load_yelp_reviews()
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(reviews["text"], reviews["stars"])
+    text = "The food was good, the service was not. Good prices though; the place was loud and our waiter rude, sadly."
+    d = len(lt.local_dictionary(text))
+    assert d >= 15
+    ((g, beta),) = explain_controls(model, text, "predict_proba", 1, 0.25)
+    assert isinstance(g, ExactPowers) and g.count == 3
+    rng = np.random.default_rng(0)
+    for s in (1, 7, d - 1):
+        z = np.ones((4000, d), dtype=bool)
+        for row in z:
+            row[rng.choice(d, s, replace=False)] = False
+        truth = model.decision_function(lt.perturbed_documents(text, z.astype(np.int8)))
+        np.testing.assert_allclose(g(z), truth, rtol=0, atol=1e-12)  # the control is the pipeline's own score
+        # E[g² | s] within 5 standard errors of the sample mean (an independent, statistical check at d = 15;
+        # the exact check is enumeration in tests/test_linear_powers.py)
+        squares = truth**2
+        assert abs(g.mean[s - 1, 1] - squares.mean()) <= 5 * squares.std() / np.sqrt(len(z)) + 1e-12
+    small = "good food, bad service"
+    ((g_small, _),) = explain_controls(model, small, "predict_proba", 1, 0.25)
+    assert not isinstance(g_small, ExactPowers)

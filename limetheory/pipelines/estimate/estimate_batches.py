@@ -19,7 +19,7 @@ import scipy.stats
 from ...theory.explanation import beta_from_gamma
 from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
 from .batch_sums import accumulate
-from .controls import Design, NormalEquations, top_pairs
+from .controls import Design, ExactPowers, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
 from .strata import Strata, allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
 
@@ -32,6 +32,8 @@ PAIR_WORDS = 10
 CHEAP_PAIR_WORDS = 6
 #: polynomials in t multiplying (1, z), the pair products, and each power of the index
 DEGREE, PAIR_DEGREE, INDEX_DEGREE = 3, 2, 3
+#: polynomials in t multiplying each power of a caller's control with exact powers (``controls.ExactPowers``)
+EXACT_DEGREE = 3
 #: mask entries (masks x words) per batch: the memory bound
 MAX_BATCH_ENTRIES = 4_000_000
 #: the surrogate is used when it divides the held-out residual variance by at least this
@@ -319,6 +321,9 @@ class BatchEstimator:
             gamma = np.einsum("b,bjk->jk", self.strata.weight / np.maximum(counts, 1), sums)
             ref = np.array([beta_from_gamma(gamma[:, c], d, nu=self.nu) for c in range(self.k)])
         self.columns, spreads = [], []
+        # a caller's control whose powers have exact moments (a logistic regression's decision function) enters the
+        # design, times polynomials in t; its held coefficient is then 0
+        exact = next((g for g, _ in self.controls if isinstance(g, ExactPowers)), None)
         half = self.rng.random(len(z)) < 0.5
         indices = []
         for c in range(self.k):
@@ -330,16 +335,20 @@ class BatchEstimator:
             indices.append((index, offset))
             if small:
                 pairs = top_pairs(ref[c, 1:], min(self.pair_words, d))
-                design = Design(d, DEGREE, None, pairs, PAIR_DEGREE, index, offset, INDEX_DEGREE)
+                design = Design(d, DEGREE, None, pairs, PAIR_DEGREE, index, offset, INDEX_DEGREE, exact, EXACT_DEGREE)
             else:
                 directions = np.column_stack([ref[c, 1:], *self.control_betas[:, 1:]])
                 directions = directions / np.maximum(np.abs(directions).max(axis=0), 1e-300)
-                design = Design(d, DEGREE, directions, None, PAIR_DEGREE, index, offset, INDEX_DEGREE)
+                design = Design(d, DEGREE, directions, None, PAIR_DEGREE, index, offset, INDEX_DEGREE, exact,
+                                EXACT_DEGREE)  # fmt: skip
             phi = design.features(z, sizes)
-            both = np.column_stack([phi, e])
-            fit = NormalEquations(both.shape[1])
-            fit.add(both, f[:, c], weights)
-            held = fit.solve()[design.size :, 0] if self.controls else np.zeros(0)
+            if exact is None:
+                both = np.column_stack([phi, e])
+                fit = NormalEquations(both.shape[1])
+                fit.add(both, f[:, c], weights)
+                held = fit.solve()[design.size :, 0] if self.controls else np.zeros(0)
+            else:  # g is among the design's features: a held coefficient would only duplicate it
+                held = np.zeros(len(self.controls))
             target = f[:, c] - e @ held
             surrogate = self._choose_surrogate(design, phi, target, f[:, c], weights, half)
             column = ColumnState(self.strata, d, design, held, surrogate, ref[c])

@@ -12,8 +12,9 @@ import warnings
 import numpy as np
 
 from ..reading.document import label_column, linked_check_masks
-from ..reading.linked_reading import link_possible, linked_score_masks
+from ..reading.linked_reading import link_possible, linked_score_masks, reading_powers
 from ..reading.pipeline_reading import LinearReading, RouteUnavailable
+from .controls import ExactPowers
 from .estimate_route import estimate_explanation, lime_words
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 
@@ -23,8 +24,11 @@ def explain_controls(model, text, output, label, nu, mode=None):
 
     For ``predict_proba`` of a pipeline whose decision function is linear in the columns (e.g. a logistic
     regression), g is that decision function, computed from the words' columns (no string is built) and β_g its
-    exact linear β: the probability is a smooth function of it, so it carries most of the variance.  Other models get
-    none (the affine control of ``limetheory.pipelines.estimate.montecarlo.estimate_beta`` remains).
+    exact linear β: the probability is a smooth function of it, so it carries most of the variance.  Where its powers
+    have exact moments (:func:`~limetheory.pipelines.reading.linked_reading.reading_powers`) g comes as an
+    :class:`~limetheory.pipelines.estimate.controls.ExactPowers`, whose g, g² and g³ (times polynomials in s) the
+    estimate's design takes.  Other models get none (the affine control of
+    ``limetheory.pipelines.estimate.montecarlo.estimate_beta`` remains).
     """
     if output != "predict_proba" or model is None:
         return ()
@@ -32,7 +36,8 @@ def explain_controls(model, text, output, label, nu, mode=None):
         n_classes = len(getattr(model.steps[-1][1], "classes_", ()))
         vectorizer = model.steps[0][1]
         linear = LinearReading(model, vectorizer, text, "decision_function", label if n_classes > 2 else 1, mode)
-        return ((linear, linear.beta(nu)),)
+        beta, powers = linear.beta(nu), reading_powers(linear)
+        return ((linear if powers is None else ExactPowers(linear, *powers), beta),)
     except (RouteUnavailable, ValueError, TypeError, IndexError, AttributeError):
         return ()
 
