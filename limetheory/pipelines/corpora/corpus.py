@@ -25,7 +25,7 @@ import numpy as np
 
 from ..._validation import check_bool, check_int
 from ..reading.blackbox import read_model
-from ..reading.lime_call import LimeCall
+from ..reading.lime_call import LIME_ONLY, LimeCall
 from ..routing import explain
 from . import store
 from .linear_many import explain_linear_many
@@ -98,6 +98,7 @@ def _complete_options(options):
     unknown = sorted(set(options) - set(names))
     if unknown:
         hint = " (explain takes lime's unit: kernel_width = 100 ν)" if "nu" in unknown else ""
+        hint += "".join(f" ({name}: {LIME_ONLY[name]})" for name in unknown if name in LIME_ONLY)
         raise TypeError(f"explain_many got options that explain does not take: {unknown}{hint}; explain's are {names}")
     parameters = inspect.signature(explain).parameters
     complete = {name: options.get(name, parameters[name].default) for name in names}

@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 from ..._validation import check_bool, check_int, check_positive_finite, check_text
 from ...engine.selection import FEATURE_SELECTIONS
 from ..reading.lime_call import LimeCall
+from ..results.lime_view import mend_show_in_notebook
 from .neighbourhood import lime_neighbourhood
 from .surrogate_fit import explain_label
 
@@ -35,31 +36,6 @@ def lime_kernel(d, kernel_width):
     [1.0, 0.606531]
     """
     return np.sqrt(np.exp(-(d**2) / kernel_width**2))
-
-
-def mend_show_in_notebook(explanation):
-    """Give ``explanation`` (lime's Explanation) a ``show_in_notebook`` that imports ``display`` from IPython.display.
-
-    lime 0.2.0.1 imports ``display`` and ``HTML`` from ``IPython.core.display``, which IPython 9 no longer exports;
-    ``IPython.display`` has both.  Same arguments, same HTML.  Returns ``explanation``.
-
-    Examples
-    --------
-    >>> from lime.lime_text import IndexedString, TextDomainMapper
-    >>> e = mend_show_in_notebook(LimeExplanation(TextDomainMapper(IndexedString("good food")), class_names=["0"]))
-    >>> e.show_in_notebook.__doc__ == LimeExplanation.show_in_notebook.__doc__
-    True
-    """
-
-    def show_in_notebook(labels=None, predict_proba=True, show_predicted_value=True, **kwargs):
-        from IPython.display import HTML, display
-
-        html = explanation.as_html(labels, predict_proba, show_predicted_value, **kwargs)
-        display(HTML(html))
-
-    show_in_notebook.__doc__ = LimeExplanation.show_in_notebook.__doc__
-    explanation.show_in_notebook = show_in_notebook
-    return explanation
 
 
 class LimeTextExplainer:

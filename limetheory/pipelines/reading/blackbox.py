@@ -80,6 +80,13 @@ def read_model(model, output=None):
             raise ValueError(f"output={output!r} contradicts the method passed as model, {name!r}")
         model, output = owner, name
     if isinstance(model, Pipeline):
+        if output is None and not hasattr(model, "predict_proba"):
+            available = [name for name in OUTPUTS if hasattr(model, name)]
+            advice = f": pass output={available[0]!r} (or model.{available[0]})" if available else ""
+            raise ValueError(
+                "model is a Pipeline without predict_proba, the output explained when output is None (what lime's "
+                f"classifier_fn usually is); its outputs are {available}{advice}"
+            )
         return _pipeline_reader(model, "predict_proba" if output is None else output)
     if callable(model) and not hasattr(model, "fit"):
         if output is not None:

@@ -24,6 +24,16 @@ LIME_NUM_SAMPLES = 5000
 DEFAULT_TOL = 0.1
 
 
+#: lime's arguments (of LimeTextExplainer and explain_instance) that explain does not take, and why
+LIME_ONLY = {
+    "kernel": "the limit is that of lime's default kernel, exp(-d² / kernel_width²) on the cosine distance",
+    "distance_metric": "the limit is that of lime's default, 'cosine'",
+    "model_regressor": "the limit is that of lime's default surrogate, Ridge(alpha=1)",
+    "class_names": "names are for lime's display: pass them to Explanation.to_lime(class_names=...)",
+    "verbose": "lime prints its fit's intercept and prediction; Explanation.lime_answer() holds their limits",
+}
+
+
 def refuse_unexpected(unexpected, function="explain"):
     """TypeError for keywords lime does not take, with the ``kernel_width`` to pass where ``nu=`` was given."""
     if not unexpected:
@@ -35,6 +45,13 @@ def refuse_unexpected(unexpected, function="explain"):
             f"kernel_width={100 * nu!r} instead"
             if isinstance(nu, (int, float))
             else f"{function} takes lime's unit, kernel_width = 100 ν, not nu= (got nu={nu!r})"
+        )
+    known = [name for name in LIME_ONLY if name in unexpected]
+    if known:
+        reasons = "; ".join(f"{name}: {LIME_ONLY[name]}" for name in known)
+        raise TypeError(
+            f"{function}() takes lime's arguments except {list(LIME_ONLY)}, got {known} ({reasons}); lime's defaults "
+            "are what it computes the limit of"
         )
     raise TypeError(f"{function}() got unexpected keyword arguments {sorted(unexpected)}")
 

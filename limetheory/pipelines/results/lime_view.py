@@ -48,27 +48,48 @@ def lime_explanation(explanation, class_names=None):
         # K-th largest output's; with one label, that label's)
         result.score = answer.score
         result.local_pred = np.array([answer.selection.local_pred])
-    result.show_in_notebook = _show_in_notebook(result)
-    return result
+    return mend_show_in_notebook(result)
 
 
-def _show_in_notebook(result):
-    """lime's ``show_in_notebook`` for this object, importing ``display`` from where IPython keeps it.
+def mend_show_in_notebook(explanation):
+    """Give ``explanation`` (lime's Explanation) a ``show_in_notebook`` that imports ``display`` from IPython.display.
 
     lime 0.2.0.1 imports ``display`` and ``HTML`` from ``IPython.core.display``, which IPython 9 no longer exports
     (an ImportError on every explanation lime makes); ``IPython.display`` has both.  Same arguments, same HTML.
+    Shared by :meth:`Explanation.to_lime <limetheory.pipelines.results.result.Explanation.to_lime>` and the drop-in
+    ``LimeTextExplainer``.
+
+    Parameters
+    ----------
+    explanation : lime.explanation.Explanation
+        lime's explanation object (its ``show_in_notebook`` attribute is replaced on this object only).
+
+    Returns
+    -------
+    lime.explanation.Explanation
+        ``explanation`` itself.
+
+    Examples
+    --------
+    >>> from lime.lime_text import IndexedString
+    >>> e = mend_show_in_notebook(LimeExplanation(TextDomainMapper(IndexedString("good food")), class_names=["0"]))
+    >>> e.show_in_notebook.__doc__ == LimeExplanation.show_in_notebook.__doc__
+    True
     """
+    if not isinstance(explanation, LimeExplanation):
+        raise TypeError(f"explanation must be a lime.explanation.Explanation, got {type(explanation).__name__}")
 
     def show_in_notebook(labels=None, predict_proba=True, show_predicted_value=True, **kwargs):
         from IPython.display import HTML, display
 
-        html = result.as_html(
+        html = explanation.as_html(
             labels=labels, predict_proba=predict_proba, show_predicted_value=show_predicted_value, **kwargs
         )
         display(HTML(html))
 
     show_in_notebook.__doc__ = LimeExplanation.show_in_notebook.__doc__
-    return show_in_notebook
+    explanation.show_in_notebook = show_in_notebook
+    return explanation
 
 
 def _answer(member):
