@@ -53,6 +53,7 @@ small d and small n, where it matters).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -208,8 +209,13 @@ def solve_patterned(corner, edge, diagonal, off, rows):
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def _sigma_pattern(d, nu):
-    """Σ's four values (corner α₀, edge α₁, diagonal α₁, off-diagonal α₂)."""
+    """Σ's four values (corner α₀, edge α₁, diagonal α₁, off-diagonal α₂).
+
+    Cached (four floats per (d, ν)): a corpus's documents share their numbers of words, and each explanation's
+    agreement check asks for them (``agreement.lime_disagreement``).
+    """
     a = alphas(d, nu=nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
     return a[0], a[1], a[1], a[2]
 
