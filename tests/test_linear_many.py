@@ -129,3 +129,92 @@ def test_explain_many_uses_the_batch_for_a_column_transformer_and_a_bound_method
         rows = frame[frame.document == position]
         np.testing.assert_array_equal(rows.coefficient.to_numpy(), one.beta)
         assert set(rows.method) == {"linear"}
+
+
+#: documents at the edges of the route: one and two words, repeated words, words that share a column ("The", "the"),
+#: words the model never saw, nothing left after tokenisation, and no text at all
+EDGE_DOCUMENTS = [
+    "Great",
+    "great food",
+    "food food",
+    "good good good bad",
+    "The the THE food was good, the service THE worst",
+    "zzzqqq xxyy",
+    "zzzqqq food",
+    "!!! ...",
+    "",
+    "a b",
+    "Not bad. Not bad at all, not at all bad!",
+]
+
+
+def _fields(explanation):
+    """Everything an Explanation holds (its attributes and public properties), the functions by their values."""
+    masks = np.array([[1] * len(explanation.words), [0] + [1] * (len(explanation.words) - 1)], dtype=np.int8)
+    held = {name: value for name, value in vars(explanation).items() if name not in ("_cache", "_family", "_shared")}
+    held["mask_fn"] = explanation.mask_fn(masks)
+    held["scores_fn"] = explanation.scores_fn(masks)
+    held["sample"] = explanation.sample  # None for an exact route
+    for name in ("nu", "outputs_known", "y0", "lime_agrees"):
+        held[name] = getattr(explanation, name)
+    held["word_order"], held["outputs"] = explanation.word_order(), explanation.outputs()
+    held["as_list"], held["as_map"] = explanation.as_list(), explanation.as_map()
+    held["frame"] = explanation.to_frame()
+    return held
+
+
+def test_every_field_of_explain_on_short_repeated_and_empty_documents(reviews, pipelines):
+    """Every field equal on the documents at the edges, a refusal (None) exactly where explain refuses the route."""
+    texts, _ = reviews
+    model = pipelines[0][1]
+    documents = EDGE_DOCUMENTS + texts[:6]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        many = explain_linear_many(model, documents, output="decision_function")
+    explained = 0
+    for text, batch in zip(documents, many, strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            try:
+                one = lt.explain(model, text, output="decision_function")
+            except ValueError:  # fewer than 2 distinct words, or none: explain refuses the text, the batch too
+                assert batch is None, text
+                continue
+        assert one.method == "linear" and batch is not None, text
+        explained += 1
+        ours, theirs = _fields(batch), _fields(one)
+        assert ours.keys() == theirs.keys()
+        for name, value in theirs.items():
+            if isinstance(value, pd.DataFrame):
+                pd.testing.assert_frame_equal(ours[name], value, check_exact=True)
+            elif isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(ours[name], value, err_msg=f"{name} of {text!r}")
+            else:
+                assert ours[name] == value, (name, text)
+    assert explained == len(documents) - 4  # "Great", "food food", "!!! ..." and "" are refused
+
+
+@pytest.mark.parametrize("index", [0, 5, 6, 7], ids=["tfidf-bound-method", "hashing", "union", "column"])
+def test_explain_many_explains_every_document_but_a_chunks_first_in_the_batch(reviews, pipelines, index, monkeypatch):
+    """explain_many calls explain on a chunk's first document only when every other takes the batched route."""
+    from limetheory.pipelines.corpora import corpus
+
+    texts, _ = reviews
+    _, model, _ = pipelines[index]
+    chosen = texts[:10]
+    called, explain_one = [], corpus._explain_one
+
+    def counted(model, position, text, options):
+        called.append(text)
+        return explain_one(model, position, text, options)
+
+    monkeypatch.setattr(corpus, "_explain_one", counted)
+    function = model.decision_function  # a bound method: explain_many reads the pipeline and its output
+    frame = lt.explain_many(function, chosen, n_jobs=1, chunk_size=len(chosen), progress=False)
+    ones = [lt.explain(model, text, output="decision_function") for text in chosen]
+    # the chunk's first document (explain checks the options on it), and those explain does not take linearly (the
+    # union's binary counts of words that share a column: tests/test_linear_many's refused_by_design)
+    expected = chosen[:1] + [text for text, one in zip(chosen[1:], ones[1:], strict=True) if one.method != "linear"]
+    assert called == expected and len(called) <= len(chosen) - 3, [one.method for one in ones]  # 3+ batched
+    for position, one in enumerate(ones):
+        np.testing.assert_array_equal(frame[frame.document == position].coefficient.to_numpy(), one.beta)

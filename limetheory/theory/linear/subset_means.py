@@ -24,8 +24,11 @@ import numpy as np
 
 from ..._compiled import compiled
 
-#: largest table of hypergeometric weights kept in the cache (256 tables of at most 32 KiB)
+#: largest table of hypergeometric weights kept in the cache (at most 32 KiB)
 _CACHED_WEIGHT_ENTRIES = 4096
+#: tables kept (32 MiB at most; a corpus's documents need a few tables each, about 3 MiB for the 1000 Yelp
+#: reviews, whose 243 lengths miss a cache of 256 tables one call in two)
+_CACHED_WEIGHT_TABLES = 1024
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
 #: a mean below this (means are at most 1) contributes nothing to the quadrature sums: the rule's weights are
@@ -96,7 +99,7 @@ def hypergeometric_weights(n, e, width=None):
     return weights
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=_CACHED_WEIGHT_TABLES)
 def _cached_hypergeometric_weights(n, e):
     weights = _exact_hypergeometric_weights(n, e)
     weights.flags.writeable = False
