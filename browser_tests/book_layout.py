@@ -96,11 +96,19 @@ if (page.scrollWidth > page.clientWidth + 1) {
 return out;
 """
 
-# resolves once the layout has settled after a resize (two animation frames: bookext.js marks scrolling displays
-# in a resize handler)
+# resolves once the layout has settled after a resize or a theme switch: two animation frames (bookext.js marks
+# scrolling displays in a resize handler), then the end of every finite CSS transition or animation then running
+# (at most 3 s). At a phone's width the theme's secondary sidebar becomes a drawer that slides out past the screen's
+# edge in 0.2 s, still visible while it slides: measured in those 0.2 s, it read as a page wider than the screen.
 SETTLED = """
 const done = arguments[arguments.length - 1];
-requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+frames().then(() => {
+  const running = document.getAnimations().filter(a => a.playState === 'running'
+                                                   && Number.isFinite(a.effect.getComputedTiming().endTime));
+  const ended = Promise.all(running.map(a => a.finished.catch(() => null)));
+  return Promise.race([ended, new Promise(r => setTimeout(r, 3000))]);
+}).then(frames).then(() => done(true));
 """
 
 
@@ -173,12 +181,6 @@ const squash = s => (s || '').replace(/\s+/g, ' ').trim();
 const scroller = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
 const clips = e => getComputedStyle(e).overflowX !== 'visible';
 const shown = e => e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
-// an off-canvas drawer (the theme's secondary sidebar on a phone: fixed, moved past the screen's right edge until it
-// is opened, and still visible while it slides out after a resize) adds nothing a reader can scroll to
-const offCanvas = e => { for (let p = e; p && p !== document.body; p = p.parentElement) {
-                           if (getComputedStyle(p).position === 'fixed' && p.getBoundingClientRect().left >= vw - 1) {
-                             return true; } }
-                         return false; };
 const describe = e => { const holder = e.closest('[id]');
                         return e.tagName.toLowerCase() + (typeof e.className === 'string' && e.className.trim()
                                ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '')
@@ -187,9 +189,7 @@ const out = {page: [document.documentElement.scrollWidth, vw], beyond: [], table
 // past the screen's right edge, outside any box that clips or scrolls (the outermost such element only)
 document.body.querySelectorAll('*').forEach(e => {
   const box = e.getBoundingClientRect();
-  if (box.width <= 0 || box.right <= vw + 1 || !shown(e) || e.closest('mjx-container, svg, dialog') || offCanvas(e)) {
-    return;
-  }
+  if (box.width <= 0 || box.right <= vw + 1 || !shown(e) || e.closest('mjx-container, svg, dialog')) return;
   for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) { if (clips(p)) return; }
   const parent = e.parentElement.getBoundingClientRect();
   if (e.parentElement !== document.body && parent.right > vw + 1) return;
