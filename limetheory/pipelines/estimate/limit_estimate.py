@@ -357,11 +357,17 @@ def _run(estimator, pilot_size):
             f"met): the largest standard error is {worst:.2g} x lime's standard deviation at n = "
             f"{estimator.num_samples} (tol = {estimator.tol:g}); a larger max_calls buys more precision"
         )
-    if estimator.words_bound:
+    if estimator.max_words is not None and estimator.words > estimator.max_words:
         note += (
-            f"; its strings held {estimator.words:.0f} words in all, lime's expected number at n = "
-            f"{estimator.num_samples} (a model whose cost grows with its string costs lime that much), which bound "
-            "the calls first"
+            f"; its strings held {estimator.words:.0f} words in all, more than the {estimator.max_words:.0f} of "
+            f"lime's {estimator.num_samples} strings: the least the estimate needs (a pilot and two batches, two "
+            "masks in each stratum)"
+        )
+    elif estimator.words_bound and not target_met:
+        note += (
+            f"; its strings held {estimator.words:.0f} words in all, against {estimator.max_words:.0f} in lime's "
+            f"{estimator.num_samples} strings (a model whose cost grows with its string costs lime that much), "
+            "which bound the calls first"
         )
     dof = float(min(np.min(s[5]) for s in states))
     widening = float(stats.t.ppf(0.975, dof) / stats.norm.ppf(0.975)) if np.isfinite(dof) else 1.0
