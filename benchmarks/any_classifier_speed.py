@@ -15,10 +15,11 @@
 4. The exact linear route on the paper's 29-word review (decision_function): its ratio, for regressions.
 5. Ablation (issue 27: "each technique measured and kept only where it pays"): the estimate's efficiency against
    lime at equal calls on the same masks budget with one technique removed at a time: the nonlinear surrogate
-   (``surrogate=False``), the caller's control (the decision function, for the logistic regression), both, and
-   the powers of the index among the polynomial controls (``controls.Design``; removed by giving them no
-   polynomial in t); with the CPU time of each, for the logistic regression scored from counts and from its
-   linked reading (the same values: only the time differs).
+   (``surrogate=False``), the caller's control (the decision function, for the logistic regression), both, the
+   exact powers g, g², g³ of the decision function (``controls.ExactPowers``; the decision function then held with
+   one coefficient), and the powers of the index among the polynomial controls (``controls.Design``; removed by
+   giving them no polynomial in t); with the CPU time of each, for the logistic regression scored from counts and
+   from its linked reading (the same values: only the time differs).
 
 CPU times of this process (``time.process_time``; run with ``OPENBLAS_NUM_THREADS=1``, as make does).  Run with
 ``python benchmarks/any_classifier_speed.py`` (about 3 minutes) with ``LIMETHEORY_DATA_DIR`` set.
@@ -112,8 +113,9 @@ def efficiency_of(estimate):
 
 
 def ablation(logistic, mlp, text):
+    from limetheory.pipelines.estimate.controls import ExactPowers
+    from limetheory.pipelines.estimate.labels import explain_controls
     from limetheory.pipelines.reading.count_rows import count_score_masks
-    from limetheory.pipelines.routing import explain_controls
 
     d = len(lt.local_dictionary(text))
     nu = KERNEL_WIDTH / 100
@@ -124,6 +126,8 @@ def ablation(logistic, mlp, text):
     truth = logistic.predict_proba(lt.perturbed_documents(text, masks))
     linked, _ = linked_score_masks(logistic, text, "predict_proba", masks, truth)
     control = explain_controls(logistic, text, "predict_proba", 1, nu)
+    # the decision function without its exact powers (controls.ExactPowers): held with one coefficient, as before
+    plain = tuple((g.function if isinstance(g, ExactPowers) else g, beta) for g, beta in control)
     cases = {
         "logistic, rows from counts": (lambda z: counts(z)[:, 1], control),
         "logistic, linked reading": (lambda z: linked(z)[:, 1], control),
@@ -134,6 +138,9 @@ def ablation(logistic, mlp, text):
         if controls:
             variants["no caller's control"] = dict(controls=())
             variants["neither"] = dict(controls=(), surrogate=False)
+        if controls and isinstance(controls[0][0], ExactPowers):
+            variants["no powers of g"] = dict(controls=plain)
+            variants["no powers, no surrogate"] = dict(controls=plain, surrogate=False)
         variants["no index powers"] = dict(controls=controls, index=False)
         for label, options in variants.items():
             options = dict(options)
