@@ -148,3 +148,28 @@ def test_exact_powers_enter_explains_controls_from_15_words(data_dir):
     small = "good food, bad service"
     ((g_small, _),) = explain_controls(model, small, "predict_proba", 1, 0.25)
     assert not isinstance(g_small, ExactPowers)
+
+
+def test_reading_powers_refuses_what_it_cannot_compute():
+    """None (the decision function then stays a held control) for several blocks, a mask token, too few or too many
+    words, and weights beyond the rule over u; the moments otherwise."""
+    from types import SimpleNamespace
+
+    from limetheory.pipelines.reading.linked_reading import MAX_POWER_WORDS, reading_powers
+
+    def reading(values, parts=1, mask_weight=0.0):
+        values = np.asarray(values, dtype=float)
+        part = SimpleNamespace(lam=np.linspace(-1, 1, len(values)), values=values, groups=np.arange(len(values)),
+                               norm="l2")  # fmt: skip
+        return SimpleNamespace(parts=(part,) * parts, mask_weight=mask_weight, sign=1.0, intercept=0.2)
+
+    words = np.ones(16)
+    assert reading_powers(reading(words)) is not None
+    assert reading_powers(reading(words, parts=2)) is None
+    assert reading_powers(reading(words, mask_weight=0.5)) is None
+    assert reading_powers(reading(np.ones(14))) is None
+    assert reading_powers(reading(np.ones(14)), min_words=2) is not None
+    assert reading_powers(reading(np.ones(MAX_POWER_WORDS + 1))) is None
+    tiny = words.copy()
+    tiny[0] = 1e-120  # below the rule's smallest ratio of weights (1e-100)
+    assert reading_powers(reading(tiny)) is None

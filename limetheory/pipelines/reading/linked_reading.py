@@ -166,8 +166,9 @@ def reading_powers(reading, max_power=READING_POWERS, min_words=MIN_POWER_WORDS)
     g is the reading's decision function (:class:`limetheory.pipelines.reading.pipeline_reading.LinearReading`), a
     constant plus a linear model of one block of TF-IDF (or count) columns: its powers' moments are
     :func:`limetheory.theory.linear.linear_powers.power_moments`.  None for a reading of several blocks (a
-    FeatureUnion: the powers mix the blocks' norms), with a mask token's column (``bow=False``), or outside
-    ``min_words`` to ``MAX_POWER_WORDS`` words.
+    FeatureUnion: the powers mix the blocks' norms), with a mask token's column (``bow=False``), outside
+    ``min_words`` to ``MAX_POWER_WORDS`` words, or with weights that ``power_moments`` refuses (the decision function
+    then stays a control of its own, held with one coefficient).
 
     Returns
     -------
@@ -193,5 +194,8 @@ def reading_powers(reading, max_power=READING_POWERS, min_words=MIN_POWER_WORDS)
     part = reading.parts[0]
     if not min_words <= len(part.values) <= MAX_POWER_WORDS:
         return None
-    return power_moments(part.lam, part.values, intercept=reading.sign * reading.intercept, groups=part.groups,
-                         norm=part.norm, max_power=max_power)  # fmt: skip
+    try:
+        return power_moments(part.lam, part.values, intercept=reading.sign * reading.intercept, groups=part.groups,
+                             norm=part.norm, max_power=max_power)  # fmt: skip
+    except ValueError:  # weights beyond the rule's range (a ratio below 1e-100), more words than a column may share
+        return None
