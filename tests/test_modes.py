@@ -168,6 +168,22 @@ def test_tree_route_bow_false_matches_enumeration(yelp):
             _close(result.beta, _enumerated(model, text, "predict_proba", bow=False))
 
 
+def test_tree_route_bow_false_with_two_repeated_words_in_one_path():
+    """Two words repeated 6 times each, read by count thresholds on one path (at least k of the 6 occurrences kept):
+    a leaf's atoms are a product of the two groups' allowed subsets, summed by size through their convolution; the
+    route equals enumeration of all 2^14 masks of lime's strings."""
+    docs = ["good " * k + "bad " * j + "food" for k in range(7) for j in range(7)]
+    labels = [int(k >= 3 + (j > 4)) for k in range(7) for j in range(7)]
+    text = "good bad " * 6 + "food wine"
+    model = make_pipeline(CountVectorizer(), DecisionTreeClassifier(random_state=0)).fit(docs, labels)
+    splits = model[-1].tree_.feature[model[-1].tree_.feature >= 0]
+    vocabulary = model[0].vocabulary_
+    assert {vocabulary["good"], vocabulary["bad"]} <= set(splits.tolist())  # both groups on the tree's paths
+    result = lt.explain(model, text, bow=False)
+    assert result.method == "trees" and result.exact and len(result.words) == 14, result.notes
+    _close(result.beta, _enumerated(model, text, "predict_proba", bow=False))
+
+
 def test_binary_and_sublinear_counts_are_not_sums(yelp):
     """bow=False with binary or sublinear counts: a column is not a sum over occurrences, so the linear route refuses
     (with the reason) and enumeration takes over (d <= 14), equal to our own enumeration of lime's strings."""

@@ -33,7 +33,8 @@ a ratio of binomials computed as a product of a + b factors (no cancellation, no
 :math:`\mathbb{P}(\text{atom}, z_j = 1 \mid s)` is that probability for j in K, 0 for j in R, and the
 probability of the atom with j added to K for every other word.  Leaves never pass through an expansion into
 monomials (whose signed coefficients cancel); identical leaves of different trees are merged, and the sums over
-atoms are two matrix products.
+atoms are two matrix products.  The atoms are never listed: summed by their sizes, those of one leaf are a
+convolution over its groups of the numbers of allowed subsets by size.
 
 Only the nodes that split on a column the document feeds are visited in Python: every other split sends all of
 lime's documents the same way (the column is 0 in each of them), and those chains are jumped over for all trees
@@ -43,7 +44,6 @@ at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
 
 import numpy as np
 
@@ -293,38 +293,6 @@ def _leaf_events(trees, node_values, columns):
     return dict(zip(index, sums.tolist(), strict=True))
 
 
-def _atoms(events, columns):
-    """(kept bits, removed bits) -> value of disjoint atoms 'these words kept, those removed', merged across leaves.
-
-    An event without shared groups is an atom; one with shared groups is the disjoint union, over the allowed
-    kept subsets of each group, of the atoms that fix every word of the group.
-    """
-    atoms = {}
-    for (kept, removed, shared), value in events.items():
-        if value == 0.0:
-            continue
-        if not shared:
-            atoms[kept, removed] = atoms.get((kept, removed), 0.0) + value
-            continue
-        options = []
-        for g, allowed in shared:
-            group = columns.groups[g]
-            options.append(
-                [
-                    (
-                        sum(1 << group[i] for i in range(len(group)) if (t >> i) & 1),
-                        sum(1 << group[i] for i in range(len(group)) if not (t >> i) & 1),
-                    )
-                    for t in range(1 << len(group))
-                    if (allowed >> t) & 1
-                ]
-            )
-        for choice in product(*options):
-            key = (kept | sum(k for k, _ in choice), removed | sum(r for _, r in choice))
-            atoms[key] = atoms.get(key, 0.0) + value
-    return atoms
-
-
 def _bit_matrix(bits, d):
     """Python ints (bit j = word j) as an (m, d) boolean array."""
     width = max(1, (d + 7) // 8)
@@ -332,24 +300,117 @@ def _bit_matrix(bits, d):
     return np.unpackbits(raw.reshape(len(bits), width), axis=1, count=d, bitorder="little").astype(bool)
 
 
-def _by_size(atoms, d):
-    """Atoms summed by their sizes (a kept, b removed): the sums of values and, per word, of kept and removed.
+def _group_counts(n, allowed, cache):
+    """A group's allowed kept subsets counted by size: (C, W) for a group of n words.
 
-    Returns (a, b, total, kept, removed) with one row per distinct (a, b): ``total[q]`` is the sum of the values
-    of the atoms of sizes q, ``kept[q, j]`` (``removed[q, j]``) the sum over those that keep (remove) word j.
+    ``allowed`` is the bit set of the allowed subsets (bit t: the subset of the words i with bit i of t set);
+    C[a] is the number of allowed subsets of a words, W[a, i] the number of those that keep the group's word i.
     """
-    value = np.fromiter(atoms.values(), dtype=float, count=len(atoms))
-    kept_words = _bit_matrix([k for k, _ in atoms], d)
-    removed_words = _bit_matrix([r for _, r in atoms], d)
-    a_atom, b_atom = kept_words.sum(axis=1), removed_words.sum(axis=1)
-    sizes, q = np.unique(a_atom * (d + 1) + b_atom, return_inverse=True)
+    key = (n, allowed)
+    found = cache.get(key)
+    if found is None:
+        t = np.arange(1 << n, dtype=np.int64)
+        allowed_bits = np.unpackbits(
+            np.frombuffer(allowed.to_bytes(max(1, ((1 << n) + 7) // 8), "little"), dtype=np.uint8),
+            count=1 << n,
+            bitorder="little",
+        ).astype(bool)
+        members = ((t[allowed_bits, None] >> np.arange(n)) & 1).astype(float)  # allowed subsets x words
+        size = members.sum(axis=1).astype(np.int64)
+        by_size = np.zeros((n + 1, len(size)))
+        by_size[size, np.arange(len(size))] = 1.0
+        found = cache[key] = (by_size.sum(axis=1), by_size @ members)
+    return found
+
+
+def _shared_counts(shared, columns, cache):
+    """The atoms of the groups an event constrains, by the number j of their words kept, for :func:`_by_size_events`.
+
+    Returns (j, count, words, keeps): the numbers j of group words kept that some atom has, the number of atoms with
+    each, the groups' words, and ``keeps[i, w]``, how many of the count[i] atoms keep ``words[w]``.
+    """
+    tables = [(columns.groups[g], *_group_counts(len(columns.groups[g]), allowed, cache)) for g, allowed in shared]
+    count = np.ones(1)
+    for _, c, _ in tables:
+        count = np.convolve(count, c)
+    present = np.flatnonzero(count)
+    words, keeps = [], []
+    for g, (group, _, w) in enumerate(tables):
+        rest = np.ones(1)  # the other groups' atoms by their number of kept words
+        for h, (_, c, _) in enumerate(tables):
+            if h != g:
+                rest = np.convolve(rest, c)
+        # keeps[k, i] = sum over a of w[a, i] rest[k - a]: every column of w convolved with rest
+        toeplitz = np.zeros((len(count), len(w)))
+        for a in range(len(w)):
+            toeplitz[a : a + len(rest), a] = rest
+        keeps.append((toeplitz @ w)[present])
+        words.extend(group)
+    return present, count[present], np.array(words, dtype=np.int64), np.hstack(keeps)
+
+
+def _by_size_events(events, columns, d):
+    """The events' atoms summed by their sizes (a kept, b removed), without listing the atoms.
+
+    Returns (a, b, total, kept, removed, number of atoms) with one row per distinct (a, b): ``total[q]`` is the sum
+    of the values of the atoms of sizes q, ``kept[q, j]`` (``removed[q, j]``) the sum over those that keep (remove)
+    word j.  The atoms of an event with shared groups are a product over its groups of their allowed kept subsets,
+    and a subset fixes every word of its group (a of them kept, the others removed); so their sums by size are a
+    convolution over the groups of the numbers of allowed subsets by size (and, for a word of a group, of those
+    that keep it), computed once for the events that constrain the same groups alike.  The cost is polynomial in
+    the groups' sizes where listing the atoms would cost their product (two groups of 12 repeated words: 16
+    million atoms).
+    """
+    rows = [(k, r, shared, v) for (k, r, shared), v in events.items() if v != 0.0]
+    if not rows:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0), np.zeros((0, d)), np.zeros((0, d)), 0
+    kept_words = _bit_matrix([row[0] for row in rows], d)
+    removed_words = _bit_matrix([row[1] for row in rows], d)
+    a0, b0 = kept_words.sum(axis=1), removed_words.sum(axis=1)
+    value = np.array([row[3] for row in rows], dtype=float)
+    by_shared = {}
+    for e, row in enumerate(rows):
+        by_shared.setdefault(row[2], []).append(e)
+    codes, values, word_codes, word_index, word_values, word_kept = [], [], [], [], [], []
+    n_atoms, cache = 0, {}
+    for shared, members in by_shared.items():
+        e = np.array(members, dtype=np.int64)
+        if shared:
+            present, count, words, keeps = _shared_counts(shared, columns, cache)
+        else:
+            present, count = np.zeros(1, dtype=np.int64), np.ones(1)
+            words, keeps = np.zeros(0, dtype=np.int64), np.zeros((1, 0))
+        n_group = len(words)
+        n_atoms += len(e) * len(present)
+        # one row per (event, number j of group words kept): a = a0 + j, b = b0 + n_group - j
+        code = (a0[e, None] + present) * (d + 1) + b0[e, None] + n_group - present
+        weight = value[e, None] * count
+        codes.append(code.ravel())
+        values.append(weight.ravel())
+        for words_of_event, is_kept in ((kept_words[e], True), (removed_words[e], False)):
+            event, column = np.nonzero(words_of_event)  # the event's own words: in every one of its rows
+            word_codes.append(code[event].ravel())
+            word_index.append(np.repeat(column, len(present)))
+            word_values.append(weight[event].ravel())
+            word_kept.append(np.full(event.size * len(present), is_kept))
+        if n_group:
+            for amount, is_kept in ((keeps, True), (count[:, None] - keeps, False)):
+                # (event, j, group word): value times the number of the atoms that keep (remove) the word
+                word_codes.append(np.repeat(code, n_group, axis=1).ravel())
+                word_index.append(np.tile(words, code.size))
+                word_values.append((value[e, None, None] * amount).ravel())
+                word_kept.append(np.full(code.size * n_group, is_kept))
+    code = np.concatenate(codes)
+    sizes, q = np.unique(code, return_inverse=True)
     n = len(sizes)
-    total = np.bincount(q, weights=value, minlength=n)
-    sums = []
-    for words in (kept_words, removed_words):
-        rows, cols = np.nonzero(words)
-        sums.append(np.bincount(q[rows] * d + cols, weights=value[rows], minlength=n * d).reshape(n, d))
-    return sizes // (d + 1), sizes % (d + 1), total, sums[0], sums[1]
+    total = np.bincount(q, weights=np.concatenate(values), minlength=n)
+    where = np.searchsorted(sizes, np.concatenate(word_codes)) * d + np.concatenate(word_index)
+    weight, is_kept = np.concatenate(word_values), np.concatenate(word_kept)
+    kept, removed = (
+        np.bincount(where[which], weights=weight[which], minlength=n * d).reshape(n, d) for which in (is_kept, ~is_kept)
+    )
+    return sizes // (d + 1), sizes % (d + 1), total, kept, removed, n_atoms
 
 
 def _atom_probabilities(a, b, d):
@@ -470,10 +531,9 @@ def _moment_parts(model, vectorizer, text, output, label, columns, square):
         columns = document_columns(vectorizer, text, n_features=int(model.n_features_in_))
     d = len(columns.words)
     events = _leaf_events(trees, node_values, columns)
-    atoms = _atoms(events, columns)
-    what = f"the moments of {len(atoms)} leaf atoms at d = {d}"
-    check_memory(8.0 * ((3 * d * d if square else 0) + 2 * len(atoms)), what)
-    a, b, total, kept, removed = _by_size(atoms, d)
+    a, b, total, kept, removed, n_atoms = _by_size_events(events, columns, d)
+    what = f"the moments of {n_atoms} leaf atoms at d = {d}"
+    check_memory(8.0 * ((3 * d * d if square else 0) + 2 * len(a)), what)
     check_memory(8.0 * 6 * len(a) * d, f"{what} ({len(a)} sizes)")
     check_work(8.0 * (d if square else 1) * d * len(a), f"{what} ({len(a)} sizes)")
     probability = _atom_probabilities(a, b, d)  # P(atom | s), one row per size (a, b)
