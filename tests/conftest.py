@@ -101,6 +101,19 @@ def yelp(data_dir):
     return list(reviews.text), reviews.stars.to_numpy()
 
 
+@pytest.fixture(scope="session")
+def yelp_logistic(data_dir):
+    """TF-IDF + logistic regression (max_iter=1000) fitted once per worker on the Yelp reviews; read-only for tests."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    import limetheory as lt
+
+    reviews = lt.load_yelp_reviews()
+    return make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(list(reviews.text), reviews.stars)
+
+
 # every collected test with its markers, before `-m` deselects any (tests/test_slow_marker.py reads it): tryfirst, so
 # that this runs before pytest's own deselection by marker
 COLLECTED = pytest.StashKey[list]()
