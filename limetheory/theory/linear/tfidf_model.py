@@ -74,12 +74,11 @@ def check_groups(groups, lam, tfidf):
     seen = np.flatnonzero(visible)
     order = np.argsort(labels[seen], kind="stable")
     sorted_labels = labels[seen][order]
-    starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
-    ends = np.r_[starts[1:], sorted_labels.size]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_labels[1:] != sorted_labels[:-1]]))
+    ends = np.append(starts[1:], sorted_labels.size)
+    several = ends - starts >= 2  # a column of one word is not shared (most columns: only these are visited)
     shared = []
-    for start, end in zip(starts, ends, strict=True):
-        if end - start < 2:
-            continue
+    for start, end in zip(starts[several].tolist(), ends[several].tolist(), strict=True):
         members = np.sort(seen[order[start:end]])
         if not (lam[members] == lam[members[0]]).all():
             raise ValueError(
