@@ -18,6 +18,9 @@ from limetheory.theory.linear.linear_quadrature import inverse_power_quadrature
 from limetheory.theory.linear.subset_means import full_means, negligible_sizes
 from limetheory.theory.linear.tfidf_model import scale_free_model
 
+#: the recursion's own constants: a mean below NEGLIGIBLE adds nothing; a word goes downwards past UPWARD_SHARE
+NEGLIGIBLE, UPWARD_SHARE = subset_means._NEGLIGIBLE_MEAN, subset_means._UPWARD_SHARE
+
 
 def _reference(x, u, rest, w_total, d, P, Pw, weights, tops, top, truncated):
     """The leave-one-out sums as the recursion reads (subset_means.leave_one_out_sums' docstring), with branches."""
@@ -33,7 +36,7 @@ def _reference(x, u, rest, w_total, d, P, Pw, weights, tops, top, truncated):
                 if not up:
                     break  # its state is 0 from here on: it adds nothing
                 mean, mean_w = P[b, a], Pw[b, a]
-                threshold = 0.5 * mean if mean >= 1e-250 else np.inf
+                threshold = UPWARD_SHARE * mean if mean >= NEGLIGIBLE else np.inf
                 part = (a / d) * x[b, c]
                 if part * L > threshold:
                     first_down[b, c], up = a, False
@@ -60,7 +63,7 @@ def _reference(x, u, rest, w_total, d, P, Pw, weights, tops, top, truncated):
             inverse = 1.0 / x[b, c]
             for a in range(top, first_down[b, c], -1):
                 mean, mean_w = P[b, a], Pw[b, a]
-                if mean < 1e-250:
+                if mean < NEGLIGIBLE:
                     L = Lw0 = E = 0.0
                     continue
                 keep, grow = (d - a) / d, d / a
