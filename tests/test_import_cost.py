@@ -149,6 +149,20 @@ def test_import_limetheory_loads_nothing_heavy_beyond_sklearn_and_lime(baseline)
     assert sorted(loaded - baseline) == []
 
 
+#: what lime's text module loads beyond ``import sklearn, lime``: lime's own modules and scikit-learn's linear models,
+#: metrics and model selection (a third of a second in a fresh interpreter at a load of 8); the package imports them
+#: where it calls lime, so that ``import limetheory`` stays within 0.3 s of ``import sklearn, lime``
+LIME_TEXT_LOADS = ("lime.lime_text", "lime.lime_base", "sklearn.linear_model", "sklearn.metrics", "sklearn.compose")
+
+
+def test_import_limetheory_loads_neither_limes_text_module_nor_sklearns_linear_models():
+    loaded = _modules_after("import limetheory")
+    assert sorted(name for name in LIME_TEXT_LOADS if name in loaded) == []
+    use = "limetheory.explain(lambda docs: [1.0 * len(d) for d in docs], 'good food', progress=False).to_lime()"
+    used = _modules_after(f"import limetheory\n{use}\nlimetheory.LimeTextExplainer()")
+    assert {"lime.lime_text", "lime.lime_base", "sklearn.linear_model"} <= used  # loaded where they are used
+
+
 def test_a_compiled_loop_imports_numba_on_its_first_call():
     """The recursions of the exact linear route load numba when first called, and compute what they should.
 

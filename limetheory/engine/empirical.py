@@ -8,23 +8,31 @@ own ridge regression receives).  Nothing of lime's sampling is re-implemented.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-from lime.lime_text import LimeTextExplainer
-from sklearn.linear_model import Ridge
 
 from .._validation import check_int, check_memory, check_positive_finite, check_text
 from .selection import FEATURE_SELECTIONS
 from .tokens import local_dictionary
 
 
-class _RecordingRidge(Ridge):
-    """lime's default surrogate (Ridge, alpha=1, with intercept) that keeps what it was fitted on."""
+@functools.cache
+def _recording_ridge():
+    """The class of lime's default surrogate (Ridge, alpha=1, with intercept) that keeps what it was fitted on.
 
-    def fit(self, X, y, sample_weight=None):
-        self.recorded_ = (np.array(X, copy=True), np.array(y, copy=True), np.array(sample_weight, copy=True))
-        return super().fit(X, y, sample_weight=sample_weight)
+    Built on first use: scikit-learn's linear models (and lime, which imports them) are not loaded by ``import
+    limetheory``.
+    """
+    from sklearn.linear_model import Ridge
+
+    class RecordingRidge(Ridge):
+        def fit(self, X, y, sample_weight=None):
+            self.recorded_ = (np.array(X, copy=True), np.array(y, copy=True), np.array(sample_weight, copy=True))
+            return super().fit(X, y, sample_weight=sample_weight)
+
+    return RecordingRidge
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,8 @@ def _run_memory(num_samples, d, text_length):
 
 
 def _explainer(kernel_width, random_state):
+    from lime.lime_text import LimeTextExplainer  # imports scikit-learn's linear models: loaded on first use
+
     # 'none' keeps every word: the paper studies lime without feature selection
     return LimeTextExplainer(kernel_width=kernel_width, random_state=random_state, feature_selection="none")
 
@@ -186,7 +196,7 @@ def capture_lime_samples(text, classifier_fn, *, num_samples=5000, kernel_width=
         text, classifier_fn, num_samples, kernel_width, label, random_state
     )
     documents = []
-    regressor = _RecordingRidge(alpha=1.0, fit_intercept=True)
+    regressor = _recording_ridge()(alpha=1.0, fit_intercept=True)
     explanation = _explainer(kernel_width, random_state).explain_instance(
         text,
         _checked_classifier(classifier_fn, label, documents),

@@ -13,7 +13,6 @@ import re
 
 import numpy as np
 import scipy.sparse as sp
-from lime.lime_text import IndexedCharacters, IndexedString
 
 from .tokens import DocumentCounts, column_entries, count_matrix
 
@@ -45,6 +44,9 @@ class LimeTextCounts(DocumentCounts):
     def __init__(self, text, vectorizer, *, bow=True, split_expression=r"\W+", mask_string=None):
         self.text = text
         self.vectorizer = vectorizer
+        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+        from lime.lime_text import IndexedString
+
         self.indexed = IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
         self.words = [str(w) for w in self.indexed.inverse_vocab]
         self.d = len(self.words)
@@ -121,6 +123,9 @@ class LimeCharacters:
     def __init__(self, text, vectorizer, *, bow=True, mask_string=None):
         self.text = text
         self.vectorizer = vectorizer
+        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+        from lime.lime_text import IndexedCharacters
+
         self.indexed = IndexedCharacters(text, bow=bow, mask_string=mask_string)
         self.words = [str(c) for c in self.indexed.inverse_vocab]
         self.d = len(self.words)

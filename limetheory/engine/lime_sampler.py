@@ -14,7 +14,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.metrics.pairwise import cosine_distances
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -82,6 +81,9 @@ def _distance_table(d, kept=None):
     with few samples); the others are NaN.
     """
     wanted = np.arange(d + 1) if kept is None else np.unique(np.asarray(kept, dtype=np.int64))
+    # sklearn.metrics takes a tenth of a second to import: loaded on first use, not by import limetheory
+    from sklearn.metrics.pairwise import cosine_distances
+
     table = np.full(d + 1, np.nan)
     reference = sp.csr_matrix(np.ones((1, d)))
     start = 0

@@ -36,7 +36,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from lime.lime_base import LimeBase
 
 from .ridge import BLOCK_ENTRIES, check_ridge_inputs, index_blocks, ridge_fit
 
@@ -63,6 +62,8 @@ _CONSTANT_RESPONSE = 1e-10
 
 def _replay(z, y, weights, num_features, method):
     """lime's own selection on the same arrays (its data is a float64 array of 0/1, as here)."""
+    from lime.lime_base import LimeBase  # imports scikit-learn's linear models: loaded on first use
+
     base = LimeBase(kernel_fn=None, random_state=0)  # the selection draws no random number
     chosen = base.feature_selection(np.asarray(z, dtype=float), y, weights, num_features, method)
     return np.asarray(chosen, dtype=np.int64)

@@ -20,7 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from lime.lime_text import IndexedString
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace_csr_row_normalize_l2
@@ -482,6 +481,9 @@ class DocumentCounts:
     def __init__(self, text, vectorizer):
         self.text = text
         self.vectorizer = vectorizer
+        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+        from lime.lime_text import IndexedString
+
         self.indexed = IndexedString(text)  # lime's defaults: split on \W+, bag of words
         self.words = [str(w) for w in self.indexed.inverse_vocab]
         self.d = len(self.words)

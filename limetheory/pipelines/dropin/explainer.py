@@ -13,10 +13,6 @@ import numbers
 from functools import partial
 
 import numpy as np
-from lime.explanation import Explanation as LimeExplanation
-from lime.lime_base import LimeBase
-from lime.lime_text import IndexedCharacters, IndexedString, TextDomainMapper
-from sklearn.linear_model import Ridge
 from sklearn.utils import check_random_state
 
 from ..._validation import check_bool, check_int, check_positive_finite, check_text
@@ -158,6 +154,9 @@ class LimeTextExplainer:
             random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)  # a seed, as lime's
         self.random_state = check_random_state(random_state)  # lime's: None is numpy's global RandomState
         self.kernel_fn = partial(lime_kernel if kernel is None else kernel, kernel_width=self.kernel_width)
+        # lime's modules import scikit-learn's linear models: loaded on first use, not by import limetheory
+        from lime.lime_base import LimeBase
+
         self.base = LimeBase(self.kernel_fn, self.verbose, random_state=self.random_state)  # lime's attribute
         self.vocabulary = None  # lime's attribute, never set by lime either
 
@@ -235,6 +234,8 @@ class LimeTextExplainer:
                             distance_metric, model_regressor)  # fmt: skip
 
     def _indexed(self, text):
+        from lime.lime_text import IndexedCharacters, IndexedString
+
         if self.char_level:
             return IndexedCharacters(text, bow=self.bow, mask_string=self.mask_string)
         return IndexedString(text, bow=self.bow, split_expression=self.split_expression, mask_string=self.mask_string)
@@ -242,6 +243,9 @@ class LimeTextExplainer:
     def _replay(self, text, classifier_fn, labels, top_labels, num_features, num_samples, distance_metric,
                 model_regressor):  # fmt: skip
         """lime's ``explain_instance``, step by step, on the replayed neighbourhood."""
+        from lime.explanation import Explanation as LimeExplanation
+        from lime.lime_text import TextDomainMapper
+
         indexed = self._indexed(text)
         settings = dict(bow=self.bow, char_level=self.char_level, split_expression=self.split_expression,
                         mask_string=self.mask_string)  # fmt: skip
@@ -276,6 +280,8 @@ class LimeTextExplainer:
     def _limit(self, text, classifier_fn, labels, top_labels, num_features, num_samples, distance_metric,
                model_regressor):  # fmt: skip
         """The limit of lime's answer, from ``limetheory.explain`` (imported here: that module is the lead's)."""
+        from sklearn.linear_model import Ridge
+
         if self.kernel is not None:
             raise ValueError("kernel: the limit is derived for lime's default kernel √exp(-d²/w²); pass kernel=None")
         if not (isinstance(distance_metric, str) and distance_metric == "cosine"):

@@ -25,7 +25,6 @@ from itertools import compress
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.metrics.pairwise import pairwise_distances
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
@@ -129,6 +128,9 @@ def lime_distances(masks, distance_metric):
     """
     if isinstance(distance_metric, str) and distance_metric == "cosine":
         return lime_cosine_distances(masks)
+    # sklearn.metrics takes a tenth of a second to import: loaded on first use, not by import limetheory
+    from sklearn.metrics.pairwise import pairwise_distances
+
     data = sp.csr_matrix(masks.astype(float))
     return pairwise_distances(data, data[0], metric=distance_metric).ravel() * 100
 

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.compose import ColumnTransformer
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from ...engine.tokens import perturbed_documents
+from .text_features import is_column_transformer
 
 #: the outputs of a Pipeline that explain reads
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -140,7 +140,7 @@ def output_method(model, output):
 def _input_of(model):
     """How a list of str is given to the pipeline: as is, or as the one column its ColumnTransformer reads."""
     first = model.steps[0][1]
-    if not isinstance(first, ColumnTransformer):
+    if not is_column_transformer(first):
         return list
     names = getattr(first, "feature_names_in_", None)
     width = getattr(first, "n_features_in_", None)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from lime.lime_text import IndexedString
 from sklearn.feature_extraction import FeatureHasher
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.pipeline import Pipeline
@@ -58,6 +57,9 @@ class HashedCounts:
     def __init__(self, text, vectorizer):
         self.text = text
         self.vectorizer = vectorizer
+        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+        from lime.lime_text import IndexedString
+
         self.indexed = IndexedString(text)
         self.words = [str(w) for w in self.indexed.inverse_vocab]
         self.d = len(self.words)

@@ -18,9 +18,10 @@ changes ``predict_proba``, fails the check and is scored from counts or strings 
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from ...theory.linear.linear_powers import power_moments
@@ -42,6 +43,22 @@ READING_POWERS = 3
 LINK_ROUNDING = 16
 
 
+def is_logistic_regression(estimator):
+    """Whether ``estimator`` is a scikit-learn ``LogisticRegression``, without importing scikit-learn's linear models.
+
+    Importing them costs a tenth of a second, which ``import limetheory`` does not pay: while no module has imported
+    ``sklearn.linear_model``, no estimator can be one of its classes.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> is_logistic_regression(LogisticRegression()), is_logistic_regression(object())
+    (True, False)
+    """
+    linear_model = sys.modules.get("sklearn.linear_model")
+    return linear_model is not None and isinstance(estimator, linear_model.LogisticRegression)
+
+
 def link_possible(model, output, mode=None):
     """Whether :func:`linked_score_masks` may apply (then its check masks are scored before the routes).
 
@@ -59,7 +76,7 @@ def link_possible(model, output, mode=None):
         and mode is None
         and isinstance(model, Pipeline)
         and len(model.steps) >= 2
-        and isinstance(model.steps[-1][1], LogisticRegression)
+        and is_logistic_regression(model.steps[-1][1])
     )
 
 
@@ -70,7 +87,7 @@ def _readings(model, text, mode):
     if not isinstance(model, Pipeline) or len(model.steps) < 2:
         raise RouteUnavailable("not a Pipeline with a step after its vectorizer")
     estimator, vectorizer = model.steps[-1][1], model.steps[0][1]
-    if not isinstance(estimator, LogisticRegression):
+    if not is_logistic_regression(estimator):
         raise RouteUnavailable(f"{type(estimator).__name__} is not a LogisticRegression")
     if not reads_words(vectorizer):
         raise RouteUnavailable(

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from lime.lime_text import IndexedCharacters, IndexedString
 from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -63,6 +62,9 @@ class TextMode:
 
     def indexed(self, text):
         """lime's own ``IndexedString`` (or ``IndexedCharacters``) of ``text`` under this mode."""
+        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+        from lime.lime_text import IndexedCharacters, IndexedString
+
         if self.char_level:
             return IndexedCharacters(text, bow=self.bow, mask_string=self.mask_string)
         return IndexedString(text, bow=self.bow, split_expression=self.split_expression, mask_string=self.mask_string)

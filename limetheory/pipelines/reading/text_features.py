@@ -29,10 +29,10 @@ counts of words that share a column, a step that is not one of these.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
@@ -90,6 +90,22 @@ class TextFeatures:
     lime_features: object = None
 
 
+def is_column_transformer(step):
+    """Whether ``step`` is a scikit-learn ``ColumnTransformer``, without importing ``sklearn.compose``.
+
+    ``sklearn.compose`` imports scikit-learn's linear models (a tenth of a second), which ``import limetheory`` does
+    not pay: while no module has imported it, no step can be one of its classes.
+
+    Examples
+    --------
+    >>> from sklearn.compose import ColumnTransformer
+    >>> is_column_transformer(ColumnTransformer([])), is_column_transformer(object())
+    (True, False)
+    """
+    compose = sys.modules.get("sklearn.compose")
+    return compose is not None and isinstance(step, compose.ColumnTransformer)
+
+
 def reads_words(step):
     """Whether ``step`` is a first step whose columns this module reads: a word vectorizer, or several joined.
 
@@ -100,7 +116,7 @@ def reads_words(step):
     >>> reads_words(HashingVectorizer()), reads_words(StandardScaler())
     (True, False)
     """
-    return isinstance(step, (CountVectorizer, HashingVectorizer, FeatureUnion, ColumnTransformer))
+    return isinstance(step, (CountVectorizer, HashingVectorizer, FeatureUnion)) or is_column_transformer(step)
 
 
 def feature_epsilon(vectorizer):
@@ -157,7 +173,7 @@ def text_features(first, following, text, mode=None, memo=None):
     ...
     ValueError: the words 'good' and 'wine' share the hashed column 1 with opposite signs (alternate_sign=True): ...
     """
-    if isinstance(first, (FeatureUnion, ColumnTransformer)):
+    if isinstance(first, FeatureUnion) or is_column_transformer(first):
         if mode is not None:
             raise ValueError("lime's other text modes are read for a Count or Tfidf vectorizer alone")
         return _joined(first, text)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 from lime.explanation import Explanation as LimeExplanation
-from lime.lime_text import TextDomainMapper
 
 from ..reading.modes import TextMode
 
 
 def lime_explanation(explanation, class_names=None):
     """lime's ``Explanation`` of every label of ``explanation`` (see ``Explanation.to_lime``)."""
+    from lime.lime_text import TextDomainMapper  # imports scikit-learn's linear models: loaded on first use
+
     if explanation.text is None:
         raise ValueError("to_lime needs the document: this Explanation was not made by lt.explain")
     mode = explanation.mode if explanation.mode is not None else TextMode()
@@ -71,7 +72,7 @@ def mend_show_in_notebook(explanation):
 
     Examples
     --------
-    >>> from lime.lime_text import IndexedString
+    >>> from lime.lime_text import IndexedString, TextDomainMapper
     >>> e = mend_show_in_notebook(LimeExplanation(TextDomainMapper(IndexedString("good food")), class_names=["0"]))
     >>> e.show_in_notebook.__doc__ == LimeExplanation.show_in_notebook.__doc__
     True
