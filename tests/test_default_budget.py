@@ -124,3 +124,26 @@ def test_the_default_calls_have_honest_standard_errors():
     tolerance = 3 * float(np.sqrt(2.0 * (correlation**2).sum() / z.shape[1] ** 2 / len(z)))
     assert 0.5 <= np.mean(z**2) <= 1 + tolerance, (np.mean(z**2), tolerance)
     assert np.mean(np.abs(z) < 1.96) >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / len(z))
+
+
+def test_word_occurrences_are_limes_positions():
+    """Each word's occurrences, against lime's own IndexedString on the first 200 of the paper's reviews."""
+    from lime.lime_text import IndexedString
+
+    from limetheory.engine.tokens import word_occurrences
+
+    for text in lt.load_yelp_reviews()["text"][:200]:
+        assert word_occurrences(text).tolist() == [len(p) for p in IndexedString(text).positions]
+
+
+def test_limes_expected_words_are_those_of_its_strings():
+    """lime_words' total against the words of the 5000 strings real lime built (``capture_lime_samples``): within 4
+    standard deviations of a sum of 4999 independent rows (the first, the document, is fixed), the spread of a row
+    measured on the same strings."""
+    from limetheory.pipelines.estimate.estimate_route import lime_words
+
+    samples = lt.capture_lime_samples(TEXT, score, num_samples=5000, label=0)
+    counts = np.array([_words([document]) for document in samples.documents])
+    _, expected = lime_words(TEXT, 5000)
+    assert counts[0] == len([t for t in re.split(r"\W+", TEXT) if t])
+    assert abs(counts.sum() - expected) <= 4 * counts[1:].std() * np.sqrt(len(counts) - 1), (counts.sum(), expected)
