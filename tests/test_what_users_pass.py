@@ -264,3 +264,18 @@ def test_lime_at_200_and_1000_samples_falls_in_the_intervals_explain_quotes(n):
     share = float(((runs >= low) & (runs <= high)).mean())
     # tol: 400 x 14 coefficients, a binomial sd of 0.003, about 3 times that correlated within a run: 3 sd
     assert abs(share - 0.95) <= 0.03, share
+
+
+def test_shapley_takes_a_pipeline_its_exact_routes_cannot_read():
+    """The trial: explain takes a HashingVectorizer pipeline's decision_function (the linear route), shapley refused it
+    ("model's first step must be a CountVectorizer or TfidfVectorizer").  It is now scored through its outputs, as a
+    classifier_fn: the same values as the same function passed as a plain function (enumeration, d = 5)."""
+    model = fitted(HashingVectorizer(n_features=2**10), SGDClassifier(random_state=0))
+    assert lt.explain(model.decision_function, SHORT).method == "linear"
+    values = lt.shapley(model.decision_function, SHORT)
+    plain = lt.shapley(lambda docs: model.decision_function(docs), SHORT)  # noqa: PLW0108 (a classifier_fn)
+    assert (values.method, values.exact, values.output, values.label) == ("enumeration", True, "decision_function", 1)
+    np.testing.assert_array_equal(values.values, plain.values)  # the same masks, scores and sums
+    assert any("HashingVectorizer" in note for note in values.notes)
+    with pytest.raises(ValueError, match="method='linear' needs a Pipeline it can read.*HashingVectorizer"):
+        lt.shapley(model, SHORT, output="decision_function", method="linear")

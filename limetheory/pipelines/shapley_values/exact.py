@@ -356,9 +356,11 @@ def shapley(
     Parameters
     ----------
     model : sklearn.pipeline.Pipeline, a bound method of one, or a classifier_fn
-        A fitted Pipeline whose first step is a ``CountVectorizer`` or ``TfidfVectorizer`` (its method, e.g.
-        ``pipeline.predict_proba``, names the output), or lime's ``classifier_fn``: a function from a list of n
-        str to an (n, k) array of outputs, or (n,) for one score.
+        A fitted Pipeline (its method, e.g. ``pipeline.predict_proba``, names the output), or lime's
+        ``classifier_fn``: a function from a list of n str to an (n, k) array of outputs, or (n,) for one score.
+        The linear and tree routes read a Pipeline whose first step is a ``CountVectorizer`` or
+        ``TfidfVectorizer``; any other (a ``HashingVectorizer``, a ``FeatureUnion``, ...) is scored through its
+        outputs on lime's strings, as a classifier_fn is, and ``notes`` says why.
     text : str
         The document, with at least 2 distinct words.
     output : {"predict_proba", "decision_function", "predict"} or None
@@ -387,7 +389,7 @@ def shapley(
     Raises
     ------
     TypeError
-        ``model`` neither a Pipeline of a Count/TfidfVectorizer nor a callable, ``output`` given with a
+        ``model`` neither a Pipeline nor a callable, ``output`` given with a
         classifier_fn, ``text`` not a str, a non-integer
         ``label``/``num_samples``/``random_state``; a mode argument of the wrong type.
     ValueError
@@ -418,8 +420,12 @@ def shapley(
     ('enumeration', 'classifier_fn', True)
     """
     reader = read_model(model, output)
+    unread = None  # why the exact routes cannot read a Pipeline, which is then scored through its outputs
     if reader.pipeline is not None:
-        check_pipeline(reader.pipeline)
+        try:
+            check_pipeline(reader.pipeline)
+        except TypeError as why:  # a first step other than a Count/TfidfVectorizer (explain takes it too)
+            unread = str(why)
     text, words, mode = lime_features(text, bow, split_expression, mask_string, char_level)
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r:.80}")
@@ -431,8 +437,8 @@ def shapley(
         mask_string=mask_string, char_level=char_level,
     )  # fmt: skip
     random_state = call.seed
-    if reader.pipeline is None:  # a classifier_fn
-        return _black_box(reader, text, words, mode, label, random_state, num_samples, method)
+    if reader.pipeline is None or unread is not None:  # a classifier_fn, or a Pipeline read through its outputs
+        return _black_box(reader, text, words, mode, label, random_state, num_samples, method, unread)
     model, output = reader.pipeline, reader.output
     vectorizer = check_pipeline(model)
     columns = output_function(model, output)
@@ -485,10 +491,14 @@ def shapley(
     )
 
 
-def _black_box(reader, text, words, mode, label, random_state, num_samples, method):
-    """:func:`shapley` for a classifier_fn (arguments checked): the model only through lime's perturbed strings."""
+def _black_box(reader, text, words, mode, label, random_state, num_samples, method, unread=None):
+    """:func:`shapley` through the model's outputs on lime's perturbed strings (arguments checked).
+
+    For a classifier_fn, or a Pipeline the exact routes cannot read (``unread`` says why).
+    """
+    why = "a classifier_fn is a black box" if unread is None else unread
     if method in ("linear", "trees"):
-        raise ValueError(f"method={method!r} needs a Pipeline it can read; a classifier_fn is a black box")
+        raise ValueError(f"method={method!r} needs a Pipeline it can read; {why}")
     d = len(words)
     documents_of = None if mode is None else mode_documents(text, mode)
     outputs = mask_scores(text, reader, documents_of)(np.ones((1, d), dtype=np.int8))[0]
@@ -498,8 +508,8 @@ def _black_box(reader, text, words, mode, label, random_state, num_samples, meth
     def mask_fn(z):
         return score_masks(z)[:, label]
 
-    common = dict(words=words, output=CLASSIFIER_FN, label=label)
-    reasons = ("linear: a classifier_fn is a black box", "trees: a classifier_fn is a black box")
+    common = dict(words=words, output=CLASSIFIER_FN if reader.pipeline is None else reader.output, label=label)
+    reasons = (f"linear: {why}", f"trees: {why}")
     if method in ("auto", "enumeration") and d <= MAX_ENUMERATION_WORDS:
         base, values = shapley_enumerate(mask_fn, d)
         return ShapleyValues(values=values, base=base, full=float(outputs[label]), exact=True, method="enumeration",
