@@ -159,9 +159,10 @@ def conditional_moments_linear_exact(lam, tfidf, *, groups=None, norm="l2"):
         ``lam``, ``tfidf`` or ``groups`` not arrays of real numbers (integers for ``groups``), ``norm`` not a
         string or None.
     ValueError
-        As :func:`beta_linear_exact`; or a cost beyond the limits (``limetheory._validation``): about 3 Q d²
-        units for the forward recursion (Q ~ 60 to 80 quadrature nodes) plus 24 Q d K for K distinct weights,
-        within 2e10 (about ten seconds: d up to about 7000 for real text), and 24 d² bytes for the d x d result.
+        As :func:`beta_linear_exact`; or a cost beyond the limits (``limetheory._validation``): about 1.3 Q d²
+        units for the forward recursion (Q ~ 60 to 80 quadrature nodes) plus 2.9 Q d K for K distinct weights
+        (``linear_moments.FLOPS_FORWARD`` and ``FLOPS_LEAVE_ONE_OUT``), within 2e10 (about ten seconds; 5 s at
+        d = 9938 here), and 24 d² bytes for the d x d result.
 
     Examples
     --------
