@@ -218,3 +218,20 @@ def test_explain_many_explains_every_document_but_a_chunks_first_in_the_batch(re
     assert called == expected and len(called) <= len(chosen) - 3, [one.method for one in ones]  # 3+ batched
     for position, one in enumerate(ones):
         np.testing.assert_array_equal(frame[frame.document == position].coefficient.to_numpy(), one.beta)
+
+
+def test_the_words_memo_follows_a_refit_and_new_parameters(reviews):
+    """A vectorizer's words are analysed once per process; a refit (new vocabulary) or set_params starts afresh."""
+    texts, stars = reviews
+    first, second = np.random.default_rng(0).permutation(len(texts))[:400].reshape(2, 200)
+    fit = lambda rows: ([texts[i] for i in rows], np.asarray(stars)[rows])  # noqa: E731
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(*fit(first))
+    chosen = texts[-6:]
+    assert _same_as_explain(model, chosen, None) == len(chosen)
+    model.fit(*fit(second))  # another vocabulary: words seen before may have no column now
+    assert _same_as_explain(model, chosen, None) == len(chosen)
+    model.set_params(tfidfvectorizer__lowercase=False).fit(*fit(second))
+    assert _same_as_explain(model, chosen, None) == len(chosen)
+    model.steps[0][1].set_params(token_pattern=r"(?u)\b\w+\b")  # without a refit: one-letter words have no column
+    model.steps[0][1].vocabulary_ = dict(model.steps[0][1].vocabulary_)  # (a copy, as a refit would give)
+    assert _same_as_explain(model, chosen, None) >= 0  # whatever explain decides, the batch decides the same

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import warnings
+import weakref
 from collections import Counter
 
 import numpy as np
@@ -60,6 +61,8 @@ _BATCH_CHECK_SHARE = 0.5
 _SPLIT = -2
 #: lime's separators (its default split expression): the pieces between them are its word tokens
 _SEPARATORS = re.compile(LIME_SPLIT)
+#: each vectorizer's memo of its words' columns (``_word_columns_memo``), for as long as the vectorizer lives
+_WORD_COLUMNS = weakref.WeakKeyDictionary()
 
 
 def explain_linear_many(
@@ -317,14 +320,15 @@ def _vectorizer_readings(model, vectorizer, pending, estimator_reading):
         raise RouteUnavailable("the estimator does not read the vectorizer's columns")
     coef, intercept, intercept_magnitude = estimator_reading.fold(following)
     sign = estimator_reading.sign
-    # each distinct word analysed once (word_columns' memo), the chunk's words concatenated
-    columns_of = {}
+    # each distinct word analysed once (word_columns' memo, kept for the vectorizer's next chunks in this process),
+    # the chunk's words concatenated
+    columns_of = _word_columns_memo(vectorizer)
     analyze = vectorizer.build_analyzer()
     vocabulary = vectorizer.vocabulary_
     sizes = np.array([len(document.words) for document in pending], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     words = [word for document in pending for word in document.words]
-    for word in set(words):
+    for word in set(words).difference(columns_of):
         tokens = analyze(word)
         columns_of[word] = _SPLIT if len(tokens) > 1 else (vocabulary.get(tokens[0], -1) if tokens else -1)
     columns = np.array([columns_of[word] for word in words], dtype=np.int64)
@@ -402,6 +406,21 @@ def _vectorizer_readings(model, vectorizer, pending, estimator_reading):
             tolerance = self_check_tolerance(epsilon, int(visible_columns[i]), magnitude + intercept_magnitude)
             reading.check_values = (ours + sign * intercept, _BATCH_CHECK_SHARE * tolerance)
     return readings
+
+
+def _word_columns_memo(vectorizer):
+    """The vectorizer's column of each word analysed so far in this process (``_SPLIT``: several tokens; -1: none).
+
+    A worker of explain_many explains its chunks with one model: each chunk's new words only are analysed.  The memo
+    lives as long as the vectorizer (weakly keyed) and is emptied when what the analysis reads changes: the fitted
+    vocabulary (a refit makes a new one) or a parameter (``set_params``).
+    """
+    state = (vectorizer.vocabulary_, repr(sorted(vectorizer.get_params(deep=False).items())))
+    kept = _WORD_COLUMNS.get(vectorizer)
+    if kept is None or kept[0] is not state[0] or kept[1] != state[1]:
+        kept = (*state, {})
+        _WORD_COLUMNS[vectorizer] = kept
+    return kept[2]
 
 
 def _vectorizer_counts(vectorizer, texts, width):
