@@ -37,8 +37,12 @@ DEGREE, PAIR_DEGREE, INDEX_DEGREE = 3, 2, 3
 #: variance on 20000) the design of 36-44 features left 1.00-1.28 times the variance of the full one (126-150
 #: features: pairs, the index's powers, three polynomials times (1, z)), whose normal equations cost 11 times more;
 #: explain's default call then stops at its least work (pilot, two batches).  Its standard errors there are right on
-#: average (mean square error / mean stderr² 0.94 over 100 seeds on a 17-word review) but vary between seeds: mean
-#: z² 1.17 and 1.21 on two 17-18-word reviews (0.94 and 1.21 with the full design, 1.03 and 1.00 without g's powers)
+#: average (mean square error / mean stderr² 0.94 over 100 seeds on a 17-word review, 0.5-1.4 per coefficient on
+#: another) but vary between seeds, as a few masks where σ saturates carry a stratum's variance: mean z² 1.17 and
+#: 1.21 on two 17-18-word reviews over 100 seeds (1.03 and 1.00 without g's powers), 1.00, 0.95, 2.10 and 1.99 on
+#: four 17-20-word reviews over 60 seeds (1.02, 1.03, 1.48 and 1.18 without; 2.10 also at four times the masks):
+#: coverage of ±1.96 stderr 91.5% (93.6% without).  A Satterthwaite widening that reads each stratum's kurtosis
+#: (``t_widening`` reads only its counts) would take this in
 EXACT_DEGREE, EXACT_WORD_DEGREE = 3, 1
 #: mask entries (masks x words) per batch: the memory bound
 MAX_BATCH_ENTRIES = 4_000_000
