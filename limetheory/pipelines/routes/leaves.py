@@ -43,7 +43,9 @@ at once.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 
@@ -300,6 +302,10 @@ def _bit_matrix(bits, d):
     return np.unpackbits(raw.reshape(len(bits), width), axis=1, count=d, bitorder="little").astype(bool)
 
 
+#: an event constraining groups of words is listed atom by atom up to this many atoms, summed by size beyond
+LISTED_ATOMS = 64
+
+
 def _group_counts(n, allowed, cache):
     """A group's allowed kept subsets counted by size: (C, W) for a group of n words.
 
@@ -359,9 +365,33 @@ def _by_size_events(events, columns, d):
     convolution over the groups of the numbers of allowed subsets by size (and, for a word of a group, of those
     that keep it), computed once for the events that constrain the same groups alike.  The cost is polynomial in
     the groups' sizes where listing the atoms would cost their product (two groups of 12 repeated words: 16
-    million atoms).
+    million atoms).  An event with at most ``LISTED_ATOMS`` atoms is listed instead, its atoms batched with the
+    events without groups: cheaper for the few small groups of most documents ("The" and "the").
     """
-    rows = [(k, r, shared, v) for (k, r, shared), v in events.items() if v != 0.0]
+    rows, subsets = [], {}
+    for (k, r, shared), v in events.items():
+        if v == 0.0:
+            continue
+        if shared:
+            options = []
+            for g, allowed in shared:
+                found = subsets.get((g, allowed))
+                if found is None:
+                    group = columns.groups[g]
+                    found = subsets[g, allowed] = [
+                        (
+                            sum(1 << group[i] for i in range(len(group)) if (t >> i) & 1),
+                            sum(1 << group[i] for i in range(len(group)) if not (t >> i) & 1),
+                        )
+                        for t in range(1 << len(group))
+                        if (allowed >> t) & 1
+                    ]
+                options.append(found)
+            if math.prod(len(o) for o in options) <= LISTED_ATOMS:
+                for choice in product(*options):
+                    rows.append((k | sum(c[0] for c in choice), r | sum(c[1] for c in choice), (), v))
+                continue
+        rows.append((k, r, shared, v))
     if not rows:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0), np.zeros((0, d)), np.zeros((0, d)), 0
