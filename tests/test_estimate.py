@@ -109,13 +109,15 @@ def test_z_scores_are_standard_at_the_smallest_budget(seeds):
     assert abs(np.mean(np.abs(z) < 1.96) - 0.95) <= 3 * np.sqrt(0.95 * 0.05 / len(z))
 
 
-def test_z_scores_are_standard_when_the_pilot_asked_for_is_half_the_budget():
+@pytest.mark.parametrize("seeds", [40, pytest.param(100, marks=pytest.mark.slow)])
+def test_z_scores_are_standard_when_the_pilot_asked_for_is_half_the_budget(seeds):
     """pilot_calls = max_calls / 2 left one batch after the pilot: mean z² 1.58 over 100 seeds (heavy tailed:
     the control missed one mask by much, in a stratum of 28 masks given 30 draws, so a third of the runs never saw
     it and reported a tiny standard error).  The pilot is now capped at a tenth, the first batch is allocated by
-    the pilot's spreads and that stratum is scored in full: mean z² within 3 standard errors of 1, as above.
+    the pilot's spreads and that stratum is scored in full: mean z² within 3 standard errors of 1, as above (100
+    seeds in the slow case, 40 in `make test`: the standard error from the seeds themselves, about 1.6 times wider).
     """
-    z, estimates = _z_scores_with_the_decision_function_as_control(1500, 100, pilot_calls=750)
+    z, estimates = _z_scores_with_the_decision_function_as_control(1500, seeds, pilot_calls=750)
     assert all(e.techniques["batches"] >= 2 for e in estimates)
     tolerance = 3 * _null_standard_error(z)
     assert abs(np.mean(z**2) - 1) <= tolerance, (np.mean(z**2), tolerance)
