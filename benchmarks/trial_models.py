@@ -24,7 +24,7 @@ coefficients, 196 degrees of freedom, so ±10% at two standard deviations).  And
 ``to_lime().as_list()`` against real lime's ``as_list()`` averaged over five runs (lime's defaults, seeds 0-4).
 
 textblob is not among the project's requirements: the script uses it when it can be imported (a folder holding it
-may be given in ``TRIAL_EXTRA_PATH``, appended to ``sys.path``), and says so otherwise.  Run with
+may be given in ``PYTHONPATH``), and says so otherwise.  Run with
 ``LIMETHEORY_DATA_DIR=/path/to/data python benchmarks/trial_models.py`` (about 10 minutes on a loaded 2-core
 machine).  Times are CPU seconds of this process.
 """
@@ -37,7 +37,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import re  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -109,9 +108,6 @@ def vader_model():
 
 def textblob_model():
     """TextBlob's polarity p as two columns [-p, p], or None when textblob cannot be imported."""
-    extra = os.environ.get("TRIAL_EXTRA_PATH")
-    if extra:
-        sys.path.append(extra)  # after the environment's own packages, which keep precedence
     try:
         from textblob import TextBlob
     except ImportError:
@@ -185,7 +181,7 @@ def fitted_models(texts, stars):
     ]
     blob = textblob_model()
     if blob is None:
-        print("textblob: not installed (pip install textblob, or TRIAL_EXTRA_PATH=<folder holding it>): skipped")
+        print("textblob: not installed (pip install textblob, or PYTHONPATH=<folder holding it>): skipped")
     else:
         models.append(("textblob", blob, blob))
     return models
