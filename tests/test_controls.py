@@ -59,24 +59,27 @@ def test_design_moments_are_the_means_of_x_times_the_features(kind):
         index_offset=0.3,
     )
     design = Design(d, 3, options["directions"], options["pairs"], 2, options["index"], options["index_offset"], 3)
-    coefficients = rng.normal(size=design.size)
-    masks, s = _all_masks(d)
-    moments = design.moments(coefficients, np.arange(1, d + 1))
     # tol: 1e3 eps on means of order 1 to 4. Both sides add at most size + 4 d terms bounded by the features of every
     # word kept times |coefficients|, a bound of 940 to 98000 eps for these designs (the index's cube dominates);
     # measured: 1.5 to 68 eps for the moments, 2 to 32 for the values, so 1e3 eps sits between them, 15x above
+    _check_against_every_mask(design, d, rng, moments_atol=1e3 * np.finfo(float).eps,
+                              values_atol=1e3 * np.finfo(float).eps)  # fmt: skip
+
+
+def _check_against_every_mask(design, d, rng, moments_atol, values_atol):
+    """For random coefficients: the design's moments are the means over every mask of x times its features, and its
+    values (the fitted control without the features: the same sums in another order) equal features @ coefficients."""
+    coefficients = rng.normal(size=design.size)
+    masks, s = _all_masks(d)
+    moments = design.moments(coefficients, np.arange(1, d + 1))
     for size in range(1, d + 1):
         z = masks[s == size]
         values = design.features(z, np.full(len(z), size)) @ coefficients
         x = np.column_stack([np.ones(len(z)), z])
         expected = (x * values[:, None]).mean(axis=0)
-        np.testing.assert_allclose(moments[size - 1], expected, rtol=0, atol=1e3 * np.finfo(float).eps)
-        # the fitted control without the features: the same sums in another order
+        np.testing.assert_allclose(moments[size - 1], expected, rtol=0, atol=moments_atol)
         np.testing.assert_allclose(
-            design.values(z.astype(bool), np.full(len(z), size), coefficients),
-            values,
-            rtol=0,
-            atol=1e3 * np.finfo(float).eps,
+            design.values(z.astype(bool), np.full(len(z), size), coefficients), values, rtol=0, atol=values_atol
         )
 
 
@@ -99,21 +102,10 @@ def test_design_with_exact_powers_has_the_means_of_x_times_its_features(norm):
     powers = ExactPowers(g, *power_moments(lam, tfidf, intercept=0.4, norm=norm))
     design = Design(d, 3, None, top_pairs(lam, 3), 2, lam, 0.1, 3, powers, 3)
     assert design.n_exact == 9 and design.size == 3 * (d + 1) + 2 * 3 + 6 + 9
-    coefficients = rng.normal(size=design.size)
-    masks, s = _all_masks(d)
-    moments = design.moments(coefficients, np.arange(1, d + 1))
     # tolerance: the moments of g³ are accurate to 1e-12 max|g|³ (tests/test_linear_powers.py), here max|g| <= 3.5
     # and the coefficients are of order one, so 1e-12 x 43 x 9 features; the sums of the enumeration add rounding
     # at 1e3 eps as in the test above
-    for size in range(1, d + 1):
-        z = masks[s == size]
-        values = design.features(z, np.full(len(z), size)) @ coefficients
-        x = np.column_stack([np.ones(len(z)), z])
-        expected = (x * values[:, None]).mean(axis=0)
-        np.testing.assert_allclose(moments[size - 1], expected, rtol=0, atol=5e-10)
-        np.testing.assert_allclose(
-            design.values(z.astype(bool), np.full(len(z), size), coefficients), values, rtol=0, atol=1e-12
-        )
+    _check_against_every_mask(design, d, rng, moments_atol=5e-10, values_atol=1e-12)
 
 
 def test_exact_powers_enter_explains_controls_from_15_words(data_dir):
