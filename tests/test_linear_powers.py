@@ -70,8 +70,13 @@ def test_moments_equal_enumeration(norm, document):
         groups = groups.astype(int)
     b = -0.35 + 0.1 * document
     mean, per_word = power_moments(lam, t, intercept=b, groups=groups, norm=norm, max_power=3)
-    ref_mean, ref_word, top = enumerated(lam, t, groups, norm, b, 3)
-    for p in range(1, 4):
+    _assert_equal_to_enumeration(mean, per_word, enumerated(lam, t, groups, norm, b, 3))
+
+
+def _assert_equal_to_enumeration(mean, per_word, reference):
+    """Each power p within TOLERANCE of max|g|^p (the enumeration's largest |g|, at least 1)."""
+    ref_mean, ref_word, top = reference
+    for p in range(1, mean.shape[1] + 1):
         scale = TOLERANCE * max(top, 1.0) ** p
         np.testing.assert_allclose(mean[:, p - 1], ref_mean[:, p - 1], rtol=0, atol=scale)
         np.testing.assert_allclose(per_word[:, p - 1], ref_word[:, p - 1], rtol=0, atol=scale)
@@ -86,11 +91,7 @@ def test_random_documents_equal_enumeration():
         norm = ("l2", "l1", None)[trial % 3]
         b = float(rng.normal())
         mean, per_word = power_moments(lam, t, intercept=b, norm=norm, max_power=4)
-        ref_mean, ref_word, top = enumerated(lam, t, None, norm, b, 4)
-        for p in range(1, 5):
-            scale = TOLERANCE * max(top, 1.0) ** p
-            np.testing.assert_allclose(mean[:, p - 1], ref_mean[:, p - 1], rtol=0, atol=scale)
-            np.testing.assert_allclose(per_word[:, p - 1], ref_word[:, p - 1], rtol=0, atol=scale)
+        _assert_equal_to_enumeration(mean, per_word, enumerated(lam, t, None, norm, b, 4))
 
 
 def test_deflation_equals_products_without_the_word():
