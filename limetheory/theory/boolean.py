@@ -235,15 +235,21 @@ def _add(p, q):
 def _mul(p, q, budget):
     budget.spend(len(p) * len(q))
     out = {}
+    get = out.get
     for k1, v1 in p.items():
         for k2, v2 in q.items():
-            k = k1 | k2  # z_j^2 = z_j
-            out[k] = out.get(k, 0) + v1 * v2
+            k = k1 | k2  # bit masks: z_j^2 = z_j
+            out[k] = get(k, 0) + v1 * v2
     return _prune(out)
 
 
+def _indices(monomial):
+    """The word indices of a monomial's bit mask, in increasing order."""
+    return tuple(j for j in range(monomial.bit_length()) if monomial >> j & 1)
+
+
 def _power(p, n, budget):
-    result, base = {frozenset(): 1}, p
+    result, base = {0: 1}, p
     while n:
         if n & 1:
             result = _mul(result, base, budget)
@@ -254,7 +260,10 @@ def _power(p, n, budget):
 
 
 def _multilinear(e, index, memo, budget=None):
-    """Multilinear expansion of an arithmetic sympy expression: {frozenset of word indices: coefficient}.
+    """Multilinear expansion of an arithmetic sympy expression: {monomial: coefficient}.
+
+    A monomial is the int whose bit j is set when word j is in it: products of monomials are bitwise ors, several
+    times faster than unions of frozensets once monomials hold a dozen words.
 
     ``budget`` (a :class:`_Budget`, one per expansion) bounds the number of monomial products.
     """
@@ -266,15 +275,15 @@ def _multilinear(e, index, memo, budget=None):
         return memo[e]
     if not e.free_symbols:
         value = _number(e)
-        out = {frozenset(): value} if value != 0 else {}
+        out = {0: value} if value != 0 else {}
     elif isinstance(e, sp.Symbol):
-        out = {frozenset((index[e.name],)): 1}
+        out = {1 << index[e.name]: 1}
     elif isinstance(e, sp.Add):
         out = {}
         for a in e.args:
             out = _add(out, _multilinear(a, index, memo, budget))
     elif isinstance(e, sp.Mul):
-        out = {frozenset(): 1}
+        out = {0: 1}
         for a in e.args:
             out = _mul(out, _multilinear(a, index, memo, budget), budget)
     elif isinstance(e, sp.Pow):
@@ -304,7 +313,7 @@ def _prepare(expr, words):
 
 
 def _expand(expr, words):
-    """(words, index, {frozenset J: c_J}) after all checks."""
+    """(words, index, {monomial bit mask of J: c_J}) after all checks."""
     words, index, arithmetic = _prepare(expr, words)
     return words, index, _multilinear(arithmetic, index, {})
 
@@ -393,7 +402,7 @@ def indicator_polynomial(expr, words):
     {(0,): 1, (1,): 1, (0, 1): -1}
     """
     _, _, poly = _expand(expr, words)
-    items = sorted(((tuple(sorted(k)), v) for k, v in poly.items()), key=lambda kv: (len(kv[0]), kv[0]))
+    items = sorted(((_indices(k), v) for k, v in poly.items()), key=lambda kv: (len(kv[0]), kv[0]))
     return {k: _sympy_number(v) for k, v in items}
 
 
@@ -446,7 +455,7 @@ def beta_boolean(expr, words, *, nu):
             value = np.inf
         if not np.isfinite(value):
             raise ValueError(f"expr has a coefficient beyond double precision in its expansion: {str(coefficient):.40}")
-        by_size.setdefault(len(monomial), []).append((monomial, value))
+        by_size.setdefault(monomial.bit_count(), []).append((_indices(monomial), value))
     beta = np.zeros(d + 1)
     for p, terms in sorted(by_size.items()):
         reference = beta_indicator_product(tuple(range(p)), d, nu=nu)  # J = {0, ..., p-1}
