@@ -29,7 +29,12 @@ export CHROMEDRIVER CHROME_BINARY
 
 .PHONY: venv book test test-all lint pytest browser outputs costs lab bench mutants clean
 
+# a VENV borrowed from another checkout would have its editable limetheory re-pointed here: refuse that
 $(STAMP): requirements.txt pyproject.toml $(LOCK)
+	@owner=$$(cd / && $(abspath $(PYTHON)) -c "import limetheory, pathlib; \
+		print(pathlib.Path(limetheory.__file__).resolve().parents[1])" 2>/dev/null) || true; \
+	if [ -n "$$owner" ] && [ "$$owner" != "$(CURDIR)" ]; then \
+		echo "$(VENV) runs limetheory from $$owner, not from $(CURDIR): use a venv of this checkout"; exit 1; fi
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
 	$(PYTHON) -m pip install --upgrade pip
 	$(PYTHON) -m pip install $(if $(LOCK),--constraint $(LOCK),--upgrade --upgrade-strategy eager) -r requirements.txt
