@@ -17,11 +17,12 @@ import numpy as np
 import scipy.stats
 
 from ...theory.explanation import beta_from_gamma
+from ..reading.lime_variance import lime_first_order_std
 from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
 from .batch_sums import accumulate
 from .controls import Design, ExactPowers, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
-from .strata import Strata, allocate, draw_sizes, lime_normal_inverse, make_strata, masks_removing
+from .strata import Strata, allocate, draw_sizes, make_strata, masks_removing
 
 #: largest d with one control feature per word (beyond, a few directions); pairs too up to this d
 MAX_WORD_FEATURES = 150
@@ -48,15 +49,14 @@ EXACT_DEGREE, EXACT_WORD_DEGREE = 3, 1
 MAX_BATCH_ENTRIES = 4_000_000
 #: the surrogate is used when it divides the held-out residual variance by at least this
 SURROGATE_GAIN = 1.5
-#: masks kept for lime's spread (a stratified sample with its weights)
+#: masks kept for lime's spread (a stratified sample with its weights): the lime standard deviation that the stopping
+#: rule and the note read, and ``Explanation.lime_spread``'s (enough for a standard deviation to a few per cent)
 RETAINED_MASKS = 20_000
 #: masks of a batch added to the control fit at most (a random subset): the fit only has to be a good control, and
 #: its normal equations cost K² per row (K ~ 200 features at d = 40), more than scoring a cheap model
 FIT_ROWS_PER_BATCH = 2000
 #: the same for cheap calls: a fit row costs K² (K ~ 150), a call about d
 CHEAP_FIT_ROWS_PER_BATCH = 1000
-#: masks that estimate lime's spread at most (enough for its standard deviation to a few per cent)
-LIME_SPREAD_MASKS = 20_000
 #: the strata scored in full (every mask with at most two words removed or kept) cost at most 1 / ENUMERATED_SHARE
 #: of the budget, and at most ENUMERATED_MASKS masks (within the first masks that lime's spread and the retained
 #: sample keep)
@@ -218,7 +218,7 @@ def _control_values(controls, z):
 class ColumnState:
     """The state of one output column: its fits, and the per-stratum sums of its terms."""
 
-    def __init__(self, strata, d, design, control_coefficients, surrogate, beta_ref):
+    def __init__(self, strata, d, design, control_coefficients, surrogate):
         bins = strata.count
         self.design = design
         self.control_coefficients = control_coefficients  # held after the pilot
@@ -230,10 +230,6 @@ class ColumnState:
         self.sum_mapped = np.zeros((bins, d + 1))
         self.sum_squares = np.zeros((bins, d + 1))
         self.sum_surrogate_coefficient = np.zeros(bins)
-        self.lime_sum = np.zeros((bins, d + 1))
-        self.lime_squares = np.zeros((bins, d + 1))
-        self.lime_count = np.zeros(bins)
-        self.beta_ref = beta_ref
         # the surrogate's cheap average: E_qb[x g] per bin, with the polynomial fit of g as its control
         self.cheap_terms = np.zeros((bins, d + 1))
         self.cheap_mapped = np.zeros((bins, d + 1))
@@ -264,12 +260,13 @@ class BatchEstimator:
         self.sampled = Strata(d=d, psi=self.strata.psi, bin_of_s=self.strata.bin_of_s, weight=weight,
                               within=self.strata.within)  # fmt: skip
         self.sigma_pattern = sigma_inverse_pattern(d, nu)
-        self.lime_pattern = lime_normal_inverse(d, nu, num_samples)
         self.calls = 0
         self.counts = np.zeros(self.strata.count)
         self.cheap_counts = np.zeros(self.strata.count)
         self.batches = 0
         self.retained = []
+        self.retained_arrays = None  # the retained masks concatenated, with their weights (``_retained``)
+        self.lime_std_cache = (None, None)  # (the sums' state, lime's standard deviation per column there)
         self.progress = progress
         self.max_batch = max(4 * int(self.strata.live.sum()), MAX_BATCH_ENTRIES // d)
 
@@ -316,15 +313,14 @@ class BatchEstimator:
         self.spend(z)
         e = _control_values(self.controls, z)
         self.k = f.shape[1]
-        self.y0_masks = None
         weights = self.mask_weights(bins, counts)
         x = np.column_stack([np.ones(len(z)), z])
         d = self.d
         small = d <= MAX_WORD_FEATURES
-        if small:  # lime's own fit on the pilot: the reference for lime's spread and the choice of pairs
+        if small:  # lime's own fit on the pilot: the direction of the index and the choice of pairs
             root = np.sqrt(weights)
             ref = np.linalg.lstsq(x * root[:, None], f * root[:, None], rcond=None)[0].T
-        else:  # a plain stratified average (O(m d)): only a direction for the controls and a reference
+        else:  # a plain stratified average (O(m d)): only a direction for the controls
             terms = x[:, :, None] * f[:, None, :]
             sums = np.zeros((self.strata.count, d + 1, self.k))
             sums += _bin_sums(bins, terms, self.strata.count)
@@ -364,10 +360,9 @@ class BatchEstimator:
                 held = np.zeros(len(self.controls))
             target = f[:, c] - e @ held
             surrogate = self._choose_surrogate(design, phi, target, f[:, c], weights, half)
-            column = ColumnState(self.strata, d, design, held, surrogate, ref[c])
+            column = ColumnState(self.strata, d, design, held, surrogate)
             column.fit.add(self._fit_features(column, phi), target, weights)
             self.columns.append(column)
-            self._lime_terms(column, bins, sizes, z, f[:, c])
             spreads.append(self._pilot_spread(column, bins, counts, sizes, z, target))
         self.pilot_spread = np.mean(spreads, axis=0)
         self.limit_batch()
@@ -389,7 +384,6 @@ class BatchEstimator:
                 target = f[:, c] - e @ column.control_coefficients
                 column.exact_terms[b, 0] = target.mean()
                 column.exact_terms[b, 1:] = target @ z / len(z)
-                self._lime_terms(column, bins, sizes, z, f[:, c])
             self._retain(z, sizes, bins, f)
 
     def _pilot_spread(self, column, bins, counts, sizes, z, target):
@@ -478,7 +472,6 @@ class BatchEstimator:
             fit_rows = self._fit_rows(len(z))
             features = self._fit_features(column, design.features(z[fit_rows], sizes[fit_rows]))
             column.fit.add(features, target[fit_rows], weights[fit_rows])
-            self._lime_terms(column, bins, sizes, z, f[:, c])
         self.counts += np.bincount(bins, minlength=self.strata.count)
         self.batches += 1
         self._retain(z, sizes, bins, f)
@@ -489,26 +482,12 @@ class BatchEstimator:
             return slice(None)
         return np.sort(self.rng.choice(m, self.fit_rows, replace=False))
 
-    def _lime_terms(self, column, bins, sizes, z, f):
-        """Sums behind lime's variance at num_samples: u = Ā⁻¹ x (f - x·β_ref) per mask (see ``spread``).
-
-        Only the first LIME_SPREAD_MASKS masks: each stratum's average is unbiased on any prefix of the batches.
-        """
-        room = LIME_SPREAD_MASKS - int(column.lime_count.sum())
-        if room <= 0:
-            return
-        bins, sizes, z, f = bins[:room], sizes[:room], z[:room], f[:room]
-        residual = f - column.beta_ref[0] - z @ column.beta_ref[1:]
-        psi = self.strata.psi[sizes - 1]
-        # u = Ā⁻¹ x (f - x·β_ref), any (corner, edge, diag, off) pattern
-        accumulate(z, residual, bins, self.lime_pattern, column.lime_sum, column.lime_squares, square_weight=psi)
-        column.lime_count += np.bincount(bins, minlength=self.strata.count)
-
     def _retain(self, z, sizes, bins, f):
         held = sum(len(part[0]) for part in self.retained)
         room = RETAINED_MASKS - held
         if room > 0:
             self.retained.append((z[:room], sizes[:room], bins[:room], f[:room]))
+            self.retained_arrays = None
 
     # ------------------------------------------------------------------ the surrogate's cheap average
 
@@ -539,7 +518,8 @@ class BatchEstimator:
         """(beta, expensive variance, cheap variance, lime_std, per-bin spread, dof) per column.
 
         Both variances are widened by :func:`t_widening`'s scale squared (the effective degrees of freedom of the
-        per-stratum variances), so that their sum is the square of the reported standard error.
+        per-stratum variances), so that their sum is the square of the reported standard error.  lime_std is lime's
+        standard deviation at num_samples from the retained masks with residuals against this β (``_lime_std``).
         """
         weight = self.strata.weight
         n = np.maximum(self.counts, 1)
@@ -566,23 +546,51 @@ class BatchEstimator:
             beta = beta_from_gamma(gamma, self.d, nu=self.nu)
             if self.controls:
                 beta = beta + column.control_coefficients @ self.control_betas
-            lime_n = np.maximum(column.lime_count, 1)
-            second = weight @ (column.lime_squares / lime_n[:, None])
-            first = weight @ (column.lime_sum / lime_n[:, None])
-            lime_var = np.clip(second - first**2, 0.0, None) * (self.num_samples - 1)
             spread = np.sqrt(var_bin.mean(axis=1))
-            out.append((beta, variance, cheap_variance, np.sqrt(lime_var), spread, dof))
+            out.append((beta, variance, cheap_variance, None, spread, dof))
+        lime_std = self._lime_std([entry[0] for entry in out])
+        return [(b, v, cv, ls, spread, dof) for (b, v, cv, _, spread, dof), ls in zip(out, lime_std, strict=True)]
+
+    def _lime_std(self, betas):
+        r"""lime's standard deviation at num_samples for each column, from the retained masks and the column's β.
+
+        :math:`\sqrt{m \operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})}`, residuals against lime's centre c for β.
+        The same function of the same masks as ``Explanation.lime_spread(num_samples).std``
+        (:func:`limetheory.pipelines.reading.lime_variance.lime_first_order_std`), so that the note's ratio is the
+        one a user computes apart.  Residuals against a rough β would add the rough part's own spread: the pilot's
+        plain stratified average beyond ``MAX_WORD_FEATURES`` words made lime's sd 400 times too large at d = 721
+        (the note stated 0.018 x lime's sd where it was 7, and "within the target").  The document's own output,
+        which lime's centre takes as its first row, is not scored here: x₀ᵀβ stands for it (an O(1/n) shift of
+        the centre, whose effect on the spread is of a smaller order still).  Computed once per state of the sums
+        (O(masks d) per column: 0.1-0.3 s at d = 721 and 20000 masks).
+        """
+        key = (self.calls, float(self.cheap_counts.sum()))
+        if self.lime_std_cache[0] == key:
+            return self.lime_std_cache[1]
+        z, f, prob, psi = self._retained()
+        out = []
+        for c, beta in enumerate(betas):
+            sample = MaskSample(z=z, f=f[:, c], prob=prob, psi=psi, exact=False)
+            out.append(lime_first_order_std(sample, beta, self.nu, float(beta.sum()), self.num_samples)[1])
+        self.lime_std_cache = (key, out)
         return out
+
+    def _retained(self):
+        """(masks as int8, outputs of every column, probabilities under LIME's law, kernel weights) of those kept."""
+        if self.retained_arrays is None:
+            z = np.concatenate([part[0] for part in self.retained]).view(np.int8)
+            sizes = np.concatenate([part[1] for part in self.retained])
+            bins = np.concatenate([part[2] for part in self.retained])
+            f = np.concatenate([part[3] for part in self.retained])
+            counts = np.bincount(bins, minlength=self.strata.count)
+            psi = self.strata.psi[sizes - 1]
+            prob = self.strata.weight[bins] / (counts[bins] * psi)
+            self.retained_arrays = (z, f, prob, psi)
+        return self.retained_arrays
 
     def retained_sample(self):
         """The retained masks as a :class:`MaskSample` with their probabilities under LIME's law (None if none)."""
         if not self.retained:
             return None
-        z = np.concatenate([part[0] for part in self.retained])
-        sizes = np.concatenate([part[1] for part in self.retained])
-        bins = np.concatenate([part[2] for part in self.retained])
-        f = np.concatenate([part[3] for part in self.retained])[:, 0]
-        counts = np.bincount(bins, minlength=self.strata.count)
-        psi = self.strata.psi[sizes - 1]
-        prob = self.strata.weight[bins] / (counts[bins] * psi)
-        return MaskSample(z=z.astype(np.int8), f=f, prob=prob, psi=psi, exact=False)
+        z, f, prob, psi = self._retained()
+        return MaskSample(z=z, f=f[:, 0], prob=prob, psi=psi, exact=False)

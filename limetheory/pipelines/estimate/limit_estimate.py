@@ -29,7 +29,8 @@ no term of the estimate comes from it, so every term's control was fitted on oth
 (in sample) allocates the first batch, which takes at most half of what remains, so that at least one batch
 allocated from the spreads of unseen masks follows.  Then batches are drawn until every coefficient's standard
 error is at most ``tol`` times lime's predicted standard deviation at ``num_samples`` (estimated along the way from
-the same masks: :math:`m \bar A^{-1} \Omega \bar A^{-1}`, see :mod:`limetheory.pipelines.results.spread`), or until
+the retained masks, with residuals against the current estimate: :math:`m \bar A^{-1} \Omega \bar A^{-1}`, see
+:mod:`limetheory.pipelines.reading.lime_variance`, the same as ``Explanation.lime_spread``), or until
 ``max_calls`` model calls are spent.  The standard errors are Student's: each stratum's variance has n_b - 1 degrees
 of freedom, their weighted sum about ν (Satterthwaite), and the standard errors are widened by
 :math:`t_{\nu, 0.975} / 1.96` (a quarter at the smallest budget, 2 to 4 masks a stratum; nothing once strata hold

@@ -14,10 +14,6 @@ importance sampling of s towards lime's weights, which leaves no weight inside t
 strata, and with it the smallest useful batch, bounded however long the document is.
 
 An expectation under LIME's own (untilted) law is :math:`\mathbb{E}[h] = \sum_b W_b \mathbb{E}_{q_b}[h / \psi_s]`.
-
-The module also holds the patterned (d+1)x(d+1) algebra the route needs: lime's expected normal matrix
-:math:`\bar A = m \Sigma + P + x_0 x_0^\top` and its inverse have four distinct entries (corner, edge,
-diagonal, off-diagonal), so each is applied to a row in O(d).
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...theory.coefficients import alphas
 from ...theory.sampling import kernel_weights
 
 #: largest number of strata: one per s up to this d, bins of consecutive s beyond
@@ -128,29 +123,3 @@ def kept_probabilities(d, count=3):
         p = p * np.maximum(d - s - r, 0) / max(d - r, 1)
         out.append(p)
     return tuple(out)
-
-
-def patterned_inverse(corner, edge, diagonal, off, d):
-    """The four entries of the inverse of [[corner, edge 1ᵀ], [edge 1, (diagonal - off) I + off 11ᵀ]].
-
-    Block elimination: the lower-right block is (p - q) I + q 11ᵀ, whose action on 1 is p - q + d q, so the
-    inverse keeps the pattern and its entries solve four scalar equations.
-    """
-    gap = diagonal - off
-    row = gap + d * off  # the lower-right block times the vector of ones
-    inv_corner = 1.0 / (corner - d * edge * edge / row)
-    inv_edge = -edge * inv_corner / row
-    inv_gap = 1.0 / gap
-    inv_off = (-edge * inv_edge - off * inv_gap) / row
-    return inv_corner, inv_edge, inv_off + inv_gap, inv_off
-
-
-def lime_normal_inverse(d, nu, num_samples, ridge=1.0):
-    r"""The pattern of :math:`\bar A^{-1}`, :math:`\bar A = m \Sigma + P + x_0 x_0^\top` (m = num_samples - 1).
-
-    lime's expected normal matrix at n = ``num_samples`` (:mod:`limetheory.pipelines.results.spread`): Σ has entries α₀
-    (corner), α₁ (edge and diagonal), α₂ (off-diagonal); P = ridge · diag(0, 1, ..., 1); x₀ the all-ones first row.
-    """
-    a0, a1, a2 = alphas(d, nu=nu, p_max=2)
-    m = num_samples - 1
-    return patterned_inverse(m * a0 + 1.0, m * a1 + 1.0, m * a1 + 1.0 + ridge, m * a2 + 1.0, d)

@@ -53,20 +53,24 @@ small d and small n, where it matters).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..._validation import MEMORY_LIMIT_BYTES, check_memory, check_work, current_work_limit
-from ...theory.coefficients import alphas, sigma_matrix
+from ...theory.coefficients import sigma_matrix
 from ...theory.sampling import kernel_weights
+from ..reading.lime_variance import (
+    BLOCK_ENTRIES,
+    LIME_RIDGE,
+    lime_first_order_std,
+    lime_normal_equations,
+    mapped_blocks,
+)
+from ..reading.lime_variance import omega_diagonal_sandwich as omega_diagonal_sandwich
+from ..reading.lime_variance import solve_patterned as solve_patterned
 from ..reading.mask_samples import MaskSample, allocation, design
 
-#: lime's ridge penalty (``Ridge(alpha=1)``)
-LIME_RIDGE = 1.0
-#: entries of one block of masks mapped by the inverse, or drawn, at a time (32 MiB of doubles)
-_BLOCK_ENTRIES = 2**22
 #: fewest masks behind a second-order spread per coefficient: below 2 (d + 1), Ω_c's estimate is not of full
 #: rank and the next term's moments are mostly noise, so order 2 is refused rather than subsampled further
 MIN_SECOND_ORDER_MASKS_PER_COEFFICIENT = 2
@@ -180,81 +184,6 @@ class LimeSpread:
         return self.centre - half, self.centre + half
 
 
-def solve_patterned(corner, edge, diagonal, off, rows):
-    r"""Solve :math:`M v = w` for each row w of ``rows`` (shape (m, d + 1)), M patterned, in O(m d).
-
-    M has ``corner`` at (0, 0), ``edge`` on the rest of its first row and column, ``diagonal`` on the rest of its
-    diagonal and ``off`` elsewhere.  With :math:`S = \sum_{j \ge 1} v_j`, the first equation and the sum of the
-    others are a 2 × 2 system in :math:`(v_0, S)`; then :math:`v_j = (w_j - e v_0 - o S) / (g - o)`.
-
-    Examples
-    --------
-    >>> from limetheory.theory.coefficients import sigma_matrix
-    >>> m = 7 * sigma_matrix(3, nu=0.25) + np.diag([0.0, 1, 1, 1]) + 1.0
-    >>> w = np.array([[1.0, 2.0, -1.0, 0.5]])
-    >>> bool(np.allclose(solve_patterned(m[0, 0], m[0, 1], m[1, 1], m[1, 2], w)[0], np.linalg.solve(m, w[0])))
-    True
-    """
-    rows = np.asarray(rows, dtype=float)
-    d = rows.shape[1] - 1
-    head, tail = rows[:, 0], rows[:, 1:]
-    total = tail.sum(axis=1)
-    a11, a12, a21, a22 = corner, edge, edge * d, diagonal - off + off * d
-    det = a11 * a22 - a12 * a21
-    v0 = (head * a22 - a12 * total) / det
-    s = (a11 * total - a21 * head) / det
-    out = np.empty_like(rows)
-    out[:, 0] = v0
-    out[:, 1:] = (tail - (edge * v0 + off * s)[:, None]) / (diagonal - off)
-    return out
-
-
-@functools.lru_cache(maxsize=1024)
-def _sigma_pattern(d, nu):
-    """Σ's four values (corner α₀, edge α₁, diagonal α₁, off-diagonal α₂).
-
-    Cached (four floats per (d, ν)): a corpus's documents share their numbers of words, and each explanation's
-    agreement check asks for them (``agreement.lime_disagreement``).
-    """
-    a = alphas(d, nu=nu, p_max=min(2, d)).tolist() + [0.0] * (2 - min(2, d))
-    return a[0], a[1], a[1], a[2]
-
-
-def _apply_patterned(pattern, vector):
-    """M v for a patterned M (its four values) and one vector, in O(d)."""
-    corner, edge, diagonal, off = pattern
-    head, tail = vector[0], vector[1:]
-    total = tail.sum()
-    return np.concatenate([[corner * head + edge * total], edge * head + (diagonal - off) * tail + off * total])
-
-
-def omega_diagonal_sandwich(sample, centre, inverse_pattern):
-    r""":math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})` from a :class:`MaskSample`, in blocks of masks.
-
-    ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by ``solve_patterned``).
-    """
-    d1 = sample.z.shape[1] + 1
-    second = np.zeros(d1)
-    first = np.zeros(d1)
-    for mapped, prob in _mapped_blocks(sample, centre, inverse_pattern):
-        second += prob @ mapped**2
-        first += prob @ mapped
-    return second - first**2
-
-
-def _mapped_blocks(sample, centre, inverse_pattern):
-    r"""Blocks (:math:`ar A^{-1} \pi x (f - x^	op c)` per mask, their weights ``prob``) of bounded memory."""
-    block = max(1, _BLOCK_ENTRIES // (sample.z.shape[1] + 1))
-    for start in range(0, len(sample.f), block):
-        stop = start + block
-        x = design(sample.z[start:stop])
-        residual = sample.f[start:stop] - x @ centre
-        yield (
-            solve_patterned(*inverse_pattern, x * (sample.psi[start:stop] * residual)[:, None]),
-            sample.prob[start:stop],
-        )
-
-
 def lime_covariance(sample, beta, nu, y0, num_samples, columns):
     r"""lime's centre at ``num_samples`` and the first-order covariance of the coefficients ``columns``.
 
@@ -280,12 +209,12 @@ def lime_covariance(sample, beta, nu, y0, num_samples, columns):
     True
     """
     columns = np.asarray(columns, dtype=np.int64)
-    centre, expected = _centre(np.asarray(beta, dtype=float), nu, y0, num_samples)
+    centre, expected = lime_normal_equations(np.asarray(beta, dtype=float), nu, y0, num_samples)
     rows = num_samples - 1
     d1 = len(centre)
     second, first = np.zeros(d1), np.zeros(d1)
     cross = np.zeros((len(columns), len(columns)))
-    for mapped, prob in _mapped_blocks(sample, centre, expected):
+    for mapped, prob in mapped_blocks(sample, centre, expected):
         second += prob @ mapped**2
         first += prob @ mapped
         chosen = mapped[:, columns]
@@ -322,24 +251,13 @@ def omega_sample(mask_fn, d, nu, size, rng):
         prob = np.full(size, 1.0 / size)
     z = np.empty((len(sizes), d), dtype=np.int8)
     f = np.empty(len(sizes))
-    block = max(1, _BLOCK_ENTRIES // d)
+    block = max(1, BLOCK_ENTRIES // d)
     for start in range(0, len(sizes), block):
         removed = sizes[start : start + block]
         kept = (np.arange(d)[None, :] >= removed[:, None]).astype(np.int8)  # the first s removed, then permuted
         z[start : start + block] = rng.permuted(kept, axis=1)
         f[start : start + block] = mask_fn(z[start : start + block])
     return MaskSample(z=z, f=f, prob=prob, psi=weights[sizes - 1], exact=False)
-
-
-def _centre(beta, nu, y0, num_samples):
-    """lime's centre at ``num_samples`` and the patterned values of its expected normal matrix."""
-    sigma = _sigma_pattern(len(beta) - 1, nu)
-    rows = num_samples - 1
-    # lime's normal equations in expectation: (m Σ + P + x0 x0^T) c = m Σ β + x0 y0 (surrogate.expected_lime_fit)
-    corner, edge, diagonal, off = (rows * v + 1.0 for v in sigma)
-    expected = (corner, edge, diagonal + LIME_RIDGE, off)
-    right = rows * _apply_patterned(sigma, np.asarray(beta, dtype=float)) + y0
-    return solve_patterned(*expected, right[None, :])[0], expected
 
 
 def lime_centre(beta, nu, y0, num_samples):
@@ -356,7 +274,7 @@ def lime_centre(beta, nu, y0, num_samples):
     >>> bool(np.allclose(lime_centre(beta, 0.25, 0.1, 50), dense, rtol=1e-12))
     True
     """
-    return _centre(beta, nu, y0, num_samples)[0]
+    return lime_normal_equations(beta, nu, y0, num_samples)[0]
 
 
 def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1, random_state=0, max_flops=None):
@@ -382,13 +300,12 @@ def lime_spread(sample, beta, nu, y0, num_samples, beta_stderr=None, order=1, ra
         sample = subsample(sample, fit, np.random.default_rng([random_state, 3]))
     m = len(sample.f)
     omega_samples = None if sample.exact else m
-    centre, expected = _centre(beta, nu, y0, num_samples)
+    centre, expected = lime_normal_equations(beta, nu, y0, num_samples)
     rows = num_samples - 1
     if rows == 0:  # only the document itself: lime's fit is deterministic
         return LimeSpread(num_samples, centre, np.zeros(d1), sample.exact, omega_samples, beta_stderr, order)
-    if order == 1:
-        variance = rows * omega_diagonal_sandwich(sample, centre, expected)
-        std = np.sqrt(np.clip(variance, 0.0, None))
+    if order == 1:  # the estimate's note states its precision against this standard deviation (lime_variance)
+        centre, std = lime_first_order_std(sample, beta, nu, y0, num_samples)
         return LimeSpread(num_samples, centre, std, sample.exact, omega_samples, beta_stderr, order)
     check_memory(8.0 * m * d1 * 3 + 8.0 * 6 * d1 * d1, f"lime's spread from {m} masks of {d1 - 1} words")
     penalty = LIME_RIDGE * np.eye(d1)
