@@ -17,6 +17,7 @@ vectorizer on lime's own perturbed strings.
 from __future__ import annotations
 
 import re
+from itertools import compress
 
 import numpy as np
 import sympy as sp
@@ -25,6 +26,8 @@ from .._validation import check_bool, check_text
 
 #: one character the default token pattern counts as part of a word
 WORD_CHARACTER = re.compile(r"\w")
+#: a maximal run of two or more word characters (the token pattern's \b\w\w+\b, scanning left to right)
+_TOKEN_RUN = re.compile(r"\w\w+")
 
 #: the fates of a word occurrence, in the order :func:`word_fates` reports them
 FATES = ("survived", "vanished", "changed, in vocabulary", "changed, out of vocabulary")
@@ -89,19 +92,17 @@ def perturbed_tokens(text, kept, *, masked=False):
     masked = check_bool(masked, "masked")
     _check_lowercase_safe(text)
     kept = _check_kept(text, kept)
-    tokens, run = [], []
-    for position, character in enumerate(text):
-        if kept[position] and WORD_CHARACTER.match(character):
-            run.append(position)
-            continue
-        if kept[position] or masked:  # a kept non-word character, or a mask: the run ends here
-            if len(run) >= 2:
-                tokens.append(run)
-            run = []
-        # a deleted character (masked=False): its neighbours become adjacent, the run goes on
-    if len(run) >= 2:
-        tokens.append(run)
-    return [("".join(text[p] for p in run).lower(), tuple(run)) for run in tokens]
+    if masked:  # a mask is a non-word character: it ends a run, and every position stays where it was
+        positions = np.arange(len(text))
+        perturbed = "".join(c if k else "\0" for c, k in zip(text, kept.tolist(), strict=True))
+    else:  # a deleted character: its neighbours become adjacent, a run goes on across it
+        positions = np.flatnonzero(kept)
+        perturbed = "".join(compress(text, kept.tolist()))
+    # the maximal runs of two or more word characters, which the token pattern takes (found by re, in C)
+    return [
+        (match.group().lower(), tuple(positions[match.start() : match.end()].tolist()))
+        for match in _TOKEN_RUN.finditer(perturbed)
+    ]
 
 
 def word_fates(text, kept, vocabulary, *, masked=False):

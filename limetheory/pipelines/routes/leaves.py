@@ -44,6 +44,7 @@ at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -176,13 +177,15 @@ def _components(model, output, label):
     return kind, trees, node_values
 
 
-def _jumps(left, right, feature, threshold, fed):
-    """For every node, the node reached by following the splits that treat all of lime's documents alike."""
-    internal = left >= 0
-    alike = internal & ~fed
-    jump = np.arange(len(left))
-    # a column no word feeds is 0 in every perturbed document: 0 <= threshold goes left
-    jump[alike] = np.where(threshold[alike] >= 0.0, left[alike], right[alike])
+def _jumps(default_child, fed):
+    """For every node, the node reached by following the splits that treat all of lime's documents alike.
+
+    ``default_child`` is each internal node's child for a column that is 0 (-1 at leaves): where a split on a
+    column no word feeds sends every perturbed document.
+    """
+    alike = (default_child >= 0) & ~fed
+    jump = np.arange(len(default_child))
+    jump[alike] = default_child[alike]
     while True:  # pointer doubling: log2(depth) passes
         nxt = jump[jump]
         if np.array_equal(nxt, jump):
@@ -190,9 +193,31 @@ def _jumps(left, right, feature, threshold, fed):
         jump = nxt
 
 
-def _forest_arrays(trees, node_values):
-    """The nodes of all trees in one numbering: children, split column and threshold, node value, roots."""
-    structures = [tree.tree_ for tree in trees]
+class _Forest(NamedTuple):
+    """The nodes of all trees in one numbering (:func:`_forest_arrays`)."""
+
+    left: np.ndarray
+    right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    value: np.ndarray  # the trees' stacked ``tree_.value``, before ``node_values``
+    roots: np.ndarray
+    default_child: np.ndarray  # the child of a split on a column that is 0: left when 0 <= threshold
+
+
+#: the last forest read, (its trees' ``tree_`` objects, its :class:`_Forest`): explaining many documents with one
+#: model reads its nodes once.  The key holds the ``tree_`` objects themselves and compares them by identity, so a
+#: refitted model (scikit-learn builds new trees) is read anew; a fitted tree's nodes are not changed in place.
+_LAST_FOREST = [((), None)]
+
+
+def _forest_arrays(trees):
+    """The :class:`_Forest` of ``trees``, from the cache when they are the last forest read."""
+    structures = tuple(tree.tree_ for tree in trees)
+    cached_structures, cached = _LAST_FOREST[0]
+    same = len(cached_structures) == len(structures)
+    if same and all(a is b for a, b in zip(cached_structures, structures, strict=True)):
+        return cached
     sizes = np.array([structure.node_count for structure in structures], dtype=np.int64)
     roots = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     shift = np.repeat(roots, sizes)  # each node's offset in the common numbering
@@ -202,20 +227,28 @@ def _forest_arrays(trees, node_values):
     right = np.where(right >= 0, right + shift, -1)
     feature = np.concatenate([structure.feature for structure in structures]).astype(np.int64)
     threshold = np.concatenate([structure.threshold for structure in structures])
-    value = node_values(np.concatenate([structure.value for structure in structures]))
-    return left, right, feature, threshold, value, roots
+    value = np.concatenate([structure.value for structure in structures])
+    # a column no word feeds is 0 in every perturbed document: 0 <= threshold goes left
+    default_child = np.where(left >= 0, np.where(threshold >= 0.0, left, right), -1)
+    forest = _Forest(left, right, feature, threshold, value, roots, default_child)
+    _LAST_FOREST[0] = (structures, forest)
+    return forest
 
 
-def _splits(left, right, feature, threshold, columns):
+def _splits(forest, columns):
     """{node: split} for the nodes whose column the document feeds, with the chains between them jumped over.
 
     A split is (True, word bit, code, left, right) for a column fed by one word, where bit 0 of ``code`` says
     whether "word removed" goes left and bit 1 whether "word kept" goes left; or (False, group, bit set of the
     group's kept subsets that go left, left, right) for a column shared by a group of words.
     """
+    left, right, feature, threshold = forest.left, forest.right, forest.feature, forest.threshold
     fed_columns = np.array(sorted(columns.group_of_column), dtype=np.int64)
-    fed = (left >= 0) & np.isin(feature, fed_columns)
-    jump = _jumps(left, right, feature, threshold, fed)
+    # which nodes split on a fed column: a lookup by column (a leaf's feature, -2, reads the last entry, False)
+    is_fed_column = np.zeros(max(int(feature.max(initial=0)), int(fed_columns.max(initial=0))) + 2, dtype=bool)
+    is_fed_column[fed_columns] = True
+    fed = (left >= 0) & is_fed_column[np.where(feature >= 0, feature, -1)]
+    jump = _jumps(forest.default_child, fed)
     nodes = np.flatnonzero(fed)
     jump_left, jump_right = jump[left[nodes]], jump[right[nodes]]
     column_of, t_of = feature[nodes], threshold[nodes]
@@ -254,11 +287,11 @@ def _leaf_events(trees, node_values, columns):
     (removed), and ``shared`` is a sorted tuple of (group, bit set of its allowed kept subsets) for the groups of
     words sharing a column that the path constrains.
     """
-    left, right, feature, threshold, leaf_value, roots = _forest_arrays(trees, node_values)
-    splits, jump = _splits(left, right, feature, threshold, columns)
+    forest = _forest_arrays(trees)
+    splits, jump = _splits(forest, columns)
     full = [(1 << (1 << len(group))) - 1 for group in columns.groups]
     keys, reached = [], []
-    stack = [(node, 0, 0, ()) for node in jump[roots].tolist()]
+    stack = [(node, 0, 0, ()) for node in jump[forest.roots].tolist()]
     while stack:
         node, kept, removed, shared = stack.pop()
         split = splits.get(node)
@@ -290,7 +323,9 @@ def _leaf_events(trees, node_values, columns):
                 stack.append((child, kept, removed, updated))
     index = {}
     codes = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
-    sums = np.bincount(codes, weights=leaf_value[np.array(reached, dtype=np.int64)], minlength=len(index))
+    # the values of the reached leaves only (node_values is elementwise in the nodes: the same numbers)
+    leaf_value = node_values(forest.value[np.array(reached, dtype=np.int64)])
+    sums = np.bincount(codes, weights=leaf_value, minlength=len(index))
     return dict(zip(index, sums.tolist(), strict=True))
 
 
