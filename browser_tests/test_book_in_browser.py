@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import functools
 import os
+import queue
 import re
 import threading
 import urllib.error
@@ -184,8 +185,8 @@ def server():
     httpd.shutdown()
 
 
-@pytest.fixture(scope="module")
-def browser():
+def _chrome():
+    """A headless Chromium at the desktop size, logging the console."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -218,6 +219,12 @@ def browser():
     # and once timed out at 60 s
     driver.set_page_load_timeout(180)
     driver.set_window_size(*DESKTOP)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = _chrome()
     yield driver
     driver.quit()
 
@@ -239,6 +246,7 @@ def _ids(html: str) -> set[str]:
 def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
     """Open ``url`` and list what is wrong on it, by category (the page's name prefixes each finding)."""
     found: dict[str, list[str]] = {category: [] for category in CATEGORIES}
+    at_desktop(browser)
     browser.get_log("browser")  # drop what earlier pages logged
     browser.get(url)
     if browser.execute_async_script(MATHJAX_DONE) is False:
@@ -278,16 +286,25 @@ def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
             reading = reading_findings(page, width, theme, browser.execute_script(READING))
             for category in ("page wider than the screen", "wide tables", "figure alt text"):
                 found[category] += reading[category]
+            if (width, theme) == (DESKTOP_WIDTH, "light"):  # the images as a desktop reader sees them
+                for source, natural, shown in browser.execute_script(BLURRY_IMAGES):
+                    found["blurry images"].append(f"{page}: {natural} px image shown at {shown} px: {source}")
+                for image in browser.execute_script(BROKEN_IMAGES):
+                    found["broken images"].append(f"{page}: {image[:120]}")
         themes = themes[::-1]
         if width == PHONE_WIDTH:  # in light mode, the last measured
             found["figure taps"] += tap_figures(browser, page, sorted(set(reading["figures to tap"])))
-    browser.set_window_size(*DESKTOP)
-    browser.execute_async_script(SETTLED)
-    for source, natural, shown in browser.execute_script(BLURRY_IMAGES):
-        found["blurry images"].append(f"{page}: {natural} px image shown at {shown} px: {source}")
-    for image in browser.execute_script(BROKEN_IMAGES):
-        found["broken images"].append(f"{page}: {image[:120]}")
+    # the page stays at the phone's width: the next page is opened at the desktop's after an empty page (at_desktop),
+    # sparing a relayout of this one at 1400 px (the heaviest chapter's took seconds)
     return found
+
+
+def at_desktop(browser) -> None:
+    """The window at the desktop's size, on an empty page if it was not: resizing a page lays it out again."""
+    size = browser.get_window_size()
+    if (size["width"], size["height"]) != DESKTOP:
+        browser.get("about:blank")
+        browser.set_window_size(*DESKTOP)
 
 
 # resolves once every figure is laid out for the window's width (bookext.js marks each one data-bk-ready), or
@@ -347,33 +364,87 @@ def _screenshot(browser, name: str, size: tuple[int, int], theme: str = "light")
     browser.set_window_size(*DESKTOP)
 
 
+# the browsers that open the book's pages side by side, each page in one of them (BROWSERS=1: one at a time). Two,
+# for a 2-core machine: a page's cost is the browser's CPU (MathJax, layout), which two browsers spread over both
+# cores, while this process mostly waits; the whole book took 12 min in one browser under a load of 8
+BROWSERS = max(1, int(os.environ.get("BROWSERS", "2")))
+
+
+def _visit(browser, base: str, page: str) -> dict:
+    """Everything the book fixture takes from one page: its findings, its same-site links, its screenshots."""
+    found = inspect_page(browser, urljoin(base, page), page)
+    links = [
+        href
+        for href in browser.execute_script("return Array.from(document.links).map(a => a.href);")
+        if urlparse(href).netloc == urlparse(base).netloc
+    ]
+    if page == "book/intro.html":
+        _screenshot(browser, "landing", (DESKTOP[0], 1600))
+    elif page == "book/concordance.html":
+        _screenshot(browser, "concordance", (DESKTOP[0], 1600))
+    elif page == "book/blueprint.html":
+        _screenshot(browser, "blueprint-light", (DESKTOP[0], 2200))
+        _screenshot(browser, "blueprint-dark", (DESKTOP[0], 2200), theme="dark")
+    if page in WIDTH_PAGES:
+        name = Path(page).stem.split("-")[0]
+        for theme in ("light", "dark"):
+            _screenshot(browser, f"chapter-{name}-phone-{theme}", PHONE, theme=theme)
+            _screenshot(browser, f"chapter-{name}-desktop-{theme}", DESKTOP, theme=theme)
+    return {"found": found, "links": links}
+
+
+def _visit_all(browsers: list, base: str, pages: list[str]) -> dict[str, dict]:
+    """Every page visited once, by whichever browser is free; the largest pages first, so that no browser is left
+    with a heavy chapter at the end. An error in one browser stops the others and is raised."""
+    todo = queue.Queue()
+    for page in sorted(pages, key=lambda p: -(HTML / p).stat().st_size):
+        todo.put(page)
+    results: dict[str, dict] = {}
+    errors: list[BaseException] = []
+
+    def work(browser):
+        while not errors:
+            try:
+                page = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                results[page] = _visit(browser, base, page)
+            except BaseException as error:  # raised again in the main thread
+                errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(browser,)) for browser in browsers[1:]]
+    for thread in threads:
+        thread.start()
+    work(browsers[0])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
 @pytest.fixture(scope="module")
 def book(server, browser):
     """Every page opened once: the findings by category, every internal link, and the screenshots."""
     base, log = server
     pages = _pages()
     assert len(pages) >= 10, f"only {len(pages)} pages in {HTML}"
+    browsers = [browser]
+    try:
+        browsers += [_chrome() for _ in range(BROWSERS - 1)]
+        visited = _visit_all(browsers, base, pages)
+    finally:
+        for other in browsers[1:]:
+            other.quit()
+    assert sorted(visited) == sorted(pages), sorted(set(pages) - set(visited))
     found: dict[str, list] = {category: [] for category in (*CATEGORIES, "listed displays")}
     links: dict[str, set[str]] = {}
-    for page in pages:
-        url = urljoin(base, page)
-        for category, items in inspect_page(browser, url, page).items():
+    for page in pages:  # in the pages' order, whichever browser opened them
+        for category, items in visited[page]["found"].items():
             found[category] += items
-        for href in browser.execute_script("return Array.from(document.links).map(a => a.href);"):
-            if urlparse(href).netloc == urlparse(base).netloc:
-                links.setdefault(href, set()).add(page)
-        if page == "book/intro.html":
-            _screenshot(browser, "landing", (DESKTOP[0], 1600))
-        elif page == "book/concordance.html":
-            _screenshot(browser, "concordance", (DESKTOP[0], 1600))
-        elif page == "book/blueprint.html":
-            _screenshot(browser, "blueprint-light", (DESKTOP[0], 2200))
-            _screenshot(browser, "blueprint-dark", (DESKTOP[0], 2200), theme="dark")
-        if page in WIDTH_PAGES:
-            name = Path(page).stem.split("-")[0]
-            for theme in ("light", "dark"):
-                _screenshot(browser, f"chapter-{name}-phone-{theme}", PHONE, theme=theme)
-                _screenshot(browser, f"chapter-{name}-desktop-{theme}", DESKTOP, theme=theme)
+        for href in visited[page]["links"]:
+            links.setdefault(href, set()).add(page)
     missing_pages = [p for p in ("book/intro.html", "book/concordance.html", "book/blueprint.html", *WIDTH_PAGES)]
     missing_pages = [p for p in missing_pages if p not in pages]
     return {"findings": found, "links": links, "log": log, "missing": missing_pages}
@@ -555,6 +626,7 @@ def test_the_checks_can_fail(browser, tmp_path):
 
 def test_the_errata_filter_shows_one_severity(server, browser):
     base, _ = server
+    at_desktop(browser)
     browser.get(urljoin(base, "book/errata.html"))
     rows = browser.find_elements("css selector", ".errata-table tbody tr")
     buttons = browser.find_elements("css selector", ".errata-filter button")
