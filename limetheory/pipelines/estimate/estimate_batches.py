@@ -581,10 +581,10 @@ class BatchEstimator:
     def _retained(self):
         """(masks as int8, outputs of every column, probabilities under LIME's law, kernel weights) of those kept."""
         if self.retained_arrays is None:
-            z = np.concatenate([part[0] for part in self.retained]).view(np.int8)
-            sizes = np.concatenate([part[1] for part in self.retained])
-            bins = np.concatenate([part[2] for part in self.retained])
-            f = np.concatenate([part[3] for part in self.retained])
+            # one part from now on (the masks are held once, and a later part is concatenated to it alone)
+            self.retained = [tuple(np.concatenate([part[i] for part in self.retained]) for i in range(4))]
+            z, sizes, bins, f = self.retained[0]
+            z = z.view(np.int8)
             counts = np.bincount(bins, minlength=self.strata.count)
             psi = self.strata.psi[sizes - 1]
             prob = self.strata.weight[bins] / (counts[bins] * psi)
