@@ -527,11 +527,22 @@ def per_word_model(text, vectorizer, model):
 
 
 def pipeline_on_masks(indexed, vectorizer, model):
-    """f(z): the model's decision_function on the document lime builds for mask z (its removed words deleted)."""
+    """f(z): the model's decision_function on the document lime builds for mask z (its removed words deleted).
+
+    Each mask's document goes through the pipeline once (a reference enumerated at several bandwidths asks for the
+    same 2^d masks each time): the values are remembered by the mask's bits. A sparse row's decision_function does
+    not depend on the other rows of its batch, so a remembered value is the one a new call would give."""
+    memo = {}
 
     def f(z):
-        documents = [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in np.asarray(z)]
-        return model.decision_function(vectorizer.transform(documents))
+        z = np.asarray(z)
+        codes = (z != 0).astype(np.int64) @ (np.int64(1) << np.arange(z.shape[1], dtype=np.int64))
+        new = list(dict.fromkeys(int(code) for code in codes if int(code) not in memo))
+        if new:
+            rows = {int(code): row for code, row in zip(codes, z, strict=True)}
+            documents = [indexed.inverse_removing(np.flatnonzero(rows[code] == 0)) for code in new]
+            memo.update(zip(new, model.decision_function(vectorizer.transform(documents)), strict=True))
+        return np.array([memo[int(code)] for code in codes])
 
     return f
 
