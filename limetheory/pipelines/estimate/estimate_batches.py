@@ -52,6 +52,10 @@ SURROGATE_GAIN = 1.5
 #: masks kept for lime's spread (a stratified sample with its weights): the lime standard deviation that the stopping
 #: rule and the note read, and ``Explanation.lime_spread``'s (enough for a standard deviation to a few per cent)
 RETAINED_MASKS = 20_000
+#: lime's sd is read again (O(masks d)) once the model calls grew by this factor since it was last read, and whenever
+#: the caller asks for it fresh (the stopping decision, the final state): at d = 721 a tol = 0.1 estimate runs ~200
+#: batches of ~5000 masks (MAX_BATCH_ENTRIES), and reading it at each took 10.4 s of its 84 s
+LIME_STD_REFRESH = 1.1
 #: masks of a batch added to the control fit at most (a random subset): the fit only has to be a good control, and
 #: its normal equations cost K² per row (K ~ 200 features at d = 40), more than scoring a cheap model
 FIT_ROWS_PER_BATCH = 2000
@@ -514,12 +518,13 @@ class BatchEstimator:
 
     # ------------------------------------------------------------------ the estimate so far
 
-    def state(self):
+    def state(self, fresh=False):
         """(beta, expensive variance, cheap variance, lime_std, per-bin spread, dof) per column.
 
         Both variances are widened by :func:`t_widening`'s scale squared (the effective degrees of freedom of the
         per-stratum variances), so that their sum is the square of the reported standard error.  lime_std is lime's
-        standard deviation at num_samples from the retained masks with residuals against this β (``_lime_std``).
+        standard deviation at num_samples from the retained masks with residuals against this β (``_lime_std``; with
+        ``fresh`` False, the one last read while the model calls have grown by less than ``LIME_STD_REFRESH``).
         """
         weight = self.strata.weight
         n = np.maximum(self.counts, 1)
@@ -548,10 +553,10 @@ class BatchEstimator:
                 beta = beta + column.control_coefficients @ self.control_betas
             spread = np.sqrt(var_bin.mean(axis=1))
             out.append((beta, variance, cheap_variance, None, spread, dof))
-        lime_std = self._lime_std([entry[0] for entry in out])
+        lime_std = self._lime_std([entry[0] for entry in out], fresh)
         return [(b, v, cv, ls, spread, dof) for (b, v, cv, _, spread, dof), ls in zip(out, lime_std, strict=True)]
 
-    def _lime_std(self, betas):
+    def _lime_std(self, betas, fresh=True):
         r"""lime's standard deviation at num_samples for each column, from the retained masks and the column's β.
 
         :math:`\sqrt{m \operatorname{diag}(\bar A^{-1} \Omega_c \bar A^{-1})}`, residuals against lime's centre c for β.
@@ -568,8 +573,9 @@ class BatchEstimator:
         (O(masks d) per column: 0.07 s at d = 721 and 20000 masks, 11 times in a 50000-call estimate).
         """
         key = (self.calls, float(self.cheap_counts.sum()))
-        if self.lime_std_cache[0] == key:
-            return self.lime_std_cache[1]
+        read, cached = self.lime_std_cache
+        if read == key or (not fresh and read is not None and self.calls <= LIME_STD_REFRESH * read[0]):
+            return cached
         z, f, prob, psi = self._retained()
         out = []
         for c, beta in enumerate(betas):

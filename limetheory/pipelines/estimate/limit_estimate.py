@@ -81,6 +81,9 @@ ABSOLUTE_FLOOR = 1e-9
 ROUNDING_UNITS = 1e5
 #: smallest spread given to a stratum in Neyman's allocation, relative to the largest
 NEYMAN_FLOOR = 0.05
+#: the stopping decision reads lime's sd afresh when the ratio to the target, with lime's sd as last read
+#: (``estimate_batches.LIME_STD_REFRESH``), is at most this
+NEAR_TARGET = 1.25
 #: the pilot is at most 1 / PILOT_SHARE of the budget (``estimate_limit(pilot_calls=...)`` above it is capped)
 PILOT_SHARE = 10
 
@@ -312,9 +315,12 @@ def _run(estimator, pilot_size):
             else:
                 _refill_cheap(estimator)
                 states = estimator.state()
-                if _ratio(estimator, states) <= 1.0 and estimator.batches >= 2:
-                    target_met = True
-                    break
+                # near the target, the decision reads lime's sd at this β (between, it is read as calls grow 10%)
+                if estimator.batches >= 2 and _ratio(estimator, states) <= NEAR_TARGET:
+                    states = estimator.state(fresh=True)
+                    if _ratio(estimator, states) <= 1.0:
+                        target_met = True
+                        break
                 # the model's share of the variance must fall to (1 - CHEAP_SHARE) of the target's
                 share = max(
                     float(np.max(v / ((1.0 - CHEAP_SHARE) * _target(estimator, b, ls) ** 2)))
@@ -338,7 +344,7 @@ def _run(estimator, pilot_size):
                 estimator.cheap(allocate(estimator.sampled, max(size, 4 * live)))  # a first average
             estimator.batch(allocation)
             bar.update(int(allocation.sum()))
-        states = estimator.state()
+        states = estimator.state(fresh=True)
         target_met = _ratio(estimator, states) <= 1.0
     finally:
         bar.close()
