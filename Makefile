@@ -83,9 +83,11 @@ lab: venv $(LAB_SETTINGS)
 	@echo "Starting JupyterLab in notebooks/: open the http://127.0.0.1:... address it prints below (Ctrl-C stops it)"
 	cd notebooks && ../$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 $(if $(SUDO),,--allow-root)
 
-# needs the built book (make book); browser_tests/test_lab.py also runs one chapter in JupyterLab, as `make lab` serves it
+# needs the built book (make book); browser_tests/test_lab.py also runs one chapter in JupyterLab, as `make lab` serves it.
+# Two workers, one a file (--dist loadfile): the JupyterLab test, which mostly waits for its server and kernel, runs
+# beside the book's pages (which test_book_in_browser.py opens in two browsers of its own)
 browser: venv $(CHROMEDRIVER) $(CHROME_BINARY) $(LAB_SETTINGS)
-	$(PYTHON) -m pytest browser_tests -p no:cacheprovider
+	$(PYTHON) -m pytest browser_tests -p no:cacheprovider -n 2 --dist loadfile
 
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
 # the book built with warnings as errors from the checked notebooks, and every page opened in a browser

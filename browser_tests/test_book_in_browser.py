@@ -1,8 +1,9 @@
 """Open every page of the built book in headless Chromium, as a reader would.
 
 Run by ``make browser`` (part of ``make test``) after ``make book``. Every page is opened once, at 1400 px, and
-checked for the faults a reader sees, then measured again at 414 px; each kind of fault is its own test, so a
-failure names what is wrong:
+checked for the faults a reader sees, then measured again at 414 px (the pages shared between two browsers that run
+side by side; ``BROWSERS=1`` opens them all in one); each kind of fault is its own test, so a failure names what is
+wrong:
 
 - a console error (level SEVERE in Chrome's log: a script error, a failed resource);
 - a ``{prf:...}`` statement without a number, and a reference rendered as a bare kind word ("Proposition");
