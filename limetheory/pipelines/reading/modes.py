@@ -244,21 +244,30 @@ def mode_document_columns(text, vectorizer, mode, *, n_features=None):
             f"text has {largest} {mode.unit} feeding linked vectorizer columns, above the limit of {MAX_GROUP_WORDS} "
             f"(their 2^k kept subsets are enumerated); {EXPLAIN_ADVICE}"
         )
-    group_of_column, values, masks, where = {}, {}, [np.ones(d, dtype=np.int8)], {}
-    for g, group in enumerate(groups):
-        for t in range(2 ** len(group)):
-            mask = np.ones(d, dtype=np.int8)  # the other features kept: a column's value depends on its group only
-            mask[list(group)] = [(t >> i) & 1 for i in range(len(group))]
-            where[g, t] = len(masks)
-            masks.append(mask)
-    masks = np.array(masks)
+    # row 0 keeps every feature; then, for each group, its 2^k kept subsets (bit i of t: member i kept), the other
+    # features kept: a column's value depends on its group only
+    starts = np.cumsum([1] + [2 ** len(group) for group in groups])
+    masks = np.ones((int(starts[-1]), d), dtype=np.int8)
+    for group, start in zip(groups, starts[:-1].tolist(), strict=True):
+        subsets = np.arange(2 ** len(group))
+        masks[start : start + len(subsets), list(group)] = (subsets[:, None] >> np.arange(len(group))) & 1
     matrix = sp.csr_matrix(document.transform(masks))
-    document.self_check(masks[: min(len(masks), 64)])  # the mirror against the vectorizer's transform of lime's strings
+    # the mirror against the vectorizer's transform of lime's strings, on the first 64 masks, each distinct mask once
+    # (every group's all-kept subset is row 0, the document itself)
+    checked = masks[: min(len(masks), 64)]
+    first = {}
+    for i, row in enumerate(checked):
+        first.setdefault(row.tobytes(), i)
+    document.self_check(checked[list(first.values())])
     dense = matrix[:, document.columns].toarray()
-    for g, group in enumerate(groups):
-        members = [k for k in range(q) if label[d + k] == label[group[0]]]
-        for k in members:
+    component = label.tolist()
+    members = {}  # each component's columns (positions in document.columns), in order
+    for k in range(q):
+        members.setdefault(component[d + k], []).append(k)
+    group_of_column, values = {}, {}
+    for g, (group, start) in enumerate(zip(groups, starts[:-1].tolist(), strict=True)):
+        for k in members.get(component[group[0]], ()):
             column = int(document.columns[k])
             group_of_column[column] = g
-            values[column] = dense[[where[g, t] for t in range(2 ** len(group))], k].astype(np.float32)
+            values[column] = dense[start : start + 2 ** len(group), k].astype(np.float32)
     return DocumentColumns(words=document.words, groups=groups, group_of_column=group_of_column, values=values)
