@@ -590,7 +590,7 @@ class BatchEstimator:
             # one part from now on (the masks are held once, and a later part is concatenated to it alone)
             self.retained = [tuple(np.concatenate([part[i] for part in self.retained]) for i in range(4))]
             z, sizes, bins, f = self.retained[0]
-            z = z.view(np.int8)
+            z = z.astype(np.int8, copy=False)  # 0/1 whatever the dtype the masks came in
             counts = np.bincount(bins, minlength=self.strata.count)
             psi = self.strata.psi[sizes - 1]
             prob = self.strata.weight[bins] / (counts[bins] * psi)
