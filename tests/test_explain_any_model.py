@@ -22,8 +22,8 @@ from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from toy_reviews import DOCS, LABELS
 
 import limetheory as lt
+from limetheory.pipelines.reading.lime_variance import solve_patterned
 from limetheory.pipelines.reading.pipeline_reading import LinearReading, self_check_tolerance
-from limetheory.pipelines.results.spread import solve_patterned
 from limetheory.theory.coefficients import sigma_inverse, sigma_matrix
 from limetheory.theory.explanation import all_masks
 from limetheory.theory.sampling import kernel_weights

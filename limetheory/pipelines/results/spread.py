@@ -67,8 +67,6 @@ from ..reading.lime_variance import (
     lime_normal_equations,
     mapped_blocks,
 )
-from ..reading.lime_variance import omega_diagonal_sandwich as omega_diagonal_sandwich
-from ..reading.lime_variance import solve_patterned as solve_patterned
 from ..reading.mask_samples import MaskSample, allocation, design
 
 #: fewest masks behind a second-order spread per coefficient: below 2 (d + 1), Ω_c's estimate is not of full
