@@ -347,6 +347,7 @@ class NormalEquations:
         self.matrix = np.zeros((size, size))
         self.rhs = np.zeros((size, responses))
         self.rows = 0
+        self._solved = (None, None)  # (rows, solution): a solve repeated without rows added in between is free
 
     def add(self, features, responses, weights):
         """Add rows (features, responses) with their weights."""
@@ -354,11 +355,14 @@ class NormalEquations:
         self.matrix += weighted.T @ features
         self.rhs += weighted.T @ np.asarray(responses, dtype=float).reshape(len(features), -1)
         self.rows += len(features)
+        self._solved = (None, None)
 
     def solve(self):
         """The coefficients (K, responses); zeros before any row."""
         if self.rows == 0:
             return np.zeros_like(self.rhs)
+        if self._solved[0] == self.rows:
+            return self._solved[1].copy()
         diagonal = np.diag(self.matrix).copy()
         scale = np.where(diagonal > 0, diagonal, 1.0)
         matrix = self.matrix / np.sqrt(np.outer(scale, scale))
@@ -367,4 +371,6 @@ class NormalEquations:
             solution = scipy.linalg.solve(matrix, self.rhs / np.sqrt(scale)[:, None], assume_a="pos")
         except (np.linalg.LinAlgError, ValueError):
             solution = np.linalg.lstsq(matrix, self.rhs / np.sqrt(scale)[:, None], rcond=None)[0]
-        return solution / np.sqrt(scale)[:, None]
+        solution = solution / np.sqrt(scale)[:, None]
+        self._solved = (self.rows, solution)
+        return solution.copy()

@@ -19,7 +19,7 @@ from .estimate_route import estimate_explanation, lime_words
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
 
 
-def explain_controls(model, text, output, label, nu, mode=None):
+def explain_controls(model, text, output, label, nu, mode=None, readings=None):
     """Control variates with an exact β for the estimate: ((g, β_g),) or ().
 
     For ``predict_proba`` of a pipeline whose decision function is linear in the columns (e.g. a logistic
@@ -28,14 +28,18 @@ def explain_controls(model, text, output, label, nu, mode=None):
     have exact moments (:func:`~limetheory.pipelines.reading.linked_reading.reading_powers`) g comes as an
     :class:`~limetheory.pipelines.estimate.controls.ExactPowers`, whose g, g² and g³ (times polynomials in s) the
     estimate's design takes.  Other models get none (the affine control of
-    ``limetheory.pipelines.estimate.montecarlo.estimate_beta`` remains).
+    ``limetheory.pipelines.estimate.montecarlo.estimate_beta`` remains).  ``readings`` (the linked reading's, by
+    label: ``linked_score_masks(...)[0].readings``) gives g's reading when it has been built and checked already.
     """
     if output != "predict_proba" or model is None:
         return ()
     try:
         n_classes = len(getattr(model.steps[-1][1], "classes_", ()))
         vectorizer = model.steps[0][1]
-        linear = LinearReading(model, vectorizer, text, "decision_function", label if n_classes > 2 else 1, mode)
+        row = label if n_classes > 2 else 1
+        linear = (readings or {}).get(row)
+        if linear is None:
+            linear = LinearReading(model, vectorizer, text, "decision_function", row, mode)
         beta, powers = linear.beta(nu), reading_powers(linear)
         return ((linear if powers is None else ExactPowers(linear, *powers), beta),)
     except (RouteUnavailable, ValueError, TypeError, IndexError, AttributeError):
@@ -77,7 +81,8 @@ def estimate_labels(document, labels, call):
                                       max_words=words)  # fmt: skip
             results[label] = (estimate, column, "estimate: the model scored on lime's perturbed strings")
         else:
-            controls = explain_controls(reader.pipeline, text, reader.output, label, nu, mode)
+            controls = explain_controls(reader.pipeline, text, reader.output, label, nu, mode,
+                                        getattr(linked, "readings", None))  # fmt: skip
             results[label] = estimate_explanation(
                 reader.pipeline, text, reader.output, label, nu, column, d, mode=mode, num_samples=call.lime_n,
                 tol=call.tol, max_calls=call.max_calls, random_state=rng, progress=call.progress, controls=controls,

@@ -48,11 +48,11 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 from ..._validation import check_int, check_nu
 from ...theory.coefficients import sigma_eigenvalues
-from .estimate_batches import BatchEstimator
+from .estimate_batches import Z_975, BatchEstimator
 from .montecarlo import MAX_CONDITION
 from .strata import allocate
 
@@ -344,8 +344,9 @@ def _run(estimator, pilot_size):
                 estimator.cheap(allocate(estimator.sampled, max(size, 4 * live)))  # a first average
             estimator.batch(allocation)
             bar.update(int(allocation.sum()))
-        states = estimator.state(fresh=True)
-        target_met = _ratio(estimator, states) <= 1.0
+        if not target_met:  # else ``states`` is already the final state, read fresh
+            states = estimator.state(fresh=True)
+            target_met = _ratio(estimator, states) <= 1.0
     finally:
         bar.close()
     beta = np.array([s[0] for s in states])
@@ -381,7 +382,7 @@ def _run(estimator, pilot_size):
             "which bound the calls first"
         )
     dof = float(min(np.min(s[5]) for s in states))
-    widening = float(stats.t.ppf(0.975, dof) / stats.norm.ppf(0.975)) if np.isfinite(dof) else 1.0
+    widening = float(stdtrit(dof, 0.975) / Z_975) if np.isfinite(dof) else 1.0  # scipy.stats.t.ppf / norm.ppf
     if widening > 1.01:
         note += (
             f"; standard errors widened by {100 * (widening - 1):.0f}% at most (Student's t with {dof:.1f} degrees "

@@ -130,7 +130,8 @@ def linked_score_masks(model, text, output, check_masks, check_scores, mode=None
     -------
     (score_masks, None) or (None, reason)
         ``score_masks(masks)`` returns the (m, k) probabilities; ``reason`` says why the reading does not apply
-        (or does not reproduce the pipeline).
+        (or does not reproduce the pipeline).  ``score_masks.readings`` maps each decision function's label (1 for
+        two classes, else each class) to its checked reading.
 
     Examples
     --------
@@ -171,9 +172,14 @@ def linked_score_masks(model, text, output, check_masks, check_scores, mode=None
             "beyond the rounding of its features)"
         )
 
+    # the estimate asks for each batch's decision function twice (these probabilities, then the control g of
+    # ``estimate.labels.explain_controls``, which takes these readings: ``score_masks.readings``, by label)
+    readings = [reading.remember() for reading in readings]
+
     def score_masks(masks):
         return _link(readings, np.asarray(masks))
 
+    score_masks.readings = dict(zip([1] if len(readings) == 1 else range(len(readings)), readings, strict=True))
     return score_masks, None
 
 

@@ -263,6 +263,29 @@ class LinearReading:
             (None,) * 4 if single is None else (single.values, single.lam, single.groups, single.norm)
         )
         self.visible = sum(part.visible for part in self.parts)
+        #: opt-in (``remember``): the last masks and outputs, for a caller that asks twice for the same array of masks
+        self._last = None
+
+    def remember(self):
+        """From now on, answer a second call on the same array of masks (the same object) from the first one.
+
+        The estimate route asks for the decision function of each batch twice, for the linked probabilities and
+        for the control g (:mod:`limetheory.pipelines.reading.linked_reading`); its masks are never changed in place.
+        Returns the reading.
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import TfidfVectorizer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(["good food", "bad food"], [1, 0])
+        >>> reading = LinearReading(model, model.steps[0][1], "good food", "decision_function", 1).remember()
+        >>> z = np.array([[1, 1], [1, 0]])
+        >>> reading(z) is reading(z), reading(z) is reading(z.copy())
+        (True, False)
+        """
+        self._last = (None, None)
+        return self
 
     def __call__(self, z, *, magnitude=False):
         r"""The model's output on the masks z, from the words' columns (no string is built), in blocks of masks.
@@ -270,6 +293,14 @@ class LinearReading:
         ``magnitude=True``: :math:`\lvert b \rvert + \sum_c \lvert w_c \phi_c \rvert` instead, the scale of the
         rounding of each output.
         """
+        if self._last is not None and not magnitude:
+            if self._last[0] is not z:
+                self._last = (None, None)  # the old masks released first
+                self._last = (z, self._outputs(z, False))
+            return self._last[1]
+        return self._outputs(z, magnitude)
+
+    def _outputs(self, z, magnitude):
         z = np.asarray(z, dtype=float)
         d = z.shape[1]
         out = np.empty(len(z))
