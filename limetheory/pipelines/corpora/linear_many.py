@@ -21,10 +21,10 @@ document by explain's ``LinearReading``, with the chunk's one model call for the
 
 from __future__ import annotations
 
-import re
+import functools
 import warnings
 import weakref
-from collections import Counter
+from itertools import chain, compress
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,12 +33,10 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
-from ...engine.tokens import perturbed_documents
+from ...engine.tokens import _indexed
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model
-from ..reading.lime_arguments import check_words
 from ..reading.lime_call import LIME_NUM_SAMPLES
-from ..reading.modes import LIME_SPLIT
 from ..reading.pipeline_reading import (
     LinearReading,
     RouteUnavailable,
@@ -59,8 +57,6 @@ from ..routing import explain  # noqa: F401  (the docstring's example compares w
 _BATCH_CHECK_SHARE = 0.5
 #: a word that the vectorizer's analyzer splits into several tokens (word_columns refuses its document)
 _SPLIT = -2
-#: lime's separators (its default split expression): the pieces between them are its word tokens
-_SEPARATORS = re.compile(LIME_SPLIT)
 #: each vectorizer's memo of its words' columns (``_word_columns_memo``), for as long as the vectorizer lives
 _WORD_COLUMNS = weakref.WeakKeyDictionary()
 
@@ -204,28 +200,48 @@ class _Document:
 def _documents(texts, random_state):
     """The documents with at least 2 words, their self-check masks (explain's, from the seed) and their strings.
 
-    Each text is tokenised once (lime's tokenisation is cached for a few texts only): its words, their occurrences
-    and the strings of its distinct masks, in order; each document's ``rows`` index its masks in the strings.
+    Each text is tokenised once, by lime's tokenisation (``engine.tokens._indexed``, which explain reads too): its
+    words, their occurrences (word_columns' counts: each word's number of tokens) and the strings of its distinct
+    masks, in order (``perturbed_documents``' expansion of the masks to the tokens, without its argument checks:
+    the masks are 0/1 and the text is checked here); each document's ``rows`` index its masks in the strings.
     """
     pending, strings = [], []
-    masks_of = {}  # explain's masks depend on d and the seed only: drawn once per d
     for position, text in enumerate(texts):
-        try:
-            text, words = check_words(text)
-        except (ValueError, TypeError):
-            continue
-        # each word's occurrences (word_columns' counts): lime's word tokens are the pieces between its separators
-        occurrences = Counter(_SEPARATORS.split(text))
-        counts = [occurrences[word] for word in words]
-        if len(words) not in masks_of:
-            masks = self_check_masks(len(words), np.random.default_rng(random_state))
-            masks_of[len(words)] = (masks, *_unique_rows(masks.astype(np.int8)))
-        masks, unique, inverse = masks_of[len(words)]
-        document = _Document(position, text, words, counts, masks)
+        if not isinstance(text, str) or not text.strip():
+            continue  # check_text's refusals (explain raises)
+        indexed = _indexed(text)
+        words = [str(word) for word in indexed.inverse_vocab]
+        if len(words) < 2:
+            continue  # check_words' refusal
+        masks, unique, inverse = _self_check_masks(len(words), random_state)
+        document = _Document(position, text, words, [len(positions) for positions in indexed.positions], masks)
         document.rows = len(strings) + inverse
-        strings += perturbed_documents(text, unique)
+        strings += _perturbed(indexed, unique)
         pending.append(document)
     return pending, strings
+
+
+@functools.lru_cache(maxsize=1024)
+def _self_check_masks(d, random_state):
+    """explain's self-check masks for d words and the seed, their distinct rows and each mask's row (read-only).
+
+    They depend on d and the seed only: drawn once per d for every chunk of the process.
+    """
+    masks = self_check_masks(d, np.random.default_rng(random_state))
+    unique, inverse = _unique_rows(masks.astype(np.int8))
+    for array in (masks, unique, inverse):
+        array.flags.writeable = False
+    return masks, unique, inverse
+
+
+def _perturbed(indexed, z):
+    """``perturbed_documents(text, z)`` for 0/1 int8 masks ``z`` of the text's words (``indexed``: its tokens)."""
+    tokens = indexed.as_list
+    sizes = [len(positions) for positions in indexed.positions]
+    word_tokens = np.fromiter(chain.from_iterable(indexed.positions), dtype=np.int64, count=sum(sizes))
+    keep = np.ones((z.shape[0], len(tokens)), dtype=bool)
+    keep[:, word_tokens] = z[:, np.repeat(np.arange(len(sizes)), sizes)] == 1  # each word's tokens
+    return ["".join(compress(tokens, row)) for row in keep.tolist()]
 
 
 def _scores(reader, strings):
