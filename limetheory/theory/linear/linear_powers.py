@@ -337,11 +337,25 @@ def _deflate_kernel(total, x, w, weights, negligible):
 
 def _weighted_convolution(member, others, weights, length):
     """Σ over the nodes of weights x (a member's subsets times the other columns' product), by size: (length, order)."""
-    order = weights.shape[1]
     # the weights depend on the total τ power q: applied after the product
-    product = np.zeros((others.shape[0], length, order))
+    product = _convolution_kernel(np.ascontiguousarray(member), np.ascontiguousarray(others), length)
+    return np.einsum("bq,baq->aq", weights, product)
+
+
+@compiled(cache=True, error_model="numpy")
+def _convolution_kernel(member, others, length):
+    """A member's subsets times the other columns' product, per node: (Q, length, order).
+
+    Each entry adds its terms in the order of a loop over the member's sizes i, then r (the same sums as the array
+    form ``product[:, i : i + n, q] += member[:, i, r, None] * others[:, :, q - r]``, bit for bit).
+    """
+    nodes, top, order = others.shape
+    product = np.zeros((nodes, length, order))
     for i in range(member.shape[1]):
         for q in range(order):
             for r in range(q + 1):
-                product[:, i : i + others.shape[1], q] += member[:, i, r, None] * others[:, :, q - r]
-    return np.einsum("bq,baq->aq", weights, product)
+                for b in range(nodes):
+                    factor = member[b, i, r]
+                    for a in range(top):
+                        product[b, i + a, q] += factor * others[b, a, q - r]
+    return product
