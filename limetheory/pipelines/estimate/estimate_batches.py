@@ -117,8 +117,26 @@ def strata_to_enumerate(strata, budget, words=None):
 
 
 def _every_mask_removing(s, d):
-    """All C(d, s) masks of d words removing s of them (True = kept)."""
-    removed = np.array(list(itertools.combinations(range(d), s)), dtype=np.int64).reshape(-1, s)
+    """All C(d, s) masks of d words removing s of them (True = kept), in the order of ``itertools.combinations``.
+
+    Examples
+    --------
+    >>> _every_mask_removing(2, 3).astype(int).tolist()  # removed (0, 1), (0, 2), (1, 2)
+    [[0, 0, 1], [0, 1, 0], [1, 0, 0]]
+    """
+    if 2 * s > d:
+        # the kept sets of the removed sets in lexicographic order are the (d - s)-sets in reverse lexicographic
+        # order: the masks removing d - s words, negated and reversed (no tuple per mask of d - 2 removed words)
+        return np.ascontiguousarray(~_every_mask_removing(d - s, d)[::-1])
+    # s <= 2: the same sets as itertools.combinations, in its order, without a tuple per mask
+    if s == 0:
+        removed = np.zeros((1, 0), dtype=np.int64)
+    elif s == 1:
+        removed = np.arange(d)[:, None]
+    elif s == 2:
+        removed = np.column_stack(np.triu_indices(d, 1))
+    else:
+        removed = np.array(list(itertools.combinations(range(d), s)), dtype=np.int64).reshape(-1, s)
     z = np.ones((len(removed), d), dtype=bool)
     z[np.arange(len(removed))[:, None], removed] = False
     return z

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._compiled import compiled
 from ...theory.sampling import kernel_weights
 
 #: largest number of strata: one per s up to this d, bins of consecutive s beyond
@@ -87,6 +88,8 @@ def allocate(strata, total, spread=None, minimum=2):
 def draw_sizes(strata, counts, rng):
     """The number s of removed words of each mask: ``counts[b]`` draws of s from q_b, bin after bin."""
     bins = np.repeat(np.arange(strata.count), counts)
+    if strata.count == strata.d and np.array_equal(strata.bin_of_s, np.arange(strata.d)):  # a bin per s
+        return bins, bins + 1
     sizes = np.empty(len(bins), dtype=np.int64)
     for b in np.flatnonzero(counts):
         members = np.flatnonzero(strata.bin_of_s == b)
@@ -106,13 +109,33 @@ def masks_removing(sizes, d, rng):
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     m = len(sizes)
-    kept = np.empty((d, m), dtype=bool)
+    kept = np.empty((m, d), dtype=bool)
     to_remove = sizes.astype(float)
-    for j in range(d):
-        removed = rng.random(m) < to_remove / (d - j)  # exactly 1 when every remaining word must go
-        np.logical_not(removed, out=kept[j])
-        to_remove -= removed
-    return np.ascontiguousarray(kept.T)
+    # the uniforms of word j are the generator's next m (as d calls of rng.random(m) draw them), words in blocks of
+    # at most _SELECTION_DRAWS uniforms; the selection itself is a compiled loop (the same comparisons)
+    block = max(1, _SELECTION_DRAWS // max(m, 1))
+    for start in range(0, d, block):
+        uniforms = rng.random((min(block, d - start), m))
+        _select_words(uniforms, to_remove, kept, start, d)
+    return kept
+
+
+#: uniforms drawn at a time by :func:`masks_removing` (8 MiB)
+_SELECTION_DRAWS = 2**20
+
+
+@compiled(cache=True)
+def _select_words(uniforms, to_remove, kept, start, d):
+    """Words start, start + 1, ... of every mask: removed when its uniform is below (left to remove) / (words left)."""
+    rows, m = uniforms.shape
+    for r in range(rows):
+        j = start + r
+        left = float(d - j)
+        for i in range(m):
+            removed = uniforms[r, i] < to_remove[i] / left  # exactly 1 when every remaining word must go
+            kept[i, j] = not removed
+            if removed:
+                to_remove[i] -= 1.0
 
 
 def kept_probabilities(d, count=3):
