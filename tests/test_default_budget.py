@@ -149,3 +149,40 @@ def test_limes_expected_words_are_those_of_its_strings():
     _, expected = lime_words(TEXT, 5000)
     assert counts[0] == len([t for t in re.split(r"\W+", TEXT) if t])
     assert abs(counts.sum() - expected) <= 4 * counts[1:].std() * np.sqrt(len(counts) - 1), (counts.sum(), expected)
+
+
+def test_the_linked_budget_follows_its_work_model():
+    """linked_budget against its definition recomputed here: lime's microseconds (per sample and per word of its
+    strings) over the mask's, halved, between one and 200 lime runs' worth of masks; fewer masks as d grows at
+    lime's same words, more as lime's strings hold more words."""
+    from limetheory.pipelines.estimate import estimate_route as route
+
+    for n, d, words in [(5000, 39, 120_000.0), (5000, 488, 2.6e6), (300, 900, 4e5), (5000, 3, 10.0)]:
+        lime = route.LIME_US_PER_SAMPLE * n + route.LIME_US_PER_WORD * words
+        mask = route.LINKED_US_PER_MASK + route.LINKED_US_PER_WORD * d + route.LINKED_US_PER_WORD2 * d * d
+        runs = min(max(lime / n / mask / route.LINKED_SAFETY, 1.0), route.COUNT_CALLS_PER_LIME_RUN)
+        assert route.linked_budget(n, d, words) == int(n * runs)
+    assert route.linked_budget(5000, 100, 1e6) > route.linked_budget(5000, 400, 1e6) >= 5000
+    assert route.linked_budget(5000, 400, 2e6) > route.linked_budget(5000, 400, 1e6)
+
+
+def test_the_linked_default_call_on_a_long_document_stops_at_its_budget(yelp_logistic):
+    """A logistic regression's default predict_proba on a 160-word document (no exact powers beyond 150 words):
+    the linked reading's masks stop at tol or at linked_budget's count (lime's time, by the work model), never past
+    it; at a small num_samples the budget binds first and the note says so."""
+    from limetheory.pipelines.estimate.estimate_route import lime_words, linked_budget
+
+    texts = [t for t in lt.load_yelp_reviews()["text"] if len(lt.local_dictionary(t)) < 40]
+    text = texts.pop(0)
+    while len(lt.local_dictionary(text)) <= 160:
+        text = f"{text} {texts.pop(0)}"
+    d = len(lt.local_dictionary(text))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # the default states its precision; it does not warn
+        warnings.filterwarnings("ignore", message="lime at num_samples")
+        e = lt.explain(yelp_logistic, text, num_samples=300, progress=False)
+    assert any("link of its linear reading" in note for note in e.notes)
+    calls, budget, ratio, n, met, tol = _precision(e)
+    limit = linked_budget(300, d, lime_words(text, 300)[1])
+    assert n == 300 and calls <= limit and tol == 0.1
+    assert met == (ratio <= tol) and (met or calls > 0.9 * limit)

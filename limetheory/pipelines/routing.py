@@ -148,9 +148,11 @@ def explain(
         The estimate route draws until every standard error is at most ``tol`` times lime's standard deviation at
         ``num_samples`` (0.1 when None), or until its budget is spent.  By default (neither ``tol`` nor
         ``max_calls`` given) the budget is the cost of one lime run at ``num_samples``: lime's number of model
-        calls on strings, holding no more words in all than lime's strings (a model's time grows with them), or,
-        where the package scores rows from counts, as many rows as take the time of those calls (measured on the
-        model); ``stderr`` and one note state the precision reached.  Passing ``tol``
+        calls on strings, holding no more words in all than lime's strings (a model's time grows with them); as
+        many rows where the package scores rows from counts (a row costs less than lime's string and row); for a
+        logistic regression's linked reading, as many masks as take about half of lime's time by a fixed work
+        model (``estimate_route.linked_budget``, measured by ``benchmarks/linked_budget.py``: the same call gives
+        the same answer on any load); ``stderr`` and one note state the precision reached.  Passing ``tol``
         asks for that precision: a ``UserWarning`` then says when the budget ran out first.
     max_calls : int or None
         The estimate route's budget of model calls; None: lime's cost (above) by default, and with ``tol`` given

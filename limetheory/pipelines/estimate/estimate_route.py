@@ -4,8 +4,9 @@ By default (``explain`` given neither ``tol`` nor ``max_calls``) the estimate co
 ``num_samples`` model calls, on lime's strings (holding no more words in all than lime's: :func:`lime_words`) or,
 for a pipeline whose first step is a Count, Tfidf or Hashing vectorizer, on rows from the document's counts
 (:mod:`limetheory.pipelines.reading.count_rows`), which cost less than lime's string, vectorizer and row.  The
-linked reading of a logistic regression's probabilities is cheap and near-exact: it keeps the large budget
-(:data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth) and stops at ``tol``.  With ``tol`` or ``max_calls`` given, the
+linked reading of a logistic regression's probabilities is cheap and near-exact: it spends up to about half of
+lime's time (:func:`linked_budget`, a fixed work model; on documents of a few hundred words tol = 0.1 took more
+than lime's whole run) and usually stops at ``tol`` first.  With ``tol`` or ``max_calls`` given, the
 budget is that large one for rows and ten lime runs' worth on strings
 (:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`); the notes say what precision
 was reached.
@@ -27,8 +28,41 @@ COUNT_CALLS_PER_LIME_RUN = 200
 #: more than a tenth of the budget, as the general rule (``estimate.PILOT_SHARE``: a longer pilot leaves the batches
 #: too few masks in the strata that carry the variance, and their standard errors came out too small)
 COUNT_PILOT_CALLS = 1000
+#: the work model of :func:`linked_budget`, in CPU microseconds on the machine the README names: lime per sample and
+#: per word of its strings (a TF-IDF logistic regression's predict_proba, 40 to 830 distinct words), the linked
+#: estimate's marginal cost per mask; ``benchmarks/linked_budget.py`` fitted 0-68 and 1.38-1.59, then 0, 0.003-0.028
+#: and 3.7e-5-6.4e-5 in three runs at load 5-5.6.  The constants are rounded so that the model's lime / mask ratio
+#: (19-38) stays below every ratio measured (31-63 in the last run, d = 49..830): it never gives lime more time
+#: than it took, before the halving
+LIME_US_PER_SAMPLE, LIME_US_PER_WORD = 60.0, 1.3
+LINKED_US_PER_MASK, LINKED_US_PER_WORD, LINKED_US_PER_WORD2 = 1.0, 0.03, 6.5e-5
+#: the share of lime's time the default linked estimate may spend, inverted: it must never be slower than lime
+LINKED_SAFETY = 2.0
 #: lime's default num_samples: the precision target is set against lime at this n unless told otherwise
 LIME_NUM_SAMPLES = 5000
+
+
+def linked_budget(num_samples, d, words):
+    """Masks of the linked reading that cost about half of one lime run at ``num_samples`` (explain's default).
+
+    A deterministic work model, not a clock (the same call gives the same answer on any machine and load): lime
+    spends ``LIME_US_PER_SAMPLE`` per sample (its mask, distance, row, model call and ridge share) and
+    ``LIME_US_PER_WORD`` per word of its strings (``words`` in all: :func:`lime_words`; building each string and
+    the vectorizer reading it); the estimate with a linked reading spends
+    ``LINKED_US_PER_MASK + LINKED_US_PER_WORD d + LINKED_US_PER_WORD2 d²`` per mask (drawing it, the reading, the
+    controls, the per-stratum sums; the d² is the strata's moments and lime's spread, read again as masks grow).
+    ``benchmarks/linked_budget.py`` measures both.  The ratio is divided by ``LINKED_SAFETY`` and kept between one
+    and :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.
+
+    Examples
+    --------
+    >>> linked_budget(5000, 39, lime_words("word " * 60, 5000)[1]) > 5000  # more masks than lime's samples
+    True
+    """
+    lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words
+    mask_us = LINKED_US_PER_MASK + LINKED_US_PER_WORD * d + LINKED_US_PER_WORD2 * d * d
+    ratio = lime_us / num_samples / mask_us / LINKED_SAFETY
+    return int(num_samples * min(max(ratio, 1.0), COUNT_CALLS_PER_LIME_RUN))
 
 
 def lime_words(text, num_samples):
@@ -92,9 +126,10 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
         budget = max_calls
     elif lime_cost and linked is None:
         # lime's cost: its number of model calls (a row from counts costs less than lime's string, vectorizer
-        # and row, so as many rows never take longer); a linked reading is cheap and near-exact: it keeps its
-        # budget and stops at tol, many times faster than lime
+        # and row, so as many rows never take longer; the classifier's own time per row is unknown here)
         budget = lime_n
+    elif lime_cost:  # a linked reading: as many masks as take the time of lime's run (stops at tol before)
+        budget = linked_budget(lime_n, d, lime_words(text, lime_n)[1])
     else:
         budget = per_run * lime_n
     # the surrogate replaces model calls by cheap masks: pointless when a call is as cheap as the surrogate
