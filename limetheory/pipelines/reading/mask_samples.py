@@ -8,6 +8,7 @@ estimate that uses them is :mod:`limetheory.pipelines.estimate.montecarlo`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,8 +112,12 @@ def design(z):
     return np.column_stack([np.ones(len(z)), z.astype(float)])
 
 
+@functools.lru_cache(maxsize=1024)
 def sigma_inverse_pattern(d, nu):
-    """The four distinct entries of Σ⁻¹ (corner, edge, diagonal, off-diagonal), from its stable closed form."""
+    """The four distinct entries of Σ⁻¹ (corner, edge, diagonal, off-diagonal), from its stable closed form.
+
+    Cached (four floats per (d, ν)): every estimate of a document of d words at ν asks for them.
+    """
     first = beta_from_gamma(np.eye(1, d + 1, 0).ravel(), d, nu=nu)
     second = beta_from_gamma(np.eye(1, d + 1, 1).ravel(), d, nu=nu)
     return first[0], first[1], second[1], second[2]
