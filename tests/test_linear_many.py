@@ -235,3 +235,55 @@ def test_the_words_memo_follows_a_refit_and_new_parameters(reviews):
     model.steps[0][1].set_params(token_pattern=r"(?u)\b\w+\b")  # without a refit: one-letter words have no column
     model.steps[0][1].vocabulary_ = dict(model.steps[0][1].vocabulary_)  # (a copy, as a refit would give)
     assert _same_as_explain(model, chosen, None) >= 0  # whatever explain decides, the batch decides the same
+
+
+#: texts for the batch's own tokenisation: separators at both ends, repeated and cased words, digits and underscores
+#: (word characters), non-ASCII words, a NUL separator (lime's numpy array drops trailing NULs of separators)
+TOKENISED = [
+    "  Good food, good FOOD... and the good   service!  ",
+    "über café, Über CAFÉ; naïve_words 42 42",
+    "a\x00b\x00 c a",
+    "one_two three-four one_two",
+]
+
+
+def test_the_chunks_strings_are_perturbed_documents_of_explains_masks(reviews):
+    """_documents' words, occurrences and strings are local_dictionary's, word_occurrences' and perturbed_documents'."""
+    from limetheory.engine.tokens import local_dictionary, perturbed_documents, word_occurrences
+    from limetheory.pipelines.corpora.linear_many import _documents
+    from limetheory.pipelines.reading.pipeline_reading import self_check_masks
+
+    texts, _ = reviews
+    documents = TOKENISED + texts[:40] + ["", "  ", "single"]
+    pending, strings = _documents(documents, 3)
+    assert [document.position for document in pending] == list(range(len(documents) - 3))  # the last 3 refused
+    for document in pending:
+        text = documents[document.position]
+        masks = self_check_masks(len(local_dictionary(text)), np.random.default_rng(3))
+        assert document.words == local_dictionary(text)
+        assert document.counts == word_occurrences(text).tolist()
+        np.testing.assert_array_equal(document.masks, masks)
+        assert [strings[row] for row in document.rows] == perturbed_documents(text, masks)
+
+
+def test_the_agreement_notes_and_warning_are_explains_where_lime_agrees_and_where_not(reviews, pipelines):
+    """Documents lime agrees with skip agreement_notes (no note); the others get its notes and one warning."""
+    texts, _ = reviews
+    model = pipelines[0][1]
+    by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    # two- and three-word reviews, where lime's first row pulls its coefficients at n = 5000, and longer ones
+    chosen = [texts[i] for i in by_length[:6]] + ["great food", "bad food"] + texts[:6]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        many = explain_linear_many(model, chosen, output="decision_function", kernel_width=10)
+    flagged = 0
+    for text, batch in zip(chosen, many, strict=True):
+        with warnings.catch_warnings(record=True) as own:
+            warnings.simplefilter("always")
+            one = lt.explain(model, text, output="decision_function", kernel_width=10)
+        assert batch.notes == one.notes and batch.lime_agrees == one.lime_agrees, text
+        flagged += not one.lime_agrees
+        assert len([w for w in own if issubclass(w.category, UserWarning)]) == (not one.lime_agrees)
+    assert 0 < flagged < len(chosen), flagged  # both kinds are checked
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert len(messages) == 1 and messages[0].startswith(f"{flagged} of the {len(chosen)} documents"), messages

@@ -46,7 +46,7 @@ from ..reading.pipeline_reading import (
     self_check_tolerance,
 )
 from ..reading.text_features import feature_epsilon, reads_words
-from ..results.agreement import agreement_notes
+from ..results.agreement import agreement_notes, lime_disagreement
 from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
 
@@ -164,9 +164,14 @@ def explain_linear_many(
             continue
         if not np.isfinite(beta).all():
             continue
+        explanation = _explanation(document, label, beta, mask_fn, truth, call)
+        flagged, spread = lime_disagreement(explanation)
+        if spread is None and not flagged.any():  # agreement_notes would add no note and warn nothing
+            results[document.position] = explanation
+            continue
         with warnings.catch_warnings(record=True) as caught:  # one warning for the call, below
             warnings.simplefilter("always")
-            results[document.position] = agreement_notes(_explanation(document, label, beta, mask_fn, truth, call))
+            results[document.position] = agreement_notes(explanation)
         disagreements += [(document.position, str(w.message)) for w in caught if issubclass(w.category, UserWarning)]
     if disagreements:
         position, message = disagreements[0]

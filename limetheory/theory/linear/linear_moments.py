@@ -108,7 +108,7 @@ def quadrature_moments(model, select=None, truncate=False):
     """
     d, singles, shared = model.d, model.singles, model.shared
     sizes = [members.size for members in shared]
-    distinct, class_of = np.unique(model.omega[singles], return_inverse=True)
+    distinct, _, class_of = model.classes
     nodes, weights = inverse_power_quadrature(model.r_min, model.power)
     tops = negligible_sizes(model, nodes)
     if select is not None:
@@ -183,11 +183,12 @@ def node_sums(model, u, q, tops, column_weights, width=None, truncated=False):
     words' sums are then None if some word needs the downward pass below ``width``.
     """
     d, singles, shared = model.d, model.singles, model.shared
-    distinct, first = np.unique(model.omega[singles], return_index=True)
+    distinct, first, _ = model.classes
     forward, suffix, combine, member = column_weights
     top = width if truncated else int(tops[0])
     with np.errstate(under="ignore"):
-        P, Pw = full_means(np.exp(-np.outer(u, model.omega[singles])), model.w[singles], top)
+        factors = np.exp(-np.outer(u, model.omega[singles]))
+        P, Pw = full_means(factors, model.w[singles], top)
         if width is not None:
             P, Pw = P[:, :width], Pw[:, :width]
         prefixes, columns = [(P, Pw)], []
@@ -198,7 +199,7 @@ def node_sums(model, u, q, tops, column_weights, width=None, truncated=False):
         f_by_size = q @ Pw
         out0 = slope = np.zeros((0, distinct.size))
         if distinct.size:
-            x = np.exp(-np.outer(u, distinct))
+            x = factors[:, first]  # exp(-u omega) of one single per distinct omega: the same numbers
             rest, w_total = model.rest[singles[first]], float(model.w.sum())
             if not truncated:
                 out0, slope = leave_one_out_sums(x, u, rest, w_total, d, P, Pw, q, tops)

@@ -8,6 +8,7 @@ words share, and R of all words but each one, without cancellation.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +42,16 @@ class ScaleFreeModel:
     shared: tuple
     rest: np.ndarray
     r_min: float
+
+    @functools.cached_property
+    def classes(self):
+        """(distinct omega of the singles, sorted; each one's first single; each single's index in them).
+
+        ``np.unique(omega[singles], return_index=True, return_inverse=True)``, once per model: the recursions' sums
+        and their leave-one-out pass both read it.
+        """
+        distinct, first, class_of = np.unique(self.omega[self.singles], return_index=True, return_inverse=True)
+        return distinct, first, class_of.ravel()
 
 
 def check_norm(norm):
