@@ -169,8 +169,9 @@ def _f_moments(lam, t, shared, norm, max_power):
     factorials = np.array([float(math.factorial(q)) for q in range(order)])
     sums = np.einsum("bq,baq->aq", weights, total)
     mean[:, 1:] = (sums * factorials / binomials[:, None])[:, 1:]
-    words = _deflate_kernel(total, np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), weights,
-                            _NEGLIGIBLE_FACTOR)  # fmt: skip
+    deflate = _deflate_kernel4 if order == 4 else _deflate_kernel
+    words = deflate(total, np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), weights,
+                    _NEGLIGIBLE_FACTOR)  # fmt: skip
     per_word[:, singles, 1:] = (words * factorials / binomials[:, None, None])[:, :, 1:]
     for c, members in enumerate(shared):
         others = _product_kernel(np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), polys, lengths, c, order)
@@ -244,6 +245,17 @@ def _product_kernel(x, w, polys, lengths, skip, order):
         for q in range(1, order):
             series[q] = series[q - 1] * w[j] / q
         top += 1
+        if order == 4:  # the estimate's powers up to 3: the loops over q and r written out, the same sums in order
+            s0, s1, s2, s3 = series[0], series[1], series[2], series[3]
+            for b in range(nodes):
+                xb = x[b, j]
+                for a in range(top, 0, -1):
+                    p0, p1, p2, p3 = out[b, a - 1, 0], out[b, a - 1, 1], out[b, a - 1, 2], out[b, a - 1, 3]
+                    out[b, a, 3] += xb * (0.0 + s0 * p3 + s1 * p2 + s2 * p1 + s3 * p0)
+                    out[b, a, 2] += xb * (0.0 + s0 * p2 + s1 * p1 + s2 * p0)
+                    out[b, a, 1] += xb * (0.0 + s0 * p1 + s1 * p0)
+                    out[b, a, 0] += xb * (0.0 + s0 * p0)
+            continue
         for b in range(nodes):
             xb = x[b, j]
             for a in range(top, 0, -1):
@@ -332,6 +344,70 @@ def _deflate_kernel(total, x, w, weights, negligible):
                     for r in range(q + 1):
                         acc += grow[r] * rest[a - 1, q - r]
                     out[a, j, q] += weights[b, q] * xb * acc
+    return out
+
+
+@compiled(cache=True, error_model="numpy")
+def _deflate_kernel4(total, x, w, weights, negligible):
+    """:func:`_deflate_kernel` for series of four terms (powers up to 3, the estimate's), in registers.
+
+    Its loops over q and r written out: the same operations in the same order (each sum from 0.0, r = 0 first),
+    bit for bit.
+    """
+    nodes, top_plus, _ = total.shape
+    n = top_plus - 1
+    singles = x.shape[1]
+    out = np.zeros((n + 1, singles, 4))
+    rest = np.zeros((n, 4))  # O_0..O_{n-1}
+    for j in range(singles):
+        wj = w[j]
+        g0 = 1.0
+        g1 = g0 * wj / 1
+        g2 = g1 * wj / 2
+        g3 = g2 * wj / 3
+        h0 = 1.0
+        h1 = -h0 * wj / 1
+        h2 = -h1 * wj / 2
+        h3 = -h2 * wj / 3
+        for b in range(nodes):
+            xb = x[b, j]
+            if xb < negligible:
+                continue
+            for q in range(4):
+                rest[0, q] = total[b, 0, q]
+            switch = n
+            for a in range(1, n):
+                head = total[b, a, 0]
+                if not (xb * rest[a - 1, 0] <= 0.5 * head):
+                    switch = a
+                    break
+                p0, p1, p2, p3 = rest[a - 1, 0], rest[a - 1, 1], rest[a - 1, 2], rest[a - 1, 3]
+                rest[a, 0] = total[b, a, 0] - xb * (0.0 + g0 * p0)
+                rest[a, 1] = total[b, a, 1] - xb * (0.0 + g0 * p1 + g1 * p0)
+                rest[a, 2] = total[b, a, 2] - xb * (0.0 + g0 * p2 + g1 * p1 + g2 * p0)
+                rest[a, 3] = total[b, a, 3] - xb * (0.0 + g0 * p3 + g1 * p2 + g2 * p1 + g3 * p0)
+            if switch < n:
+                e0, e1, e2, e3 = total[b, n, 0], total[b, n, 1], total[b, n, 2], total[b, n, 3]
+                rest[n - 1, 0] = (0.0 + h0 * e0) / xb
+                rest[n - 1, 1] = (0.0 + h0 * e1 + h1 * e0) / xb
+                rest[n - 1, 2] = (0.0 + h0 * e2 + h1 * e1 + h2 * e0) / xb
+                rest[n - 1, 3] = (0.0 + h0 * e3 + h1 * e2 + h2 * e1 + h3 * e0) / xb
+                for a in range(n - 1, switch - 1, -1):
+                    t0 = total[b, a, 0] - rest[a, 0]
+                    t1 = total[b, a, 1] - rest[a, 1]
+                    t2 = total[b, a, 2] - rest[a, 2]
+                    t3 = total[b, a, 3] - rest[a, 3]
+                    rest[a - 1, 0] = (0.0 + h0 * t0) / xb
+                    rest[a - 1, 1] = (0.0 + h0 * t1 + h1 * t0) / xb
+                    rest[a - 1, 2] = (0.0 + h0 * t2 + h1 * t1 + h2 * t0) / xb
+                    rest[a - 1, 3] = (0.0 + h0 * t3 + h1 * t2 + h2 * t1 + h3 * t0) / xb
+            u0, u1, u2, u3 = weights[b, 0] * xb, weights[b, 1] * xb, weights[b, 2] * xb, weights[b, 3] * xb
+            for a in range(1, n + 1):
+                p0, p1, p2, p3 = rest[a - 1, 0], rest[a - 1, 1], rest[a - 1, 2], rest[a - 1, 3]
+                out[a, j, 0] += u0 * (0.0 + g0 * p0)
+                out[a, j, 1] += u1 * (0.0 + g0 * p1 + g1 * p0)
+                out[a, j, 2] += u2 * (0.0 + g0 * p2 + g1 * p1 + g2 * p0)
+                out[a, j, 3] += u3 * (0.0 + g0 * p3 + g1 * p2 + g2 * p1 + g3 * p0)
     return out
 
 
