@@ -52,6 +52,33 @@ def test_multiclass_is_the_softmax_of_every_class():
     np.testing.assert_allclose(score(masks), truth, rtol=0, atol=1e3 * np.finfo(float).eps)
 
 
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("vectorizer", [CountVectorizer, TfidfVectorizer])
+def test_multinomial_naive_bayes_is_the_link_of_its_log_likelihoods(vectorizer, classes):
+    """MultinomialNB's probabilities, the softmax of its joint log-likelihoods (linear in the row), read through the
+    link on masks it never saw in its check: equal to the pipeline's own predict_proba to rounding (a log-likelihood
+    sums a few words' log θ of magnitude ~10: a few thousand ulps of the probability at most); a subclass that
+    changes predict_proba is not read."""
+    from sklearn.naive_bayes import MultinomialNB
+
+    labels = [[0, 1, 0, 1, 0, 1, 0, 1], [0, 1, 2, 0, 1, 2, 0, 1]][classes - 2]
+    model = make_pipeline(vectorizer(), MultinomialNB()).fit(DOCS, labels)
+    for text in TEXTS:
+        score, why = linked_score_masks(model, text, "predict_proba", *_check(model, text))
+        assert why is None, why
+        masks, truth = _check(model, text, seed=3)
+        assert score(masks).shape == truth.shape == (len(masks), classes)
+        np.testing.assert_allclose(score(masks), truth, rtol=0, atol=1e4 * np.finfo(float).eps)
+
+    class Tempered(MultinomialNB):
+        def predict_proba(self, X):
+            p = super().predict_proba(X) ** 2
+            return p / p.sum(axis=1, keepdims=True)
+
+    tempered = make_pipeline(vectorizer(), Tempered()).fit(DOCS, labels)
+    assert linked_score_masks(tempered, TEXTS[0], "predict_proba", *_check(tempered, TEXTS[0]))[0] is None
+
+
 class _NoLink:
     """A classifier with probabilities and no logistic link (nearest centroid by counts, softened)."""
 
@@ -90,7 +117,10 @@ def test_what_has_no_link_is_refused_with_the_reason():
     assert "not one column per class" in linked_score_masks(model, TEXTS[0], "predict_proba", masks, truth[:, :1])[1]
     assert "not a Pipeline" in linked_score_masks(model.steps[-1][1], TEXTS[0], "predict_proba", masks, truth)[1]
     counts = make_pipeline(CountVectorizer(), MaxAbsScaler(), _NoLink()).fit(DOCS, LABELS)
-    assert "is not a LogisticRegression" in linked_score_masks(counts, TEXTS[0], "predict_proba", masks, truth)[1]
+    assert (
+        "is neither a LogisticRegression nor a MultinomialNB"
+        in linked_score_masks(counts, TEXTS[0], "predict_proba", masks, truth)[1]
+    )
 
 
 def test_the_linked_estimate_covers_the_exact_limit():

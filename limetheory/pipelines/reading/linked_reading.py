@@ -14,6 +14,12 @@ probabilities (scored on lime's perturbed strings) must lie within the rounding 
 functions' bound (:func:`limetheory.pipelines.reading.pipeline_reading.self_check_tolerance`) bounds the probabilities'
 too; ``LINK_ROUNDING`` ulps cover the link's own exp and division.  Anything else, including a subclass that
 changes ``predict_proba``, fails the check and is scored from counts or strings as before.
+
+A ``MultinomialNB`` is read the same way: its probabilities are the softmax of its joint log-likelihoods, which are
+linear in the row (:func:`_as_logistic_regression` gives the logistic regression with the same probabilities).
+scikit-learn rounds each class's log-likelihood apart, on weights of larger magnitude than their difference, so the
+check's bound may be short of its rounding: the reading is then refused (scored from counts), never used off by
+more than the bound.
 """
 
 from __future__ import annotations
@@ -59,6 +65,45 @@ def is_logistic_regression(estimator):
     return linear_model is not None and isinstance(estimator, linear_model.LogisticRegression)
 
 
+def is_multinomial_nb(estimator):
+    """Whether ``estimator`` is a scikit-learn ``MultinomialNB`` (its module imported only if the user's was).
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import MultinomialNB
+    >>> is_multinomial_nb(MultinomialNB()), is_multinomial_nb(object())
+    (True, False)
+    """
+    naive_bayes = sys.modules.get("sklearn.naive_bayes")
+    return naive_bayes is not None and type(estimator) is naive_bayes.MultinomialNB
+
+
+def _has_link(estimator):
+    return is_logistic_regression(estimator) or is_multinomial_nb(estimator)
+
+
+def _as_logistic_regression(model):
+    """A MultinomialNB pipeline as the logistic regression whose probabilities are the same function of the rows.
+
+    MultinomialNB's joint log-likelihood of class c is x · log θ_c + log π_c, linear in the row x, and its
+    ``predict_proba`` is their softmax: for two classes σ(x · (log θ_1 - log θ_0) + log π_1 - log π_0), for more
+    the softmax of the k linear functions, which is a multinomial ``LogisticRegression`` with those weights.  The
+    pipeline's other steps are kept; nothing is fitted.  The self-check against the real pipeline's probabilities
+    still decides whether the reading is used.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    name, nb = model.steps[-1]
+    log_theta, log_prior = np.asarray(nb.feature_log_prob_, dtype=float), np.asarray(nb.class_log_prior_, dtype=float)
+    proxy = LogisticRegression()
+    if len(nb.classes_) == 2:
+        proxy.coef_, proxy.intercept_ = (log_theta[1] - log_theta[0])[None, :], log_prior[1:] - log_prior[:1]
+    else:
+        proxy.coef_, proxy.intercept_ = log_theta, log_prior
+    proxy.classes_, proxy.n_features_in_ = nb.classes_, log_theta.shape[1]
+    return Pipeline(model.steps[:-1] + [(name, proxy)])
+
+
 def link_possible(model, output, mode=None):
     """Whether :func:`linked_score_masks` may apply (then its check masks are scored before the routes).
 
@@ -76,7 +121,7 @@ def link_possible(model, output, mode=None):
         and mode is None
         and isinstance(model, Pipeline)
         and len(model.steps) >= 2
-        and is_logistic_regression(model.steps[-1][1])
+        and _has_link(model.steps[-1][1])
     )
 
 
@@ -87,8 +132,11 @@ def _readings(model, text, mode):
     if not isinstance(model, Pipeline) or len(model.steps) < 2:
         raise RouteUnavailable("not a Pipeline with a step after its vectorizer")
     estimator, vectorizer = model.steps[-1][1], model.steps[0][1]
-    if not is_logistic_regression(estimator):
-        raise RouteUnavailable(f"{type(estimator).__name__} is not a LogisticRegression")
+    if not _has_link(estimator):
+        raise RouteUnavailable(f"{type(estimator).__name__} is neither a LogisticRegression nor a MultinomialNB")
+    if is_multinomial_nb(estimator):
+        model = _as_logistic_regression(model)
+        estimator = model.steps[-1][1]
     if not reads_words(vectorizer):
         raise RouteUnavailable(
             f"the first step is a {type(vectorizer).__name__}, not a Count, Tfidf or Hashing vectorizer or a "
