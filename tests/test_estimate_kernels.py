@@ -1,0 +1,141 @@
+"""The default call's faster pieces (issue 37) against the plain code they replaced, bit for bit.
+
+Each piece must give the same numbers as before, to the bit, so that ``explain``'s results did not move: the loops
+written out for series of four terms against the general loops (read at five terms, whose first four coefficients
+are the same sums), the compiled selection sampling against the loop over words, the enumerated strata against
+``itertools.combinations``, the few masks' deduplication against ``np.unique``, Student's widening against
+``scipy.stats``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from limetheory.pipelines.estimate import estimate_batches, strata
+from limetheory.pipelines.estimate.controls import NormalEquations
+from limetheory.pipelines.reading.blackbox import _unique_rows
+from limetheory.theory.linear import linear_powers
+
+
+def _series_case(seed, order=5):
+    rng = np.random.default_rng(seed)
+    d, nodes = int(rng.integers(2, 60)), int(rng.integers(1, 60))
+    x = rng.random((nodes, d)) ** rng.integers(1, 20)
+    x[:, 0] = 1e-300 if seed % 3 == 0 else x[:, 0]  # a word negligible at every node
+    w = rng.normal(size=d) * rng.choice([0.01, 1.0, 10.0])
+    return rng, d, nodes, x, w
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_deflation_written_out_is_the_general_loop(seed):
+    rng, d, nodes, x, w = _series_case(seed)
+    total = linear_powers._product_kernel(x, w, np.zeros((0, nodes, 1, 5)), np.zeros(0, dtype=np.int64), -1, 5)
+    weights = rng.random((nodes, 5))
+    general = linear_powers._deflate_kernel(total, x, w, weights, 1e-280)
+    four = linear_powers._deflate_kernel4(np.ascontiguousarray(total[:, :, :4]), x, w,
+                                          np.ascontiguousarray(weights[:, :4]), 1e-280)  # fmt: skip
+    assert np.array_equal(four, general[:, :, :4])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_product_written_out_is_the_general_loop(seed):
+    rng, d, nodes, x, w = _series_case(seed)
+    columns, length = int(rng.integers(0, 3)), int(rng.integers(1, 4))
+    polys = rng.random((columns, nodes, length + 1, 5))
+    lengths = np.full(columns, length, dtype=np.int64)
+    for skip in range(-1, columns):
+        general = linear_powers._product_kernel(x, w, polys, lengths, skip, 5)
+        four = linear_powers._product_kernel(x, w, np.ascontiguousarray(polys[..., :4]), lengths, skip, 4)
+        assert np.array_equal(four, general[..., :4])
+
+
+def test_the_compiled_convolution_is_the_array_form():
+    rng = np.random.default_rng(0)
+    member, others, weights = rng.random((7, 3, 4)), rng.random((7, 20, 4)), rng.random((7, 4))
+    product = np.zeros((7, 23, 4))
+    for i in range(3):
+        for q in range(4):
+            for r in range(q + 1):
+                product[:, i : i + 20, q] += member[:, i, r, None] * others[:, :, q - r]
+    expected = np.einsum("bq,baq->aq", weights, product)
+    assert np.array_equal(linear_powers._weighted_convolution(member, others, weights, 23), expected)
+
+
+def _masks_by_words(sizes, d, rng):
+    """The selection sampling as it was: one word at a time for all masks, d calls of rng.random(m)."""
+    m = len(sizes)
+    kept = np.empty((d, m), dtype=bool)
+    to_remove = np.asarray(sizes, dtype=float)
+    for j in range(d):
+        removed = rng.random(m) < to_remove / (d - j)
+        np.logical_not(removed, out=kept[j])
+        to_remove -= removed
+    return np.ascontiguousarray(kept.T)
+
+
+@pytest.mark.parametrize(("d", "m"), [(2, 1), (7, 50), (30, 2000), (161, 300)])
+def test_the_compiled_selection_draws_the_same_masks_from_the_same_stream(d, m, monkeypatch):
+    sizes = np.random.default_rng(d).integers(1, d + 1, m)
+    monkeypatch.setattr(strata, "_SELECTION_DRAWS", 3 * m)  # several blocks of words
+    ours, theirs = np.random.default_rng(1), np.random.default_rng(1)
+    z = strata.masks_removing(sizes, d, ours)
+    assert z.dtype == bool and z.flags.c_contiguous
+    assert np.array_equal(z, _masks_by_words(sizes, d, theirs))
+    assert np.array_equal((d - z.sum(axis=1)), sizes)
+    assert ours.random() == theirs.random()  # the generators are left in the same state
+
+
+def test_one_stratum_per_s_draws_no_size():
+    grid = strata.make_strata(12, 0.25)
+    counts = strata.allocate(grid, 100)
+    rng = np.random.default_rng(0)
+    bins, sizes = strata.draw_sizes(grid, counts, rng)
+    assert np.array_equal(sizes, bins + 1) and rng.random() == np.random.default_rng(0).random()
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 9, 14])
+def test_every_mask_removing_is_itertools_order(d):
+    for s in range(1, d + 1):
+        removed = np.array(list(itertools.combinations(range(d), s)), dtype=np.int64).reshape(-1, s)
+        expected = np.ones((len(removed), d), dtype=bool)
+        expected[np.arange(len(removed))[:, None], removed] = False
+        z = estimate_batches._every_mask_removing(s, d)
+        assert z.dtype == bool and z.flags.c_contiguous and np.array_equal(z, expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_few_masks_are_deduplicated_as_np_unique_does(seed):
+    rng = np.random.default_rng(seed)
+    for m in (1, 3, 8, 64, 65):
+        z = (rng.random((m, int(rng.integers(1, 40)))) < rng.random()).astype(np.int8)
+        z[m // 2 :] = z[: m - m // 2] if seed % 2 else z[m // 2 :]  # repeated masks
+        unique, inverse = _unique_rows(z)
+        expected, where = np.unique(z, axis=0, return_inverse=True)
+        assert unique.dtype == np.int8 and np.array_equal(unique, expected)
+        assert np.array_equal(inverse, where.ravel()) and np.array_equal(unique[inverse], z)
+
+
+def test_students_widening_is_scipy_stats():
+    contributions = np.abs(np.random.default_rng(0).normal(size=(6, 5)))
+    counts = np.array([2, 3, 5, 40, 1000, 7])
+    scale, dof = estimate_batches.t_widening(contributions, counts)
+    assert np.array_equal(scale, scipy.stats.t.ppf(0.975, dof) / scipy.stats.norm.ppf(0.975))
+
+
+def test_a_repeated_solve_is_the_first_and_rows_refresh_it():
+    rng = np.random.default_rng(0)
+    fit = NormalEquations(4)
+    fit.add(rng.normal(size=(50, 4)), rng.normal(size=50), np.ones(50))
+    first = fit.solve()
+    first[0, 0] = np.nan  # the caller's copy: the remembered solution is untouched
+    again = fit.solve()
+    assert np.isfinite(again).all() and np.array_equal(again[1:], first[1:])
+    features = rng.normal(size=(50, 4))
+    fit.add(features, features @ np.arange(4.0), np.ones(50))
+    fresh = NormalEquations(4)
+    fresh.matrix, fresh.rhs, fresh.rows = fit.matrix.copy(), fit.rhs.copy(), fit.rows
+    assert np.array_equal(fit.solve(), fresh.solve()) and not np.array_equal(fit.solve(), again)
