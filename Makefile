@@ -59,12 +59,15 @@ lint: venv
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
 
-# two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order.
+# two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order, and
+# hands out whole files in the command line's order: the chapters first, costliest first (booktools/schedule.py),
+# so that the package's short test files fill the end instead of one worker idling through a long chapter.
 # PYTEST_MARKERS selects by marker: by default the tests marked `slow` are left out (statistical sweeps over many
 # seeds and large grids, each with a representative case left unmarked: pyproject.toml's markers); empty runs all
 PYTEST_MARKERS ?= not slow
+SCHEDULED_CHAPTERS = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py $(CHAPTERS))
 pytest: venv $(DOT)
-	$(PYTHON) -m pytest tests $(CHAPTERS:.md=.ipynb) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
+	$(PYTHON) -m pytest $(SCHEDULED_CHAPTERS) tests --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
 		-n 2 --dist loadfile $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
 
 # `browser` runs Debian's chromium through chromium-driver: both come from one install if either is missing

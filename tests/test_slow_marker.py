@@ -61,7 +61,7 @@ def plan(*args: str) -> list[str]:
         check=True,
     )
     text = result.stdout.replace("\\\n", " ")
-    return [line for line in text.splitlines() if "-m pytest tests" in line]
+    return [line for line in text.splitlines() if "--nbval-lax" in line]
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
