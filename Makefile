@@ -93,8 +93,12 @@ browser: venv $(CHROMEDRIVER) $(CHROME_BINARY) $(LAB_SETTINGS)
 	$(PYTHON) -m pytest browser_tests -p no:cacheprovider -n 2 --dist loadfile
 
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
-# the book built with warnings as errors from the checked notebooks, and every page opened in a browser
-test: lint pytest book browser
+# the book built with warnings as errors from the checked notebooks, and every page opened in a browser.
+# The book is built beside pytest (it reads the checked .ipynb files, which nbval does not write, and no test reads
+# _build): its single process takes the core that pytest's last files leave idle; each output printed whole
+test: lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target pytest book
+	$(MAKE) --no-print-directory browser
 
 # the whole suite with the `slow` group too (CI's weekly job): make test, its pytest run selecting every test
 test-all:
