@@ -53,6 +53,18 @@ def test_the_product_written_out_is_the_general_loop(seed):
         assert np.array_equal(four, general[..., :4])
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_single_words_product_once_then_the_shared_columns_is_the_whole_product(seed):
+    rng, d, nodes, x, w = _series_case(seed, order=4)
+    columns = int(rng.integers(1, 4))
+    lengths = rng.integers(2, 5, columns).astype(np.int64)
+    polys = rng.random((columns, nodes, int(lengths.max()) + 1, 4))
+    base = linear_powers._product_kernel(x, w, polys[:0], lengths[:0], -1, 4)
+    for skip in range(-1, columns):
+        whole = linear_powers._product_kernel(x, w, polys, lengths, skip, 4)
+        assert np.array_equal(linear_powers._times_columns(base, polys, lengths, skip), whole)
+
+
 def test_the_compiled_convolution_is_the_array_form():
     rng = np.random.default_rng(0)
     member, others, weights = rng.random((7, 3, 4)), rng.random((7, 20, 4)), rng.random((7, 4))

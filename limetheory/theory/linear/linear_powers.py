@@ -164,17 +164,19 @@ def _f_moments(lam, t, shared, norm, max_power):
     w = lam * scaled
     x = np.exp(-np.outer(nodes, omega[singles]))
     polys, members_polys, lengths = _shared_polynomials(nodes, scaled, w, shared, norm, order)
-    total = _product_kernel(np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), polys, lengths, -1, order)
+    xs, ws = np.ascontiguousarray(x), np.ascontiguousarray(w[singles])
+    # the single words' product once; the shared columns multiply it for the total and for each column's others
+    base = _product_kernel(xs, ws, polys[:0], lengths[:0], -1, order)
+    total = _times_columns(base, polys, lengths, -1) if shared else base
     binomials = np.array([float(math.comb(d, a)) for a in range(d + 1)])
     factorials = np.array([float(math.factorial(q)) for q in range(order)])
     sums = np.einsum("bq,baq->aq", weights, total)
     mean[:, 1:] = (sums * factorials / binomials[:, None])[:, 1:]
     deflate = _deflate_kernel4 if order == 4 else _deflate_kernel
-    words = deflate(total, np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), weights,
-                    _NEGLIGIBLE_FACTOR)  # fmt: skip
+    words = deflate(total, xs, ws, weights, _NEGLIGIBLE_FACTOR)
     per_word[:, singles, 1:] = (words * factorials / binomials[:, None, None])[:, :, 1:]
     for c, members in enumerate(shared):
-        others = _product_kernel(np.ascontiguousarray(x), np.ascontiguousarray(w[singles]), polys, lengths, c, order)
+        others = _times_columns(base, polys, lengths, c)
         for i, k in enumerate(members):
             contribution = _weighted_convolution(members_polys[c][i], others, weights, d + 1)
             per_word[:, k, 1:] = (contribution * factorials / binomials[:, None])[:, 1:]
@@ -264,6 +266,40 @@ def _product_kernel(x, w, polys, lengths, skip, order):
                     for r in range(q + 1):
                         acc += series[r] * out[b, a - 1, q - r]
                     out[b, a, q] += xb * acc
+    for c in range(lengths.size):
+        if c == skip:
+            continue
+        e = lengths[c]
+        previous = out[:, : top + 1].copy()
+        out[:, : top + 1] = 0.0
+        for b in range(nodes):
+            for a in range(top + 1):
+                for i in range(e + 1):
+                    for q in range(order):
+                        acc = 0.0
+                        for r in range(q + 1):
+                            acc += polys[c, b, i, r] * previous[b, a, q - r]
+                        out[b, a + i, q] += acc
+        top += e
+    return out
+
+
+@compiled(cache=True, error_model="numpy")
+def _times_columns(base, polys, lengths, skip):
+    """``base`` (the single words' product, (Q, singles + 1, order)) times the shared columns' polynomials.
+
+    The second half of :func:`_product_kernel`, the same loops: ``_times_columns(_product_kernel(x, w, none, ...),
+    polys, lengths, skip)`` is ``_product_kernel(x, w, polys, lengths, skip, order)`` bit for bit, and the single
+    words' product is formed once for the full product and each shared column's product of the others.
+    """
+    nodes, top_plus, order = base.shape
+    top = top_plus - 1
+    degree = top
+    for c in range(lengths.size):
+        if c != skip:
+            degree += lengths[c]
+    out = np.zeros((nodes, degree + 1, order))
+    out[:, : top + 1] = base
     for c in range(lengths.size):
         if c == skip:
             continue
