@@ -42,31 +42,85 @@ sys.modules["limetheory"] = package
 """
 
 
-def _modules_after(code: str) -> set[str]:
-    """The names in ``sys.modules`` after running ``code`` in a fresh interpreter (from the repository's root)."""
-    report = "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+#: a report line: the names in ``sys.modules`` at that point of the interpreter's run (a step may print its own)
+_REPORT = "\nimport json, sys\nprint('@report', json.dumps(sorted(sys.modules)), flush=True)\n"
+
+
+def _reports(*steps: str) -> list:
+    """Run ``steps`` one after the other in one fresh interpreter (from the repository's root); the JSON of each
+    ``@report`` line it prints, in order.  One interpreter reports several facts: each start of Python with
+    scikit-learn costs 1-3 s of CPU, and the facts read at successive points of one run are the facts the separate
+    runs read (imports only add to ``sys.modules``)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     done = subprocess.run(
-        [sys.executable, "-c", code + report], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", "\n".join(steps)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    return [
+        json.loads(line.removeprefix("@report ")) for line in done.stdout.splitlines() if line.startswith("@report")
+    ]
 
 
 def _heavy(modules: set[str]) -> set[str]:
     return {name for name in modules if name.split(".")[0] in HEAVY}
 
 
-@pytest.fixture(scope="module")
-def baseline() -> set[str]:
-    """The heavy modules ``import sklearn, lime`` loads by itself."""
-    return _heavy(_modules_after("import sklearn, lime"))
+#: limetheory used where it calls lime's text module (estimate and to_lime) and lime's explainer made through it
+_USE = (
+    "limetheory.explain(lambda docs: [1.0 * len(d) for d in docs], 'good food', progress=False).to_lime()\n"
+    "limetheory.LimeTextExplainer()"
+)
 
 
 @pytest.fixture(scope="module")
-def package_modules() -> set[str]:
+def import_then_use() -> tuple[set[str], set[str]]:
+    """The modules in ``sys.modules`` after ``import limetheory`` in a fresh interpreter, and after using it then."""
+    imported, used = _reports("import limetheory" + _REPORT, _USE + _REPORT)
+    return set(imported), set(used)
+
+
+@pytest.fixture(scope="module")
+def package_modules(import_then_use) -> set[str]:
     """The package's modules that ``import limetheory`` loads (heavy or not)."""
-    return {name for name in _modules_after("import limetheory") if name.split(".")[0] == "limetheory"}
+    return {name for name in import_then_use[0] if name.split(".")[0] == "limetheory"}
+
+
+def _outside(package_modules: set[str]) -> list[str]:
+    return sorted(name for name in package_modules if _layer(name) not in ("pipelines", "book"))
+
+
+#: the exact linear route's recursions called once, after the modules outside pipelines are imported: whether numba
+#: was loaded before and after the call, and the means against their definition (the mean over the a-subsets A of
+#: the words of prod_A x and W(A) prod_A x, enumerated with itertools)
+_CALL_A_COMPILED_LOOP = """
+import itertools, json, math, sys
+import numpy as np
+from limetheory.theory.linear.subset_means import full_means
+before = 'numba' in sys.modules
+x, w = np.array([[0.3, 0.9, 0.5, 0.7]]), np.array([1.0, -2.0, 0.5, 3.0])
+P, Pw = full_means(x, w)
+subsets = [list(itertools.combinations(range(4), a)) for a in range(5)]
+P_ref = [np.mean([math.prod(x[0, list(A)]) for A in sets]) for sets in subsets]
+Pw_ref = [np.mean([w[list(A)].sum() * math.prod(x[0, list(A)]) for A in sets]) for sets in subsets]
+print('@report', json.dumps([before, 'numba' in sys.modules, P[0].tolist(), P_ref, Pw[0].tolist(), Pw_ref]))
+"""
+
+
+@pytest.fixture(scope="module")
+def baseline_outside_loop(package_modules) -> tuple[set[str], set[str], list]:
+    """One fresh interpreter: the modules after ``import sklearn, lime`` (the baseline), after importing also the
+    modules outside pipelines under an empty package ``__init__``, and the compiled loop's first call's report."""
+    imports = "".join(f"importlib.import_module({name!r})\n" for name in _outside(package_modules))
+    baseline, outside, loop = _reports(
+        "import sklearn, lime" + _REPORT, _EMPTY_PACKAGE + imports + _REPORT, _CALL_A_COMPILED_LOOP
+    )
+    return set(baseline), set(outside), loop
+
+
+@pytest.fixture(scope="module")
+def baseline(baseline_outside_loop) -> set[str]:
+    """The heavy modules ``import sklearn, lime`` loads by itself."""
+    return _heavy(baseline_outside_loop[0])
 
 
 def _layer(module: str) -> str:
@@ -124,7 +178,7 @@ def test_module_level_import_reader():
 
 
 def test_the_modules_outside_pipelines_import_no_heavy_library_at_module_level(package_modules):
-    outside = sorted(name for name in package_modules if _layer(name) not in ("pipelines", "book"))
+    outside = _outside(package_modules)
     assert "limetheory.theory.boolean" in outside and "limetheory.data" in outside  # the reading covers them
     found = {name: _module_level_heavy_imports(_source(name)) for name in outside}
     assert {name: lines for name, lines in found.items() if lines} == {}
@@ -136,16 +190,17 @@ def test_the_pipelines_import_no_heavy_library_at_module_level(package_modules):
     assert {name: lines for name, lines in found.items() if lines} == {}
 
 
-def test_the_modules_outside_pipelines_load_nothing_heavy_beyond_sklearn_and_lime(package_modules, baseline):
-    outside = sorted(name for name in package_modules if _layer(name) not in ("pipelines", "book"))
-    code = _EMPTY_PACKAGE + "".join(f"importlib.import_module({name!r})\n" for name in outside)
-    loaded = _modules_after("import sklearn, lime\n" + code)
+def test_the_modules_outside_pipelines_load_nothing_heavy_beyond_sklearn_and_lime(
+    package_modules, baseline_outside_loop
+):
+    _, loaded, _ = baseline_outside_loop
+    assert set(_outside(package_modules)) <= loaded  # they were imported
     assert not any(_layer(name) == "pipelines" for name in loaded if name.startswith("limetheory."))
-    assert sorted(_heavy(loaded) - baseline) == []
+    assert sorted(_heavy(loaded) - _heavy(baseline_outside_loop[0])) == []
 
 
-def test_import_limetheory_loads_nothing_heavy_beyond_sklearn_and_lime(baseline):
-    loaded = _heavy(_modules_after("import limetheory"))
+def test_import_limetheory_loads_nothing_heavy_beyond_sklearn_and_lime(import_then_use, baseline):
+    loaded = _heavy(import_then_use[0])
     assert sorted(loaded - baseline) == []
 
 
@@ -155,38 +210,20 @@ def test_import_limetheory_loads_nothing_heavy_beyond_sklearn_and_lime(baseline)
 LIME_TEXT_LOADS = ("lime.lime_text", "lime.lime_base", "sklearn.linear_model", "sklearn.metrics", "sklearn.compose")
 
 
-def test_import_limetheory_loads_neither_limes_text_module_nor_sklearns_linear_models():
-    loaded = _modules_after("import limetheory")
+def test_import_limetheory_loads_neither_limes_text_module_nor_sklearns_linear_models(import_then_use):
+    loaded, used = import_then_use
     assert sorted(name for name in LIME_TEXT_LOADS if name in loaded) == []
-    use = "limetheory.explain(lambda docs: [1.0 * len(d) for d in docs], 'good food', progress=False).to_lime()"
-    used = _modules_after(f"import limetheory\n{use}\nlimetheory.LimeTextExplainer()")
     assert {"lime.lime_text", "lime.lime_base", "sklearn.linear_model"} <= used  # loaded where they are used
 
 
-def test_a_compiled_loop_imports_numba_on_its_first_call():
+def test_a_compiled_loop_imports_numba_on_its_first_call(baseline_outside_loop):
     """The recursions of the exact linear route load numba when first called, and compute what they should.
 
-    The reference is the definition: the mean over the a-subsets A of the words of prod_A x and W(A) prod_A x,
-    enumerated with itertools.
+    The call follows the import of every module outside pipelines (which include the recursions' module): numba
+    must not be loaded before it.  The reference is the definition: the mean over the a-subsets A of the words of
+    prod_A x and W(A) prod_A x, enumerated with itertools.
     """
-    code = _EMPTY_PACKAGE + (
-        "import itertools, math, numpy as np\n"
-        "from limetheory.theory.linear.subset_means import full_means\n"
-        "before = 'numba' in sys.modules\n"
-        "x, w = np.array([[0.3, 0.9, 0.5, 0.7]]), np.array([1.0, -2.0, 0.5, 3.0])\n"
-        "P, Pw = full_means(x, w)\n"
-        "subsets = [list(itertools.combinations(range(4), a)) for a in range(5)]\n"
-        "P_ref = [np.mean([math.prod(x[0, list(A)]) for A in sets]) for sets in subsets]\n"
-        "Pw_ref = [np.mean([w[list(A)].sum() * math.prod(x[0, list(A)]) for A in sets]) for sets in subsets]\n"
-        "print(json.dumps([before, 'numba' in sys.modules, P[0].tolist(), P_ref, Pw[0].tolist(), Pw_ref]))\n"
-    )
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    done = subprocess.run(
-        [sys.executable, "-c", "import json, sys\n" + code], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    before, after, P, P_ref, Pw, Pw_ref = json.loads(done.stdout.splitlines()[-1])
+    before, after, P, P_ref, Pw, Pw_ref = baseline_outside_loop[2]
     assert (before, after) == (False, True)
     # tol: each mean is at most 6 products of at most 4 factors, summed: a few roundings, far below 100 eps
     assert P == pytest.approx(P_ref, rel=100 * sys.float_info.epsilon)
