@@ -72,6 +72,41 @@ def _indexed(text):
     return _Indexed(as_list, inverse_vocab, positions)
 
 
+def indexed_string(text):
+    r"""lime's ``IndexedString(text)`` at its defaults: its tokens, its words and each word's token positions.
+
+    The tokens are lime's ``re.split`` of the text on ``\W+`` (separators kept), the words its distinct word tokens
+    in order of first appearance (:func:`local_dictionary`), and ``positions[j]`` the indices in the tokens of word
+    j's occurrences (:func:`word_occurrences` counts them).  The last few texts' are kept: one explanation, or a chunk
+    of ``explain_many``, reads its words, their occurrences and its perturbed documents from one tokenisation.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+
+    Returns
+    -------
+    NamedTuple
+        ``as_list`` (list of str, the tokens), ``inverse_vocab`` (list of str, the words) and ``positions`` (list
+        of lists of int), lime's attribute names; read-only by convention (shared with the cache).
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a str.
+    ValueError
+        If ``text`` is empty or blank.
+
+    Examples
+    --------
+    >>> indexed = indexed_string("the food, the wine!")
+    >>> indexed.as_list, indexed.inverse_vocab, indexed.positions
+    (['the', ' ', 'food', ', ', 'the', ' ', 'wine', '!'], ['the', 'food', 'wine'], [[0, 4], [2], [6]])
+    """
+    return _indexed(check_text(text))
+
+
 def _words(text, indexed=None):
     """lime's words of a checked ``text`` (its IndexedString built once if not given), refusing a text without."""
     indexed = _indexed(text) if indexed is None else indexed

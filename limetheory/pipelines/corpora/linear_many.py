@@ -33,7 +33,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
-from ...engine.tokens import _indexed
+from ...engine.tokens import indexed_string
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model
 from ..reading.lime_call import LIME_NUM_SAMPLES
@@ -205,16 +205,16 @@ class _Document:
 def _documents(texts, random_state):
     """The documents with at least 2 words, their self-check masks (explain's, from the seed) and their strings.
 
-    Each text is tokenised once, by lime's tokenisation (``engine.tokens._indexed``, which explain reads too): its
-    words, their occurrences (word_columns' counts: each word's number of tokens) and the strings of its distinct
-    masks, in order (``perturbed_documents``' expansion of the masks to the tokens, without its argument checks:
-    the masks are 0/1 and the text is checked here); each document's ``rows`` index its masks in the strings.
+    Each text is tokenised once, by lime's tokenisation (``engine.tokens.indexed_string``, which explain reads
+    too): its words, their occurrences (word_columns' counts: each word's number of tokens) and the strings of its
+    distinct masks, in order (``perturbed_documents``' expansion of the masks to the tokens, without its argument
+    checks: the masks are 0/1 and the text is checked here); each document's ``rows`` index its masks in the strings.
     """
     pending, strings = [], []
     for position, text in enumerate(texts):
         if not isinstance(text, str) or not text.strip():
             continue  # check_text's refusals (explain raises)
-        indexed = _indexed(text)
+        indexed = indexed_string(text)
         words = [str(word) for word in indexed.inverse_vocab]
         if len(words) < 2:
             continue  # check_words' refusal
