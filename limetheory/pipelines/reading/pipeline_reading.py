@@ -307,11 +307,14 @@ class LinearReading:
             raw = self.parts[0].output(rows, magnitude)
             for part in self.parts[1:]:
                 raw = raw + part.output(rows, magnitude)
-            removed = d - rows.sum(axis=1)
-            if magnitude:
-                out[start : start + block] = raw + self.intercept_magnitude + abs(self.mask_weight) * removed
+            if self.mask_weight == 0.0 and not np.signbit(self.mask_weight):
+                tokens = 0.0  # no mask token's column: the +0.0 that 0.0 * removed was, without a pass over the rows
             else:
-                out[start : start + block] = raw + self.sign * self.intercept + self.mask_weight * removed
+                tokens = (abs(self.mask_weight) if magnitude else self.mask_weight) * (d - rows.sum(axis=1))
+            if magnitude:
+                out[start : start + block] = raw + self.intercept_magnitude + tokens
+            else:
+                out[start : start + block] = raw + self.sign * self.intercept + tokens
         return out
 
     def beta(self, nu):
