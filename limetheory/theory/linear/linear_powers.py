@@ -165,6 +165,7 @@ def _f_moments(lam, t, shared, norm, max_power):
     x = np.exp(-np.outer(nodes, omega[singles]))
     polys, members_polys, lengths = _shared_polynomials(nodes, scaled, w, shared, norm, order)
     xs, ws = np.ascontiguousarray(x), np.ascontiguousarray(w[singles])
+    _load_shared_kernels()
     # the single words' product once; the shared columns multiply it for the total and for each column's others
     base = _product_kernel(xs, ws, polys[:0], lengths[:0], -1, order)
     total = _times_columns(base, polys, lengths, -1) if shared else base
@@ -181,6 +182,24 @@ def _f_moments(lam, t, shared, norm, max_power):
             contribution = _weighted_convolution(members_polys[c][i], others, weights, d + 1)
             per_word[:, k, 1:] = (contribution * factorials / binomials[:, None])[:, 1:]
     return mean, per_word
+
+
+#: whether this process has loaded the kernels of shared columns (numba's cache, or compiled them)
+_shared_kernels_loaded = False
+
+
+def _load_shared_kernels():
+    """Load the kernels only a document with shared columns calls, at the process's first power_moments.
+
+    Loading them from numba's cache takes about 30 ms: paid by the first call, with the other kernels, rather than
+    by whichever later document first has two words in one column (lower and upper case).
+    """
+    global _shared_kernels_loaded
+    if not _shared_kernels_loaded:
+        base = np.zeros((1, 2, 4))
+        _times_columns(base, np.zeros((1, 1, 2, 4)), np.ones(1, dtype=np.int64), -1)
+        _convolution_kernel(np.zeros((1, 2, 4)), base, 3)
+        _shared_kernels_loaded = True
 
 
 def _shared_polynomials(nodes, t, w, shared, norm, order):
