@@ -11,7 +11,6 @@ needs what a package function computes calls it (or, if the chapter's version is
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 from pathlib import Path
 
@@ -23,18 +22,6 @@ from booktools import chapters
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.md"))
 PACKAGE = sorted((ROOT / "limetheory").rglob("*.py"))
-
-
-class _RenameArguments(ast.NodeTransformer):
-    """Replace each argument's name by its position (``_arg0``, ``_arg1``, ...)."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Name(self, node):
-        if node.id in self.names:
-            return ast.copy_location(ast.Name(id=self.names[node.id], ctx=node.ctx), node)
-        return node
 
 
 def _is_guard(statement: ast.stmt) -> bool:
@@ -58,9 +45,19 @@ def normalised_body(function: ast.FunctionDef | ast.AsyncFunctionDef, *, without
     arguments = function.args
     every = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]
     names = {arg.arg: f"_arg{i}" for i, arg in enumerate(a for a in every if a is not None)}
-    renamer = _RenameArguments(names)
-    module = ast.Module(body=[renamer.visit(copy.deepcopy(statement)) for statement in body], type_ignores=[])
-    return ast.dump(module, annotate_fields=False, include_attributes=False)
+    # the arguments renamed in place for the dump, then restored: the tree is the caller's and unchanged afterwards
+    # (a deep copy of every body to rename was most of the scan's time: ~10 of its 20 s of CPU)
+    renamed = [
+        node for statement in body for node in ast.walk(statement) if isinstance(node, ast.Name) and node.id in names
+    ]
+    originals = [node.id for node in renamed]
+    try:
+        for node in renamed:
+            node.id = names[node.id]
+        return ast.dump(ast.Module(body=body, type_ignores=[]), annotate_fields=False, include_attributes=False)
+    finally:
+        for node, name in zip(renamed, originals, strict=True):
+            node.id = name
 
 
 def functions_in(source: str, where: str, *, without_guards: bool = False):
@@ -74,13 +71,16 @@ def functions_in(source: str, where: str, *, without_guards: bool = False):
     return found
 
 
-def code_cells(path: Path):
-    """(index, source) of each code cell, with IPython magics and shell lines blanked (they are not Python)."""
+@functools.cache
+def code_cells(path: Path) -> tuple[tuple[int, str], ...]:
+    """(index, source) of each code cell, with IPython magics and shell lines blanked (they are not Python); read
+    once per process (jupytext's parse is most of a chapter's reading; tests/test_no_duplicates.py reads them too)."""
     notebook = jupytext.read(path, fmt="md:myst")
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type == "code":
-            lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines()]
-            yield index, "\n".join(lines)
+    return tuple(
+        (index, "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines()))
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code"
+    )
 
 
 def duplicates(chapter_functions, package_functions):
@@ -100,6 +100,7 @@ def package_functions():
     ]
 
 
+@functools.cache
 def chapter_functions(path: Path):
     return [
         found
