@@ -4,7 +4,8 @@ What it holds: display and prose formatting of numbers and equations (``display`
 closing summaries and tables in a reader's notation (``reader``), the mpmath
 references the chapters check the closed forms against (``mpreference``; ``mpreference_linear`` for the exact
 linear route on equal weights), the paper's figure style (``plotting``),
-the chapters' shared models and classifiers (``models``, ``classifiers``).  A chapter writes
+the chapters' shared models and classifiers (``models``, ``classifiers``), and a forest's ``predict_proba`` on
+many 0/1 rows, each tree once per distinct row of its columns (``forest_rows``).  A chapter writes
 ``from limetheory.book import significant, show_equations`` and ``import limetheory as lt`` for the rest.
 
 Who may import it: the chapters, the tests, the benchmarks and the book's tooling; no module of ``limetheory``
@@ -14,6 +15,7 @@ What it may import: everything in ``limetheory``.
 
 from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
 from .display import Equations, show_equations, significant
+from .forest_rows import presence_forest_proba
 from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
 from .plotting import theory_vs_practice
 from .prose import scientific
@@ -27,6 +29,7 @@ __all__ = [
     "fit_yelp_vectorizer",
     "linear_tfidf_classifier",
     "linear_tfidf_model",
+    "presence_forest_proba",
     "reader_label",
     "reader_text",
     "scientific",
