@@ -314,20 +314,21 @@ def paper_numbers(root) -> dict[str, dict]:
     return table
 
 
-def _label_patterns(root) -> list[tuple[str, re.Pattern]]:
-    """What a LaTeX label of the paper looks like when a text cites it instead of the printed number."""
+def _label_patterns(root) -> list[tuple[str, str, re.Pattern]]:
+    """What a LaTeX label of the paper looks like when a text cites it instead of the printed number: (printed
+    number, the literal text every match contains, the pattern)."""
     patterns = []
     for entry in paper_numbers(root).values():
         label = entry.get("label")
         if not label:
             continue
         printed = entry["printed"]
-        patterns.append((printed, re.compile(rf"(?<![\w-]){re.escape(label)}(?![\w-])")))
+        patterns.append((printed, label, re.compile(rf"(?<![\w-]){re.escape(label)}(?![\w-])")))
         suffix = label.split(":", 1)[-1]
         if "-" in suffix:
             # "Eq. (dencst-alt-writing)", the figure "tree-bandwidth": a bare suffix in brackets or quotes
             quoted = rf"[(\"'`‘“]{re.escape(suffix)}[)\"'`’”]"
-            patterns.append((printed, re.compile(quoted)))
+            patterns.append((printed, suffix, re.compile(quoted)))
     return patterns
 
 
@@ -341,8 +342,10 @@ def label_citations(root, texts: list[str]) -> list[str]:
     for text in texts:
         where, _, body = text.partition(": ")
         body = _MYST_TARGET.sub("", body)  # "(name)=" declares a target of the book; it cites nothing
-        for printed, pattern in patterns:
-            match = pattern.search(body)
+        for printed, literal, pattern in patterns:
+            # a match contains the literal: the substring test skips the regular expression on nearly every line
+            # (the book's 30000 lines against ~180 patterns: 5 s -> 0.5 s)
+            match = literal in body and pattern.search(body)
             if match:
                 problems.append(f"{where}: cites the paper by its LaTeX label {match.group(0)!r}; write {printed!r}")
     return problems
