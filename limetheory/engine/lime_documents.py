@@ -10,6 +10,7 @@ The case of lime's defaults is :class:`limetheory.engine.tokens.DocumentCounts`;
 from __future__ import annotations
 
 import re
+from itertools import compress
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,8 +19,76 @@ from .tokens import DocumentCounts, column_entries, count_matrix
 
 #: LimeTextExplainer's default split_expression (the engine's fastest path)
 LIME_SPLIT = r"\W+"
+#: (mask, token) entries turned into strings per block: bounds the block's index array and token references
+_STRING_BLOCK_ENTRIES = 2**22
 #: a word character, as the vectorizers' default token pattern and lime's default split see it
 WORD_CHARACTER = re.compile(r"\w")
+
+
+def indexed_documents(indexed, masks):
+    """The strings lime's ``indexed.inverse_removing`` builds for the masks (1 = feature kept), one per row.
+
+    Row i gives ``indexed.inverse_removing(np.flatnonzero(masks[i] == 0))``, str for str, for a lime
+    ``IndexedString`` of any ``bow``, ``split_expression`` and ``mask_string``: with ``bow=True`` every token of a
+    removed feature is deleted, with ``bow=False`` the removed occurrence's token becomes ``mask_string``, and the
+    separators stay.  lime builds each string with a Python loop over every token and a NumPy scalar look-up per
+    token; here the masks are expanded to the tokens with one indexing operation per block of rows and each string
+    is one join.
+
+    Parameters
+    ----------
+    indexed : lime.lime_text.IndexedString
+        lime's document (its ``as_list``, ``positions``, ``bow`` and ``mask_string`` are read).
+    masks : array_like, shape (n, d)
+        0/1 masks over its d features (``indexed.num_words()``).
+
+    Returns
+    -------
+    list of str
+        ``n`` documents.
+
+    Raises
+    ------
+    ValueError
+        ``masks`` not of shape (n, d).
+
+    Examples
+    --------
+    >>> from lime.lime_text import IndexedString
+    >>> indexed = IndexedString("the food, the wine!", bow=False)
+    >>> indexed_documents(indexed, [[1, 0, 1, 1], [0, 1, 0, 0]])
+    ['the UNKWORDZ, the wine!', 'UNKWORDZ food, UNKWORDZ UNKWORDZ!']
+    >>> indexed.inverse_removing([1])
+    'the UNKWORDZ, the wine!'
+    """
+    masks = np.asarray(masks)
+    d = indexed.num_words()
+    if masks.ndim != 2 or masks.shape[1] != d:
+        raise ValueError(f"masks must be an (n, d) array with d = {d}, the document's features, got {masks.shape}")
+    tokens = [str(token) for token in indexed.as_list]
+    n_tokens = len(tokens)
+    block = max(1, _STRING_BLOCK_ENTRIES // max(1, n_tokens))
+    kept = masks != 0  # as lime's caller reads a mask: the features equal to 0 are removed
+    documents = []
+    if indexed.bow:
+        feature_of_token = np.full(n_tokens, -1, dtype=np.int64)
+        for j, positions in enumerate(indexed.positions):
+            feature_of_token[positions] = j
+        is_word = feature_of_token >= 0
+        for start in range(0, len(masks), block):
+            keep = np.ones((len(kept[start : start + block]), n_tokens), dtype=bool)
+            keep[:, is_word] = kept[start : start + block][:, feature_of_token[is_word]]
+            documents.extend("".join(compress(tokens, row)) for row in keep.tolist())
+        return documents
+    # bow=False: feature j is the token at positions[j]; a removed one reads as the mask string (the last choice)
+    choices = np.array([*tokens, indexed.mask_string], dtype=object)
+    positions = np.asarray(indexed.positions, dtype=np.int64)
+    for start in range(0, len(masks), block):
+        rows = kept[start : start + block]
+        index = np.broadcast_to(np.arange(n_tokens), (len(rows), n_tokens)).copy()
+        index[:, positions] = np.where(rows, positions, n_tokens)
+        documents.extend("".join(row) for row in choices[index].tolist())
+    return documents
 
 
 class LimeTextCounts(DocumentCounts):
@@ -96,7 +165,7 @@ class LimeTextCounts(DocumentCounts):
 
     def documents(self, masks):
         """The strings lime builds for these masks (1 = feature kept; 0 = deleted, or masked with bow=False)."""
-        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+        return indexed_documents(self.indexed, masks)
 
     def kept_counts(self, masks):
         """The counts of :meth:`~limetheory.engine.tokens.DocumentCounts.kept_counts`, plus those of ``mask_string``."""

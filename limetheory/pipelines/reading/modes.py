@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from ..._validation import check_bool, check_text
-from ...engine.lime_documents import LimeTextCounts
+from ...engine.lime_documents import LimeTextCounts, indexed_documents
 from ...engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
 from .lime_arguments import check_words
 
@@ -109,13 +109,15 @@ def lime_features(text, bow=True, split_expression=LIME_SPLIT, mask_string=None,
 
 
 def mode_documents(text, mode):
-    """Masks (m, d) -> the strings lime builds for them under ``mode`` (its own ``inverse_removing``)."""
+    """Masks (m, d) -> the strings lime builds for them under ``mode`` (its ``inverse_removing``, str for str)."""
     indexed = mode.indexed(check_text(text))
+    if mode.char_level:
 
-    def documents(z):
-        return [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in np.asarray(z)]
+        def documents(z):
+            return [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in np.asarray(z)]
 
-    return documents
+        return documents
+    return lambda z: indexed_documents(indexed, z)  # lime's strings, each built by one join
 
 
 @dataclass(frozen=True)
