@@ -371,6 +371,12 @@ def is_classifier_fn(n_columns=2):
     return check
 
 
+def check_forest_rows(out, args, kwargs):
+    """The forest's own predict_proba, bit for bit, on presence rows of its vectorizer."""
+    rows = PRESENCE_VECTORIZER.transform(["good food", "bad service", "the food was good", "zzz"])
+    assert np.array_equal(out(rows), args[0].predict_proba(rows))
+
+
 def _d(args, index=0):
     return int(args[index])
 
@@ -842,6 +848,12 @@ REGISTRY = {
         examples=25,
     ),
     "constant_classifier": Spec(constant_classifier, st.tuples(reals(0.0, 1.0)), check=is_classifier_fn()),
+    "presence_forest_proba": Spec(
+        book.presence_forest_proba,
+        st.tuples(either(st.sampled_from([FOREST, TREE, LogisticRegression()]))),
+        check=check_forest_rows,
+        examples=20,
+    ),
     "EXAMPLE_REVIEW_INDEX": Spec(None),
     "load_yelp_reviews": Spec(lt.load_yelp_reviews, check=check_frame, examples=1, refuses=False),
     # plots
