@@ -10,6 +10,7 @@ are the same sums), the compiled selection sampling against the loop over words,
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ def _series_case(seed, order=5):
 @pytest.mark.parametrize("seed", range(8))
 def test_the_deflation_written_out_is_the_general_loop(seed):
     rng, d, nodes, x, w = _series_case(seed)
-    total = linear_powers._product_kernel(x, w, np.zeros((0, nodes, 1, 5)), np.zeros(0, dtype=np.int64), -1, 5)
+    total = linear_powers._product_kernel(x, w, 5)
     weights = rng.random((nodes, 5))
     general = linear_powers._deflate_kernel(total, x, w, weights, 1e-280)
     four = linear_powers._deflate_kernel4(np.ascontiguousarray(total[:, :, :4]), x, w,
@@ -47,22 +48,53 @@ def test_the_product_written_out_is_the_general_loop(seed):
     columns, length = int(rng.integers(0, 3)), int(rng.integers(1, 4))
     polys = rng.random((columns, nodes, length + 1, 5))
     lengths = np.full(columns, length, dtype=np.int64)
+    singles, singles_four = linear_powers._product_kernel(x, w, 5), linear_powers._product_kernel(x, w, 4)
+    assert np.array_equal(singles_four, singles[..., :4])
     for skip in range(-1, columns):
-        general = linear_powers._product_kernel(x, w, polys, lengths, skip, 5)
-        four = linear_powers._product_kernel(x, w, np.ascontiguousarray(polys[..., :4]), lengths, skip, 4)
+        general = linear_powers._times_columns(singles, polys, lengths, skip)
+        four = linear_powers._times_columns(singles_four, np.ascontiguousarray(polys[..., :4]), lengths, skip)
         assert np.array_equal(four, general[..., :4])
 
 
+def _series_product(x, w, polys, lengths, skip, order, magnitude=False):
+    """The product of the words' and the columns' polynomials in y (τ-series coefficients), by numpy convolutions."""
+    nodes = x.shape[0]
+    taus = np.array([w_j**q / math.factorial(q) for w_j in w for q in range(order)]).reshape(len(w), order)
+    factors = []
+    for j in range(x.shape[1]):
+        factor = np.zeros((nodes, 2, order))
+        factor[:, 0, 0] = 1.0
+        factor[:, 1, :] = x[:, j, None] * taus[j]
+        factors.append(factor)
+    factors += [polys[c, :, : lengths[c] + 1] for c in range(len(lengths)) if c != skip]
+    out = np.zeros((nodes, 1, order))
+    out[:, 0, 0] = 1.0
+    for factor in factors:
+        factor = np.abs(factor) if magnitude else factor
+        new = np.zeros((nodes, out.shape[1] + factor.shape[1] - 1, order))
+        for a in range(out.shape[1]):
+            for i in range(factor.shape[1]):
+                for q in range(order):
+                    new[:, a + i, q] += (factor[:, i, : q + 1] * out[:, a, q::-1]).sum(axis=1)
+        out = new
+    return out
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_the_single_words_product_once_then_the_shared_columns_is_the_whole_product(seed):
+def test_the_single_words_product_times_the_shared_columns_is_the_whole_product(seed):
+    """Against numpy's convolutions of every factor's series: to 1e-12 of the product of the factors' magnitudes
+    (a product of ~60 factors of ~4 terms: each of its sums rounds to a few ulps of that magnitude)."""
     rng, d, nodes, x, w = _series_case(seed, order=4)
     columns = int(rng.integers(1, 4))
     lengths = rng.integers(2, 5, columns).astype(np.int64)
     polys = rng.random((columns, nodes, int(lengths.max()) + 1, 4))
-    base = linear_powers._product_kernel(x, w, polys[:0], lengths[:0], -1, 4)
+    base = linear_powers._product_kernel(x, w, 4)
     for skip in range(-1, columns):
-        whole = linear_powers._product_kernel(x, w, polys, lengths, skip, 4)
-        assert np.array_equal(linear_powers._times_columns(base, polys, lengths, skip), whole)
+        ours = linear_powers._times_columns(base, polys, lengths, skip)
+        reference = _series_product(x, w, polys, lengths, skip, 4)
+        magnitude = _series_product(x, np.abs(w), polys, lengths, skip, 4, magnitude=True)
+        assert ours.shape == reference.shape
+        assert (np.abs(ours - reference) <= 1e-12 * magnitude + 1e-300).all()
 
 
 def test_the_compiled_convolution_is_the_array_form():

@@ -128,10 +128,7 @@ def _with_word_kept(lam, t, k, others):
     for q in range(1, order):
         weights[:, q] = base * nodes ** (q / 2 - 1) / math.gamma(q / 2)
     x = np.exp(-np.outer(nodes, omega))
-    product = linear_powers._product_kernel(
-        np.ascontiguousarray(x[:, others]), np.ascontiguousarray(w[others]), np.zeros((0, nodes.size, 1, order)),
-        np.zeros(0, dtype=np.int64), -1, order,
-    )  # fmt: skip
+    product = linear_powers._product_kernel(np.ascontiguousarray(x[:, others]), np.ascontiguousarray(w[others]), order)
     series = np.array([w[k] ** q / math.factorial(q) for q in range(order)])
     out = np.zeros((d, 3))
     for a in range(d):

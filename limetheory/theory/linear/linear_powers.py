@@ -167,7 +167,7 @@ def _f_moments(lam, t, shared, norm, max_power):
     xs, ws = np.ascontiguousarray(x), np.ascontiguousarray(w[singles])
     _load_shared_kernels()
     # the single words' product once; the shared columns multiply it for the total and for each column's others
-    base = _product_kernel(xs, ws, polys[:0], lengths[:0], -1, order)
+    base = _product_kernel(xs, ws, order)
     total = _times_columns(base, polys, lengths, -1) if shared else base
     binomials = np.array([float(math.comb(d, a)) for a in range(d + 1)])
     factorials = np.array([float(math.factorial(q)) for q in range(order)])
@@ -245,18 +245,14 @@ def series_product(a, b):
 
 
 @compiled(cache=True, error_model="numpy")
-def _product_kernel(x, w, polys, lengths, skip, order):
-    """The product over the columns of their polynomials in y, per node: shape (Q, n + 1, order).
+def _product_kernel(x, w, order):
+    """The product over the single words of their polynomials in y, per node: shape (Q, n + 1, order).
 
-    The single words' factors are 1 + y x_j e^{τ w_j}; the shared columns' polynomials are ``polys[c]`` (column
-    ``skip`` left out, -1 for none); n is the degree of the product.
+    The single words' factors are 1 + y x_j e^{τ w_j} (n words); :func:`_times_columns` multiplies in the shared
+    columns' polynomials.
     """
     nodes, singles = x.shape
-    degree = singles
-    for c in range(lengths.size):
-        if c != skip:
-            degree += lengths[c]
-    out = np.zeros((nodes, degree + 1, order))
+    out = np.zeros((nodes, singles + 1, order))
     series = np.zeros(order)
     for b in range(nodes):
         out[b, 0, 0] = 1.0
@@ -285,21 +281,6 @@ def _product_kernel(x, w, polys, lengths, skip, order):
                     for r in range(q + 1):
                         acc += series[r] * out[b, a - 1, q - r]
                     out[b, a, q] += xb * acc
-    for c in range(lengths.size):
-        if c == skip:
-            continue
-        e = lengths[c]
-        previous = out[:, : top + 1].copy()
-        out[:, : top + 1] = 0.0
-        for b in range(nodes):
-            for a in range(top + 1):
-                for i in range(e + 1):
-                    for q in range(order):
-                        acc = 0.0
-                        for r in range(q + 1):
-                            acc += polys[c, b, i, r] * previous[b, a, q - r]
-                        out[b, a + i, q] += acc
-        top += e
     return out
 
 
@@ -307,9 +288,8 @@ def _product_kernel(x, w, polys, lengths, skip, order):
 def _times_columns(base, polys, lengths, skip):
     """``base`` (the single words' product, (Q, singles + 1, order)) times the shared columns' polynomials.
 
-    The second half of :func:`_product_kernel`, the same loops: ``_times_columns(_product_kernel(x, w, none, ...),
-    polys, lengths, skip)`` is ``_product_kernel(x, w, polys, lengths, skip, order)`` bit for bit, and the single
-    words' product is formed once for the full product and each shared column's product of the others.
+    ``polys[c]`` is column c's polynomial in y (column ``skip`` left out, -1 for none); the single words' product
+    (:func:`_product_kernel`) is formed once for the full product and for each shared column's product of the others.
     """
     nodes, top_plus, order = base.shape
     top = top_plus - 1
