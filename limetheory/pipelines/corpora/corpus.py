@@ -1,13 +1,17 @@
 """``explain_many``: ``explain`` over a corpus, in chunks, on joblib's processes or a dask cluster, resumable.
 
 Every document is explained by :func:`limetheory.explain` itself, with the same options, so each document's rows
-equal ``explain(model, text, **options)`` bit for bit whatever the backend, the number of processes, the chunk
-size or the number of resumed runs.  The model travels to each worker once: for processes on this machine
-(joblib's ``"loky"`` and ``"multiprocessing"`` backends) it is saved once with ``joblib.dump`` and each process
-loads it on its first chunk; on a ``dask.distributed`` cluster it is broadcast to the workers once
-(``joblib.parallel_config(scatter=[model])``).  The documents go in chunks, and a chunk's explanations come back as
-one table; only the chunks in flight are held by the workers, so memory is bounded by the chunk when the results
-go to a Parquet folder (``path=``, ``limetheory.pipelines.corpora.store``) rather than to memory (``collect=False``).
+equal ``explain(model, text, **options)`` bit for bit whatever the backend, the number of processes, the chunk size
+or the number of resumed runs, provided every process computes with as many BLAS threads: joblib limits a loky
+worker's to the cores over ``n_jobs`` (one on two cores with ``n_jobs=2``), so a calling process with more rounds
+some sums differently, in their last bits (measured: 64% of an estimate corpus's coefficients), and
+``OPENBLAS_NUM_THREADS=1``, as the Makefile and the benchmarks set, makes them equal. The model travels to each
+worker once: for processes on this machine (joblib's ``"loky"`` and ``"multiprocessing"`` backends) it is saved once
+with ``joblib.dump`` and each process loads it on its first chunk; on a ``dask.distributed`` cluster it is broadcast
+to the workers once (``joblib.parallel_config(scatter=[model])``). The documents go in chunks, and a chunk's
+explanations come back as one table; only the chunks in flight are held by the workers, so memory is bounded by the
+chunk when the results go to a Parquet folder (``path=``, ``limetheory.pipelines.corpora.store``) rather than to
+memory (``collect=False``).
 """
 
 from __future__ import annotations
@@ -299,8 +303,8 @@ def explain_many(
 
     Each document's rows are ``explain(model, text, **explain_options)`` bit for bit (the same routes, exact
     where a closed route exists), whatever ``n_jobs``, ``backend``, ``chunk_size`` or the runs a result was
-    resumed from.  The documents go to joblib's workers in chunks, and the model to each worker once (module
-    docstring).
+    resumed from, when every process has as many BLAS threads (module docstring).  The documents go to joblib's
+    workers in chunks, and the model to each worker once (module docstring).
 
     Parameters
     ----------
