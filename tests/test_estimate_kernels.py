@@ -18,7 +18,7 @@ import scipy.stats
 
 from limetheory.pipelines.estimate import estimate_batches, strata
 from limetheory.pipelines.estimate.controls import NormalEquations
-from limetheory.pipelines.reading.blackbox import _unique_rows
+from limetheory.pipelines.reading.blackbox import unique_masks
 from limetheory.theory.linear import linear_powers
 
 
@@ -157,7 +157,7 @@ def test_a_few_masks_are_deduplicated_as_np_unique_does(seed):
     for m in (1, 3, 8, 64, 65):
         z = (rng.random((m, int(rng.integers(1, 40)))) < rng.random()).astype(np.int8)
         z[m // 2 :] = z[: m - m // 2] if seed % 2 else z[m // 2 :]  # repeated masks
-        unique, inverse = _unique_rows(z)
+        unique, inverse = unique_masks(z)
         expected, where = np.unique(z, axis=0, return_inverse=True)
         assert unique.dtype == np.int8 and np.array_equal(unique, expected)
         assert np.array_equal(inverse, where.ravel()) and np.array_equal(unique[inverse], z)

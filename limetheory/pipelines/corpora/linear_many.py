@@ -35,7 +35,7 @@ from sklearn.pipeline import Pipeline
 from ..._validation import check_int, check_positive_finite, check_vectorizer
 from ...engine.tokens import indexed_string
 from ..reading.blackbox import BATCH as _BATCH
-from ..reading.blackbox import mask_scores, read_model
+from ..reading.blackbox import mask_scores, read_model, unique_masks
 from ..reading.lime_call import LIME_NUM_SAMPLES
 from ..reading.pipeline_reading import (
     LinearReading,
@@ -233,7 +233,7 @@ def _self_check_masks(d, random_state):
     They depend on d and the seed only: drawn once per d for every chunk of the process.
     """
     masks = self_check_masks(d, np.random.default_rng(random_state))
-    unique, inverse = _unique_rows(masks.astype(np.int8))
+    unique, inverse = unique_masks(masks.astype(np.int8))
     for array in (masks, unique, inverse):
         array.flags.writeable = False
     return masks, unique, inverse
@@ -515,16 +515,3 @@ def _explanation(document, label, beta, mask_fn, truth, call):
     )  # fmt: skip
     explanation._family[label] = explanation
     return explanation
-
-
-def _unique_rows(z):
-    """``np.unique(z, axis=0, return_inverse=True)`` for a few 0/1 masks (int8), without numpy's structured sort.
-
-    The rows' bytes sort as the rows do (0 before 1, position by position), so the unique rows come in the same
-    order; a tenth of the time for the self-check's 8 masks.
-    """
-    keys = [row.tobytes() for row in z]
-    distinct = sorted(set(keys))
-    first = {key: i for i, key in reversed(list(enumerate(keys)))}
-    position = {key: i for i, key in enumerate(distinct)}
-    return z[[first[key] for key in distinct]], np.array([position[key] for key in keys], dtype=np.int64)
