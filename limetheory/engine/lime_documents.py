@@ -10,12 +10,11 @@ The case of lime's defaults is :class:`limetheory.engine.tokens.DocumentCounts`;
 from __future__ import annotations
 
 import re
-from itertools import compress
 
 import numpy as np
 import scipy.sparse as sp
 
-from .tokens import DocumentCounts, column_entries, count_matrix
+from .tokens import DocumentCounts, column_entries, count_matrix, kept_token_documents
 
 #: LimeTextExplainer's default split_expression (the engine's fastest path)
 LIME_SPLIT = r"\W+"
@@ -71,14 +70,8 @@ def indexed_documents(indexed, masks):
     kept = masks != 0  # as lime's caller reads a mask: the features equal to 0 are removed
     documents = []
     if indexed.bow:
-        feature_of_token = np.full(n_tokens, -1, dtype=np.int64)
-        for j, positions in enumerate(indexed.positions):
-            feature_of_token[positions] = j
-        is_word = feature_of_token >= 0
         for start in range(0, len(masks), block):
-            keep = np.ones((len(kept[start : start + block]), n_tokens), dtype=bool)
-            keep[:, is_word] = kept[start : start + block][:, feature_of_token[is_word]]
-            documents.extend("".join(compress(tokens, row)) for row in keep.tolist())
+            documents.extend(kept_token_documents(tokens, indexed.positions, kept[start : start + block]))
         return documents
     # bow=False: feature j is the token at positions[j]; a removed one reads as the mask string (the last choice)
     choices = np.array([*tokens, indexed.mask_string], dtype=object)

@@ -224,18 +224,48 @@ def perturbed_documents(text, z):
         )
     if not np.isin(masks, (0.0, 1.0)).all():
         raise ValueError("z must contain only 0 (word removed) and 1 (word kept)")
-    tokens = [str(token) for token in indexed.as_list]
     check_memory(
-        masks.shape[0] * (9.0 * len(tokens) + len(text) + 64),
-        f"{masks.shape[0]} perturbed documents of {len(tokens)} tokens",
+        masks.shape[0] * (9.0 * len(indexed.as_list) + len(text) + 64),
+        f"{masks.shape[0]} perturbed documents of {len(indexed.as_list)} tokens",
         "build them in batches",
     )
+    return kept_token_documents(indexed.as_list, indexed.positions, masks == 1.0)
+
+
+def kept_token_documents(tokens, positions, kept):
+    """The strings of ``tokens`` with every token of each word that a mask removes deleted: one join per mask.
+
+    The expansion behind :func:`perturbed_documents` and lime's other word modes
+    (``limetheory.engine.lime_documents.indexed_documents``, ``bow=True``), for callers that checked their masks:
+    word j's tokens are ``positions[j]``, and ``kept[i, j]`` says whether mask i keeps it; the other tokens (the
+    separators) stay.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The document's tokens, separators included (lime's ``IndexedString.as_list``).
+    positions : sequence of sequences of int
+        Each word's token indices (lime's ``IndexedString.positions`` with ``bow=True``).
+    kept : ndarray of bool, shape (n, d)
+        Which words each mask keeps (d = ``len(positions)``).
+
+    Returns
+    -------
+    list of str
+        ``n`` documents.
+
+    Examples
+    --------
+    >>> kept_token_documents(["the", " ", "food", ", ", "the"], [[0, 4], [2]], np.array([[False, True]]))
+    [' food, ']
+    """
+    tokens = [str(token) for token in tokens]
     word_of_token = np.full(len(tokens), -1, dtype=np.int64)
-    for j, positions in enumerate(indexed.positions):
-        word_of_token[positions] = j
+    for j, where in enumerate(positions):
+        word_of_token[where] = j
     is_word = word_of_token >= 0
-    keep = np.ones((masks.shape[0], len(tokens)), dtype=bool)
-    keep[:, is_word] = masks[:, word_of_token[is_word]] == 1.0
+    keep = np.ones((kept.shape[0], len(tokens)), dtype=bool)
+    keep[:, is_word] = kept[:, word_of_token[is_word]]
     return ["".join(compress(tokens, row)) for row in keep.tolist()]
 
 

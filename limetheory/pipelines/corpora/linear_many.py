@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import warnings
 import weakref
-from itertools import chain, compress
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +32,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
-from ...engine.tokens import indexed_string
+from ...engine.tokens import indexed_string, kept_token_documents
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model, unique_masks
 from ..reading.lime_call import LIME_NUM_SAMPLES
@@ -221,7 +220,7 @@ def _documents(texts, random_state):
         masks, unique, inverse = _self_check_masks(len(words), random_state)
         document = _Document(position, text, words, [len(positions) for positions in indexed.positions], masks)
         document.rows = len(strings) + inverse
-        strings += _perturbed(indexed, unique)
+        strings += kept_token_documents(indexed.as_list, indexed.positions, unique == 1)
         pending.append(document)
     return pending, strings
 
@@ -237,16 +236,6 @@ def _self_check_masks(d, random_state):
     for array in (masks, unique, inverse):
         array.flags.writeable = False
     return masks, unique, inverse
-
-
-def _perturbed(indexed, z):
-    """``perturbed_documents(text, z)`` for 0/1 int8 masks ``z`` of the text's words (``indexed``: its tokens)."""
-    tokens = indexed.as_list
-    sizes = [len(positions) for positions in indexed.positions]
-    word_tokens = np.fromiter(chain.from_iterable(indexed.positions), dtype=np.int64, count=sum(sizes))
-    keep = np.ones((z.shape[0], len(tokens)), dtype=bool)
-    keep[:, word_tokens] = z[:, np.repeat(np.arange(len(sizes)), sizes)] == 1  # each word's tokens
-    return ["".join(compress(tokens, row)) for row in keep.tolist()]
 
 
 def _scores(reader, strings):
