@@ -34,7 +34,8 @@ loops (numba) or loads them from its cache, which a user's session pays once.  O
 loaded machine a time varies by up to 30% between runs.  CPU time of this process; BLAS and OpenMP threads are set to 1
 before numpy is imported unless the environment sets them (as ``make`` does).  Run with
 ``LIMETHEORY_DATA_DIR=/path/to/data python benchmarks/default_call.py`` (2.5 minutes at a load of 4 on two cores,
-4 at a load of 9; lime on the long document with VADER is over a minute of it).
+4 at a load of 9; lime on the long document with VADER is over a minute of it).  ``--only forest VADER`` runs those
+models' rows alone, ``--documents long`` the long document's.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+import argparse  # noqa: E402
 import platform  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
@@ -201,7 +203,18 @@ def documents(texts):
     return short, long, warm
 
 
+def arguments():
+    parser = argparse.ArgumentParser(description="explain's default call against one lime run, over model kinds")
+    parser.add_argument(
+        "--only", nargs="+", metavar="MODEL", help="the models' rows to run (default: all), e.g. forest"
+    )
+    parser.add_argument("--documents", nargs="+", choices=("short", "long"), default=("short", "long"),
+                        help="the documents to run (default: both)")  # fmt: skip
+    return parser.parse_args()
+
+
 def main():
+    options = arguments()
     begin = time.perf_counter()
     reviews = lt.load_yelp_reviews()
     texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
@@ -212,6 +225,10 @@ def main():
     )
     short, long, warm = documents(texts)
     models = fitted_models(texts, labels)
+    unknown = set(options.only or ()) - set(models)
+    if unknown:
+        raise SystemExit(f"no such model: {sorted(unknown)}; the models: {list(models)}")
+    chosen = [name for name in models if options.only is None or name in options.only]
     for name in ("logistic (linked)", "keywords", "MultinomialNB"):
         _, first = seconds(lambda name=name: lt.explain(models[name][0], warm, progress=False))
         print(f"warm-up call ({name}, another review; numba's loops compiled or loaded): {first:.2f} s")
@@ -222,10 +239,10 @@ def main():
         f"{'>=1x':>5} {'precision':>9} {'<1':>5} {'measured':>9}"
     )
     rows = []
-    for name, (model, lime_fn) in models.items():
-        rows.append((row(name, model, lime_fn, short), "short"))
+    for name in chosen if "short" in options.documents else ():
+        rows.append((row(name, *models[name], short), "short"))
         print_row(*rows[-1])
-    for name in LONG_MODELS:
+    for name in [name for name in LONG_MODELS if name in chosen] if "long" in options.documents else ():
         rows.append((row(name, *models[name], long), "long"))
         print_row(*rows[-1])
     slow = [f"{r['model']} ({document})" for r, document in rows if r["ratio"] < 1]

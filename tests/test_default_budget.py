@@ -186,3 +186,106 @@ def test_the_linked_default_call_on_a_long_document_stops_at_its_budget(yelp_log
     limit = linked_budget(300, d, lime_words(text, 300)[1])
     assert n == 300 and calls <= limit and tol == 0.1
     assert met == (ratio <= tol) and (met or calls > 0.9 * limit)
+
+
+def _long_document(words):
+    """Reviews of fewer than 40 distinct words joined until the document holds more than ``words``."""
+    texts = [t for t in lt.load_yelp_reviews()["text"] if len(lt.local_dictionary(t)) < 40]
+    text = texts.pop(0)
+    while len(lt.local_dictionary(text)) <= words:
+        text = f"{text} {texts.pop(0)}"
+    return text
+
+
+@pytest.fixture(scope="module")
+def tree_models(yelp):
+    """A 10-tree forest, a tree and a 20-stage gradient boosting on TF-IDF, fitted on the Yelp reviews."""
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    texts, stars = yelp
+    models = (RandomForestClassifier(10, random_state=0, n_jobs=1), DecisionTreeClassifier(random_state=0),
+              GradientBoostingClassifier(n_estimators=20, random_state=0))  # fmt: skip
+    return [make_pipeline(TfidfVectorizer(), model).fit(texts, stars) for model in models]
+
+
+def _leaf_depths(tree):
+    """The depth of each leaf and its training weight, by walking the tree from its root."""
+    t, depths, weights, stack = tree.tree_, [], [], [(0, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if t.children_left[node] < 0:
+            depths.append(depth)
+            weights.append(t.weighted_n_node_samples[node])
+        else:
+            stack += [(t.children_left[node], depth + 1), (t.children_right[node], depth + 1)]
+    return np.array(depths, dtype=float), np.array(weights)
+
+
+def test_the_rows_budget_follows_its_work_model(tree_models):
+    """rows_budget against its definition recomputed here: lime's modelled time (its samples, its strings' words, the
+    classifier on its rows in one call) over ROWS_SAFETY, less the estimate's fixed calls, over a mask's modelled
+    time, between lime's calls and 200 lime runs'; the trees' paths as the leaves' depths weighted by their training
+    rows, walked here from the root."""
+    from limetheory.pipelines.estimate import estimate_route as route
+    from limetheory.pipelines.estimate import work_model as wm
+
+    forest, tree, boosting = tree_models
+    for pipe in tree_models:
+        model = pipe.steps[-1][1]
+        trees = [model] if pipe is tree else list(np.ravel(model.estimators_))
+        path = 0.0
+        for t in trees:
+            depths, weights = _leaf_depths(t)
+            path += float(depths @ weights / weights.sum())
+            assert wm.mean_path(t) == pytest.approx(float(depths @ weights / weights.sum()), rel=1e-12)
+        k = len(trees)
+        if pipe is boosting:
+            costs = (wm.BOOST_US_PER_TREE * k + wm.TREE_US_PER_NODE * path, wm.BOOST_US_PER_COLUMN,
+                     wm.CLASSIFIER_US_PER_CALL + wm.BOOST_US_PER_TREE_CALL * k)  # fmt: skip
+        else:
+            costs = (wm.TREE_US_PER_ROW * k + wm.TREE_US_PER_NODE * path, wm.TREE_US_PER_COLUMN * k,
+                     wm.CLASSIFIER_US_PER_CALL + wm.TREE_US_PER_CALL * k)  # fmt: skip
+        assert wm.classifier_costs(model) == pytest.approx(costs, rel=1e-9)
+        for n, d, words, columns in [(5000, 39, 120_000.0, 36), (5000, 488, 2.6e6, 470), (300, 900, 4e5, 880)]:
+            row, column, call = costs
+            classifier = row + column * columns / 2
+            lime = route.LIME_US_PER_SAMPLE * n + route.LIME_US_PER_WORD * words + n * classifier + call
+            mask = route.ROWS_US_PER_MASK + route.ROWS_US_PER_WORD * d + route.ROWS_US_PER_WORD2 * d * d
+            masks = (lime / route.ROWS_SAFETY - wm.CALLS_FIXED * call) / (mask + classifier + call / wm.ROWS_PER_CALL)
+            expected = int(min(max(masks, n), route.COUNT_CALLS_PER_LIME_RUN * n))
+            assert route.rows_budget(pipe, n, d, words, columns) == expected
+    # a dearer classifier (more trees) gets fewer masks; lime's longer strings buy more
+    assert route.rows_budget(tree, 5000, 488, 2.6e6, 470) > route.rows_budget(forest, 5000, 488, 2.6e6, 470) > 5000
+    assert route.rows_budget(forest, 5000, 488, 5e6, 470) > route.rows_budget(forest, 5000, 488, 2.6e6, 470)
+
+
+def test_the_forests_default_call_on_a_long_document_buys_more_than_limes_calls(tree_models, yelp):
+    """A forest's default call on a 160-word document: more masks than lime's 5000 calls, exactly rows_budget's (the
+    note names it: tol is out of reach), and the note states one true sentence of the precision reached.  The same
+    forest behind a step the work model does not know (a scaler) gets lime's number of calls, as before."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+
+    from limetheory.pipelines.estimate.estimate_route import lime_words, rows_budget
+    from limetheory.pipelines.reading.count_rows import count_score_masks
+
+    forest = tree_models[0]
+    text = _long_document(160)
+    d = len(lt.local_dictionary(text))
+    columns = count_score_masks(forest, text, "predict_proba")[0].columns
+    budget = rows_budget(forest, 5000, d, lime_words(text, 5000)[1], columns)
+    assert budget > 2 * 5000
+    scaler = MaxAbsScaler().fit(forest.steps[0][1].transform(yelp[0]))
+    unknown = make_pipeline(forest.steps[0][1], scaler, forest.steps[1][1])
+    for model, limit in ((forest, budget), (unknown, 5000)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # the default states its precision; it does not warn
+            e = lt.explain(model, text, progress=False)
+        assert any("rows from the document's counts" in note for note in e.notes)
+        calls, stated, ratio, n, met, tol = _precision(e)
+        assert not met and int(stated) == limit and limit - 2 * d <= calls <= limit  # the last batch: 2 per stratum
+        assert n == 5000 and tol == 0.1 and ratio > tol
+        assert np.all(np.isfinite(e.stderr)) and np.all(e.stderr[1:] > 0)

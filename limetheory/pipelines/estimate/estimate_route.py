@@ -3,7 +3,9 @@
 By default (``explain`` given neither ``tol`` nor ``max_calls``) the estimate costs at most one lime run: lime's
 ``num_samples`` model calls, on lime's strings (holding no more words in all than lime's: :func:`lime_words`) or,
 for a pipeline whose first step is a Count, Tfidf or Hashing vectorizer, on rows from the document's counts
-(:mod:`limetheory.pipelines.reading.count_rows`), which cost less than lime's string, vectorizer and row.  The
+(:mod:`limetheory.pipelines.reading.count_rows`), which cost less than lime's string, vectorizer and row; for a
+scikit-learn tree model, as many rows as take ``1 / ROWS_SAFETY`` of lime's time by a fixed work model of both
+sides and of the trees' time per row (:func:`rows_budget`, :mod:`limetheory.pipelines.estimate.work_model`).  The
 linked reading of a logistic regression's probabilities is cheap and near-exact: it spends up to about half of
 lime's time (:func:`linked_budget`, a fixed work model; on documents of a few hundred words tol = 0.1 took more
 than lime's whole run) and usually stops at ``tol`` first.  With ``tol`` or ``max_calls`` given, the
@@ -18,7 +20,9 @@ import numpy as np
 
 from ...engine.tokens import word_occurrences
 from ..reading.count_rows import count_score_masks
+from . import work_model
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
+from .work_model import classifier_costs
 
 #: model calls by default when the rows come from counts, in lime runs of ``num_samples``
 COUNT_CALLS_PER_LIME_RUN = 200
@@ -40,6 +44,16 @@ LINKED_US_PER_MASK, LINKED_US_PER_WORD, LINKED_US_PER_WORD2 = 1.0, 0.03, 6.5e-5
 LINKED_SAFETY = 2.0
 #: lime's default num_samples: the precision target is set against lime at this n unless told otherwise
 LIME_NUM_SAMPLES = 5000
+#: the work model of :func:`rows_budget`: the estimate's CPU microseconds per mask on rows from counts, the classifier
+#: aside (the row from counts, about half the document's columns, and the estimate's own work on the mask), as
+#: ``ROWS_US_PER_MASK + ROWS_US_PER_WORD d + ROWS_US_PER_WORD2 d²``.  ``benchmarks/row_budget.py`` fitted 0, 0.053 and
+#: 9.2e-5 (a decision tree's rows, its own time per row taken off; d = 39..488 at load 3.7 on two cores, 0.1 to
+#: 48 us a mask), rounded up so that the model is above every mask's measured cost (9.5 against 9.4 at d = 107, 55
+#: against 48 at d = 488): an estimate made dearer gets fewer masks
+ROWS_US_PER_MASK, ROWS_US_PER_WORD, ROWS_US_PER_WORD2 = 2.0, 0.06, 1.0e-4
+#: the share of lime's modelled time the default estimate on rows from counts may spend, inverted: it is never slower
+#: than lime while the work model errs by less than this factor
+ROWS_SAFETY = 1.5
 
 
 def linked_budget(num_samples, d, words):
@@ -63,6 +77,43 @@ def linked_budget(num_samples, d, words):
     mask_us = LINKED_US_PER_MASK + LINKED_US_PER_WORD * d + LINKED_US_PER_WORD2 * d * d
     ratio = lime_us / num_samples / mask_us / LINKED_SAFETY
     return int(num_samples * min(max(ratio, 1.0), COUNT_CALLS_PER_LIME_RUN))
+
+
+def rows_budget(model, num_samples, d, words, columns):
+    """Masks on rows from counts that cost about ``1 / ROWS_SAFETY`` of one lime run (explain's default).
+
+    lime's number of calls ``num_samples`` when the work model does not know the classifier.
+
+    A deterministic work model, not a clock (the same call gives the same answer on any machine and load), as
+    :func:`linked_budget`: lime spends ``LIME_US_PER_SAMPLE`` per sample and ``LIME_US_PER_WORD`` per word of its
+    strings, and the classifier's time on its rows; the estimate spends ``ROWS_US_PER_MASK + ROWS_US_PER_WORD d +
+    ROWS_US_PER_WORD2 d²`` per mask and the classifier's time on each mask's row.  The classifier's time is known for
+    a pipeline of a vectorizer and one scikit-learn tree model
+    (:func:`limetheory.pipelines.estimate.work_model.classifier_costs`); ``benchmarks/row_budget.py`` measures every
+    constant.  The masks are kept between one and :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> docs = ["good food", "bad food", "good service", "bad service"]
+    >>> forest = make_pipeline(TfidfVectorizer(), RandomForestClassifier(10, random_state=0)).fit(docs, [1, 0, 1, 0])
+    >>> text = "good food and good wine but the slow service " * 20
+    >>> rows_budget(forest, 5000, 9, lime_words(text, 5000)[1], 3) > 5000  # more masks than lime's samples
+    True
+    >>> rows_budget(lambda docs: None, 5000, 9, lime_words(text, 5000)[1], 3)  # an unknown model: lime's calls
+    5000
+    """
+    from sklearn.pipeline import Pipeline
+
+    costs = classifier_costs(model.steps[-1][1]) if isinstance(model, Pipeline) and len(model.steps) == 2 else None
+    if costs is None:
+        return num_samples
+    lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words
+    mask_us = ROWS_US_PER_MASK + ROWS_US_PER_WORD * d + ROWS_US_PER_WORD2 * d * d
+    return work_model.rows_budget(lime_us, num_samples, columns, mask_us, costs, ROWS_SAFETY,
+                                  COUNT_CALLS_PER_LIME_RUN * num_samples)  # fmt: skip
 
 
 def lime_words(text, num_samples):
@@ -124,10 +175,12 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
         scores = mask_fn
     if max_calls is not None:
         budget = max_calls
-    elif lime_cost and linked is None:
-        # lime's cost: its number of model calls (a row from counts costs less than lime's string, vectorizer
-        # and row, so as many rows never take longer; the classifier's own time per row is unknown here)
+    elif lime_cost and linked is None and score is None:  # lime's cost on strings: its number of calls (and words)
         budget = lime_n
+    elif lime_cost and linked is None:
+        # lime's cost on rows from counts: lime's time by the work model where it knows the classifier (a row from
+        # counts costs less than lime's string, vectorizer and row), else lime's number of calls
+        budget = rows_budget(model, lime_n, d, lime_words(text, lime_n)[1], score.columns)
     elif lime_cost:  # a linked reading: as many masks as take the time of lime's run (stops at tol before)
         budget = linked_budget(lime_n, d, lime_words(text, lime_n)[1])
     else:

@@ -188,4 +188,5 @@ def count_score_masks(model, text, output, columns=None):
             out.append(shape(np.asarray(method(document.transform(block)), dtype=float)))
         return np.concatenate(out)
 
+    score_masks.columns = len(document.columns)  # the document's columns: the default budget's work model reads them
     return score_masks, None

@@ -1,0 +1,252 @@
+"""The work model behind the default budget of rows from counts (``estimate_route.rows_budget``), measured.
+
+``lt.explain(pipe, text)`` on a pipeline of a vectorizer and a tree model scores masks on rows from the document's
+counts and stops at ``tol = 0.1`` or at lime's time over ``ROWS_SAFETY``, by a work model (not a clock: the same call
+gives the same answer under any load).  This script measures its constants, CPU time of this process, on TF-IDF
+rows of documents of 39 to 488 distinct words (the Yelp review and the 1043-token document of
+``benchmarks/default_call.py``, and the first reviews joined until they hold 90, 160 and 330 words):
+
+1. the classifier (``work_model.classifier_costs``): ``predict_proba`` on 4000 rows from counts of masks drawn from
+   lime's law (best of three), per row, against the trees, the rows' non-zero columns and the nodes on their mean
+   paths; and on one row (best of five), the cost of a call.  Models: a decision tree, random forests of 10 and 100
+   trees (and 100 of depth 8), 100 extra trees, a gradient boosting of 50 stages;
+2. the estimate's own cost per mask (``ROWS_US_PER_*``): ``lt.explain(pipe, text, max_calls=M, tol=1e-6)`` on the
+   decision tree at M = 20000 and 60000 masks (after an untimed call), the difference of the times over the
+   difference of the masks, less the tree's measured time per row (the fixed costs cancel);
+3. lime's cost besides the classifier (``LIME_US_PER_SAMPLE``, ``LIME_US_PER_WORD``, measured by
+   ``benchmarks/linked_budget.py``): one lime run, its time less that of the classifier's call on its rows;
+4. the check that matters: the default call of each tree model on the review and on the document, its calls, its
+   CPU time against one lime run's (lime's ``classifier_fn`` the pipeline's ``predict_proba``), the ratio the
+   work model predicts, and the precision stated (largest standard error / lime's first-order sd at n = 5000).
+
+Each part prints measured against modelled.  Run with ``LIMETHEORY_DATA_DIR=/path/to/data python
+benchmarks/row_budget.py`` (about 3 minutes on two cores).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import re  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.optimize  # noqa: E402
+from lime.lime_text import LimeTextExplainer  # noqa: E402
+from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, RandomForestClassifier  # noqa: E402
+from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+import limetheory as lt  # noqa: E402
+from limetheory.pipelines.estimate import estimate_route as route  # noqa: E402
+from limetheory.pipelines.estimate import work_model  # noqa: E402
+from limetheory.pipelines.reading.count_rows import document_rows  # noqa: E402
+
+SEED = 0
+LIME_N = 5000
+ROWS = 4000  # rows per timed predict_proba
+MASKS = (20_000, 60_000)  # the two budgets whose difference gives the estimate's marginal cost of a mask
+JOINED = (90, 160, 330)  # distinct words of the documents joined from reviews, besides default_call's two
+TOKEN = re.compile(r"\W+")
+PRECISION = re.compile(r"estimate from (\d+) model calls.*?the largest standard error is (\S+) x lime's")
+
+
+def cpu(action, repeat=1):
+    """(result, the least CPU seconds of this process over ``repeat`` runs)."""
+    best = np.inf
+    for _ in range(repeat):
+        start = time.process_time()
+        result = action()
+        best = min(best, time.process_time() - start)
+    return result, best
+
+
+def documents(texts):
+    """{name: text}: default_call.py's review and long document, and reviews joined to JOINED distinct words."""
+    d = np.array([len(lt.local_dictionary(t)) for t in texts])
+    rng = np.random.default_rng(SEED)
+    found = {"review": texts[rng.choice(np.flatnonzero((d >= 30) & (d <= 40)))]}
+    for want in JOINED:
+        parts = []
+        for text in texts[100:]:
+            if len(lt.local_dictionary(text)) < 40:
+                parts.append(text)
+                if len(lt.local_dictionary(" ".join(parts))) >= want:
+                    break
+        found[f"joined {want}"] = " ".join(parts)
+    parts, tokens = [], 0
+    for text in texts:
+        parts.append(text)
+        tokens += len([t for t in TOKEN.split(text) if t])
+        if tokens >= 1000:
+            break
+    found["document"] = " ".join(parts)
+    return found
+
+
+def lime_masks(d, rng):
+    """ROWS masks of lime's law: s ~ U{1..d} words removed."""
+    removed = rng.integers(1, d + 1, size=ROWS)
+    order = rng.random((ROWS, d)).argsort(axis=1)
+    return order >= removed[:, None]
+
+
+def classifiers(texts, labels):
+    models = {
+        "tree": DecisionTreeClassifier(random_state=SEED),
+        "forest 10": RandomForestClassifier(10, random_state=SEED, n_jobs=1),
+        "forest 100": RandomForestClassifier(100, random_state=SEED, n_jobs=1),
+        "forest 100, depth 8": RandomForestClassifier(100, max_depth=8, random_state=SEED, n_jobs=1),
+        "extra trees 100": ExtraTreesClassifier(100, random_state=SEED, n_jobs=1),
+        "boosting 50": GradientBoostingClassifier(n_estimators=50, random_state=SEED),
+    }
+    return {name: make_pipeline(TfidfVectorizer(), model).fit(texts, labels) for name, model in models.items()}
+
+
+def part_classifiers(pipes, docs):
+    print("1. classifier predict_proba on rows from counts: microseconds per row (measured / modelled)")
+    rng = np.random.default_rng(SEED)
+    rows, calls = [], []
+    for name, pipe in pipes.items():
+        vectorizer, model = pipe.steps[0][1], pipe.steps[-1][1]
+        trees, kind = work_model._trees(model)
+        path = sum(work_model.mean_path(t) for t in trees)
+        one = pipe[0].transform(["good food"])
+        _, call = cpu(lambda model=model, one=one: model.predict_proba(one), 5)
+        calls.append((len(trees), call * 1e6))
+        out = []
+        for document in docs.values():
+            counts, _ = document_rows(document, vectorizer)
+            matrix = counts.transform(lime_masks(counts.d, rng))
+            _, seconds = cpu(lambda model=model, matrix=matrix: model.predict_proba(matrix), 3)
+            measured = seconds / ROWS * 1e6
+            nnz = matrix.nnz / ROWS
+            row, column, _ = work_model.classifier_costs(model)
+            rows.append((kind, len(trees), nnz, path, measured))
+            out.append(f"{measured:.2f}/{row + column * nnz:.2f} (c={nnz:.0f})")
+        print(f"  {name:>20}: {len(trees)} trees, mean path {path / len(trees):.1f} nodes, one call "
+              f"{call * 1e3:.2f} ms; " + ", ".join(out), flush=True)  # fmt: skip
+    forest = np.array([r[1:] for r in rows if r[0] == "forest"])
+    trees, nnz, path, measured = forest.T
+    (a, b, c), _ = scipy.optimize.nnls(np.column_stack([trees, trees * nnz, path]), measured)
+    boost = np.array([r[1:] for r in rows if r[0] == "boost"])
+    trees_b, nnz_b, path_b, measured_b = boost.T
+    residual = measured_b - c * path_b  # the nodes at the trees' rate
+    (e, f), _ = scipy.optimize.nnls(np.column_stack([nnz_b, trees_b]), residual)
+    (g, h), _ = scipy.optimize.nnls(np.column_stack([np.ones(len(calls)), [t for t, _ in calls]]),
+                                    np.array([s for _, s in calls]))  # fmt: skip
+    print(f"  fitted: TREE_US_PER_ROW, TREE_US_PER_COLUMN, TREE_US_PER_NODE = {a:.4f}, {b:.5f}, {c:.4f}; "
+          f"BOOST_US_PER_COLUMN, BOOST_US_PER_TREE = {e:.4f}, {f:.4f}; CLASSIFIER_US_PER_CALL, TREE_US_PER_CALL = "
+          f"{g:.0f}, {h:.1f}")  # fmt: skip
+    print(f"  in force: {work_model.TREE_US_PER_ROW}, {work_model.TREE_US_PER_COLUMN}, {work_model.TREE_US_PER_NODE}; "
+          f"{work_model.BOOST_US_PER_COLUMN}, {work_model.BOOST_US_PER_TREE}; {work_model.CLASSIFIER_US_PER_CALL}, "
+          f"{work_model.TREE_US_PER_CALL}")  # fmt: skip
+
+
+def classifier_us(pipe, document):
+    """The classifier's measured microseconds per row on ROWS rows from counts of lime's law for this document."""
+    counts, _ = document_rows(document, pipe.steps[0][1])
+    matrix = counts.transform(lime_masks(counts.d, np.random.default_rng(SEED)))
+    _, seconds = cpu(lambda: pipe.steps[-1][1].predict_proba(matrix), 3)
+    return seconds / ROWS * 1e6
+
+
+def part_estimate(pipe, docs):
+    print("2. the estimate's own microseconds per mask on rows from counts (a decision tree's rows; measured / "
+          "modelled)")  # fmt: skip
+    ds, spent = [], []
+    for name, document in docs.items():
+        d = len(lt.local_dictionary(document))
+        lt.explain(pipe, document, max_calls=MASKS[0], tol=1e-6, progress=False)  # this d's first call: not timed
+        times = [
+            cpu(lambda m=m, document=document: lt.explain(pipe, document, max_calls=m, tol=1e-6, progress=False))[1]
+            for m in MASKS
+        ]
+        per_mask = (times[1] - times[0]) / (MASKS[1] - MASKS[0]) * 1e6 - classifier_us(pipe, document)
+        modelled = route.ROWS_US_PER_MASK + route.ROWS_US_PER_WORD * d + route.ROWS_US_PER_WORD2 * d * d
+        ds.append(d)
+        spent.append(per_mask)
+        print(f"  {name:>10} d = {d:3d}: {per_mask:6.1f} / {modelled:6.1f}", flush=True)
+    d, spent = np.array(ds, dtype=float), np.array(spent)
+    (a, b, c), _ = scipy.optimize.nnls(np.column_stack([np.ones_like(d), d, d * d]), spent)
+    print(f"  fitted: ROWS_US_PER_MASK, ROWS_US_PER_WORD, ROWS_US_PER_WORD2 = {a:.2f}, {b:.4f}, {c:.2e}; in force: "
+          f"{route.ROWS_US_PER_MASK}, {route.ROWS_US_PER_WORD}, {route.ROWS_US_PER_WORD2}")  # fmt: skip
+
+
+def lime_run(pipe, document):
+    """(lime's CPU seconds, of which the classifier's) for one run at its defaults on the pipeline's predict_proba."""
+    inner = [0.0]
+
+    def classifier_fn(strings):
+        matrix = pipe[:-1].transform(strings)
+        probabilities, seconds = cpu(lambda: pipe.steps[-1][1].predict_proba(matrix))
+        inner[0] += seconds
+        return probabilities
+
+    _, total = cpu(lambda: LimeTextExplainer(random_state=SEED).explain_instance(document, classifier_fn))
+    return total, inner[0]
+
+
+def part_lime(pipe, docs):
+    print("3. lime's microseconds per sample besides the classifier (a decision tree's pipeline; measured / modelled)")
+    for name, document in docs.items():
+        total, inner = lime_run(pipe, document)
+        words = route.lime_words(document, LIME_N)[1]
+        modelled = route.LIME_US_PER_SAMPLE + route.LIME_US_PER_WORD * words / LIME_N
+        print(f"  {name:>10}: {(total - inner) / LIME_N * 1e6:6.0f} / {modelled:6.0f} "
+              f"(words per sample {words / LIME_N:.0f})", flush=True)  # fmt: skip
+
+
+def modelled_seconds(pipe, document, masks):
+    """(lime's, the estimate's at this many masks) modelled seconds, the fixed costs of explain aside."""
+    d = len(lt.local_dictionary(document))
+    counts, _ = document_rows(document, pipe.steps[0][1])
+    row, column, call = work_model.classifier_costs(pipe.steps[-1][1])
+    classifier = row + column * len(counts.columns) / 2
+    lime = route.LIME_US_PER_SAMPLE * LIME_N + route.LIME_US_PER_WORD * route.lime_words(document, LIME_N)[1]
+    lime += LIME_N * classifier + call
+    mask = route.ROWS_US_PER_MASK + route.ROWS_US_PER_WORD * d + route.ROWS_US_PER_WORD2 * d * d + classifier
+    ours = masks * mask + (work_model.CALLS_FIXED + masks / work_model.ROWS_PER_CALL) * call
+    return lime / 1e6, ours / 1e6
+
+
+def part_check(pipes, docs):
+    print(f"4. the default call against one lime run (safety {route.ROWS_SAFETY}); CPU seconds, measured (modelled)")
+    print(f"  {'model':>20} {'document':>10} {'d':>4} {'calls':>7} {'ours':>13} {'lime':>13} {'ratio':>13} "
+          f"{'precision':>9}")  # fmt: skip
+    for name in ("tree", "forest 100", "extra trees 100", "boosting 50"):
+        pipe = pipes[name]
+        for document_name in ("review", "document"):
+            document = docs[document_name]
+            e, ours = cpu(lambda pipe=pipe, document=document: lt.explain(pipe, document, progress=False))
+            lime, _ = lime_run(pipe, document)
+            calls, precision = next((int(m.group(1)), float(m.group(2))) for n in e.notes
+                                    for m in [PRECISION.search(n)] if m)  # fmt: skip
+            lime_model, ours_model = modelled_seconds(pipe, document, calls)
+            print(f"  {name:>20} {document_name:>10} {len(e.words):4d} {calls:7d} {ours:6.2f} ({ours_model:4.2f}) "
+                  f"{lime:6.2f} ({lime_model:4.2f}) {lime / ours:5.2f}x ({lime_model / ours_model:4.2f}x) "
+                  f"{precision:9.3f}", flush=True)  # fmt: skip
+
+
+def main():
+    warnings.simplefilter("ignore", UserWarning)  # tol = 1e-6 is never met: the budget is the point
+    reviews = lt.load_yelp_reviews()
+    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
+    docs = documents(texts)
+    pipes = classifiers(texts, labels)
+    lt.explain(pipes["tree"], texts[3], progress=False)  # numba's loops compiled or loaded
+    print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; documents of d = "
+          f"{[len(lt.local_dictionary(t)) for t in docs.values()]}")  # fmt: skip
+    part_classifiers(pipes, docs)
+    part_estimate(pipes["tree"], docs)
+    part_lime(pipes["tree"], docs)
+    part_check(pipes, docs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""A deterministic work model of a classifier's time per row, for the default budget of rows from counts.
+
+By default ``explain`` costs at most one lime run.  When it scores masks on rows from the document's counts
+(:mod:`limetheory.pipelines.reading.count_rows`) a row costs far less than lime's string, vectorizer and row, and
+the budget may hold more masks than lime's calls in lime's time, but only by as much as the classifier's own time
+leaves: lime runs the classifier once on its ``n`` rows, the estimate once per mask.  For the scikit-learn
+classifiers whose time follows from their fitted structure, :func:`classifier_costs` states that time in CPU
+microseconds (a fixed work model, not a clock: the same call gives the same answer on any machine and load), and
+:func:`rows_budget` turns it into masks.  Any other classifier is unknown (None): the caller keeps lime's number of
+calls.
+
+The constants were measured by ``benchmarks/row_budget.py`` on rows of TF-IDF vectorizers (scipy CSR, the rows
+both lime and the count rows pass), each fitted by non-negative least squares and then rounded up (a classifier
+made dearer pulls the budget toward lime's number of calls: the safe side).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: a tree's CPU microseconds per row (its share of the output), per column of a sparse row (each tree scatters the
+#: row's non-zeros before walking: scikit-learn's ``_apply_sparse_csr``) and per node on the row's mean path
+#: (:func:`mean_path`); per call, the classifier's (input validation) and each tree's (dispatch, a tree's own
+#: validation).  ``benchmarks/row_budget.py`` fitted 0, 0.00165 and 0.0042 per row, 0 and 118 per call on a decision
+#: tree, random forests (10 and 100 trees, 100 of depth 8) and 100 extra trees, on 4000 TF-IDF rows of documents of
+#: d = 39..488 words (at load 3.7 on two cores, scikit-learn 1.9.1): rounded up, the model overestimates every
+#: forest's time per row measured there by 0-70%, a classifier made dearer pulls the budget toward lime's number of
+#: calls (lime spends more per sample than the estimate per mask, the classifier aside)
+TREE_US_PER_ROW, TREE_US_PER_COLUMN, TREE_US_PER_NODE = 0.01, 0.002, 0.005
+TREE_US_PER_CALL, CLASSIFIER_US_PER_CALL = 120.0, 400.0
+#: a gradient boosting's CPU microseconds per column of a sparse row (scattered once for all its stages), per tree
+#: and row (besides the nodes on its path, ``TREE_US_PER_NODE``), per tree and call: 0.0068, 0.0011 and about 6
+#: fitted on 50 stages (the same run), rounded up
+BOOST_US_PER_COLUMN, BOOST_US_PER_TREE, BOOST_US_PER_TREE_CALL = 0.008, 0.002, 10.0
+#: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
+#: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
+#: at 200000)
+CALLS_FIXED, ROWS_PER_CALL = 8, 4096
+
+
+def _trees(classifier):
+    """(the fitted trees of a scikit-learn tree model, "forest" or "boost"), or None for any other model."""
+    from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
+
+    if type(classifier) in (RandomForestClassifier, ExtraTreesClassifier):
+        trees = getattr(classifier, "estimators_", None)
+        return (list(trees), "forest") if trees else None
+    if type(classifier) in (DecisionTreeClassifier, ExtraTreeClassifier):
+        return ([classifier], "forest") if hasattr(classifier, "tree_") else None
+    if type(classifier) is GradientBoostingClassifier and hasattr(classifier, "estimators_"):
+        return list(np.ravel(classifier.estimators_)), "boost"
+    return None
+
+
+def mean_path(tree):
+    """The nodes a row walks through, on average over the tree's training rows (weighted).
+
+    The sum of the inner nodes' weights over the root's.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> tree = DecisionTreeClassifier(random_state=0).fit([[0], [1], [2], [3]], [0, 0, 1, 1])
+    >>> mean_path(tree)  # one split: every row passes the root
+    1.0
+    """
+    inner = tree.tree_.children_left >= 0
+    weights = tree.tree_.weighted_n_node_samples
+    return float(weights[inner].sum() / weights[0])
+
+
+def classifier_costs(classifier):
+    """(microseconds per row, per column of a row, per call) of ``classifier.predict_proba`` on sparse rows, or None.
+
+    None when the work model does not know the classifier.
+
+    Parameters
+    ----------
+    classifier : object
+        The pipeline's last step.  Known: scikit-learn's fitted ``RandomForestClassifier``,
+        ``ExtraTreesClassifier``, ``DecisionTreeClassifier``, ``ExtraTreeClassifier`` and
+        ``GradientBoostingClassifier`` (their exact types; a subclass may predict otherwise).
+
+    Returns
+    -------
+    tuple of three floats, or None
+        A row of c non-zero columns costs ``row + column * c`` microseconds; each call adds ``call``.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> forest = RandomForestClassifier(10, random_state=0).fit([[0], [1], [2], [3]], [0, 0, 1, 1])
+    >>> row, column, call = classifier_costs(forest)
+    >>> bool(column == 10 * TREE_US_PER_COLUMN and call == CLASSIFIER_US_PER_CALL + 10 * TREE_US_PER_CALL)
+    True
+    >>> classifier_costs(object()) is None
+    True
+    """
+    found = _trees(classifier)
+    if found is None:
+        return None
+    trees, kind = found
+    nodes = sum(mean_path(tree) for tree in trees) * TREE_US_PER_NODE
+    if kind == "forest":
+        call = CLASSIFIER_US_PER_CALL + TREE_US_PER_CALL * len(trees)
+        return TREE_US_PER_ROW * len(trees) + nodes, TREE_US_PER_COLUMN * len(trees), call
+    call = CLASSIFIER_US_PER_CALL + BOOST_US_PER_TREE_CALL * len(trees)
+    return BOOST_US_PER_TREE * len(trees) + nodes, BOOST_US_PER_COLUMN, call
+
+
+def rows_budget(lime_us, num_samples, columns, mask_us, costs, safety, most):
+    """Masks of rows from counts whose modelled time is lime's modelled time over ``safety``.
+
+    lime's run costs ``lime_us`` (its samples and strings, the classifier aside) plus the classifier on its
+    ``num_samples`` rows in one call; the estimate costs ``mask_us`` per mask (the row from counts and the
+    estimate's own work) plus the classifier on each mask's row, in ``CALLS_FIXED + masks / ROWS_PER_CALL`` calls.
+    Rows of both keep about half of the document's ``columns`` (lime keeps each word with probability
+    (d - 1) / (2d); the estimate's strata are drawn from lime's law).  The masks are kept between ``num_samples``
+    (lime's number of calls, the rule for a classifier the model does not know) and ``most``.
+
+    Examples
+    --------
+    >>> rows_budget(3e6, 5000, 200, 30.0, (1.0, 0.2, 1e4), 1.5, 10**6)  # lime 623 us a sample, a mask 53 us
+    37361
+    """
+    row, column, call = costs
+    classifier_us = row + column * columns / 2.0
+    lime = lime_us + num_samples * classifier_us + call
+    per_mask = mask_us + classifier_us + call / ROWS_PER_CALL
+    masks = (lime / safety - CALLS_FIXED * call) / per_mask
+    return int(min(max(masks, num_samples), most))
