@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._compiled import CompiledKernel
 from ..._validation import check_memory, check_work
+from . import subset_means
 from .linear_quadrature import inverse_power_quadrature
 from .subset_means import (
     column_means,
@@ -21,6 +23,7 @@ from .subset_means import (
     hypergeometric_weights,
     leave_one_out_sums,
     negligible_sizes,
+    node_sums_at_once,
     shared_column_sums,
     times_column,
 )
@@ -188,6 +191,14 @@ def node_sums(model, u, q, tops, column_weights, width=None, truncated=False):
     top = width if truncated else int(tops[0])
     with np.errstate(under="ignore"):
         factors = np.exp(-np.outer(u, model.omega[singles]))
+        if width is None and _compiled_recursions():  # every size: the same kernels in one compiled call
+            x = factors[:, first]
+            P, Pw, out0, slope, member_loo = node_sums_at_once(
+                u, q, factors, model.w[singles], top, x, model.rest[singles[first]], float(model.w.sum()), d, tops,
+                shared, model.t, model.w, column_weights,
+            )  # fmt: skip
+            empty = np.zeros((0, distinct.size))
+            return q @ Pw, (empty if out0 is None else out0), (empty if slope is None else slope), member_loo
         P, Pw = full_means(factors, model.w[singles], top)
         if width is not None:
             P, Pw = P[:, :width], Pw[:, :width]
@@ -210,6 +221,15 @@ def node_sums(model, u, q, tops, column_weights, width=None, truncated=False):
         if shared:
             member_loo = shared_column_sums(u, q, d, shared, columns, prefixes, suffix, combine, member, width)
     return f_by_size, out0, slope, member_loo
+
+
+def _compiled_recursions():
+    """Whether the recursions are the compiled kernels (tests run them as Python to count their steps)."""
+    return all(
+        isinstance(getattr(subset_means, name), CompiledKernel)
+        for name in ("_full_means_kernel", "_column_means_kernel", "_times_column_kernel", "_leave_one_out_kernel",
+                     "_member_sums_kernel")
+    )  # fmt: skip
 
 
 def _node_blocks(n_nodes, block):

@@ -520,3 +520,131 @@ def _without_each_column(d, columns, full, width):
             for row, index in enumerate(indices):
                 out[index] = None if unstable[row] else (M[:, row], Mw[:, row])
     return out
+
+
+#: the compiled recursions that :func:`_node_sums_kernel` calls (their numba dispatchers, set on its first call)
+_FULL_MEANS = _COLUMN_MEANS = _TIMES_COLUMN = _LEAVE_ONE_OUT = _MEMBER_SUMS = None
+
+
+def node_sums_at_once(u, q, factors, w_singles, top, x, rest, w_total, d, tops, shared, t, w, column_weights):
+    """``linear_moments.node_sums`` without truncation, in one compiled call: the same recursions in the same order.
+
+    The forward recursion over the words alone in their column (:func:`full_means`), each shared column's means
+    (:func:`column_means`) multiplied in (:func:`times_column`), the leave-one-out sums (:func:`leave_one_out_sums`)
+    and the shared columns' members (:func:`shared_column_sums`, every size): each is the kernel it names, called by
+    :func:`_node_sums_kernel` on the arrays the Python functions pass it (so the results are theirs to the bit), where
+    the per-step calls cost a few microseconds each and a document of a few shared columns makes twenty of them.
+    ``factors`` (B, n) are the single words' exp(-u omega), ``x`` (B, C) one column of them per distinct weight (C may
+    be 0), ``shared`` the shared columns' index arrays into ``t`` and ``w``, ``column_weights`` the four lists of
+    ``linear_moments.shared_column_weights`` (every size).  Returns (P, Pw, out0, slope, member_loo): the means over
+    all the words of every size (for ``q @ Pw``), the leave-one-out sums (None when C = 0) and the members' sums.
+    """
+    global _FULL_MEANS, _COLUMN_MEANS, _TIMES_COLUMN, _LEAVE_ONE_OUT, _MEMBER_SUMS
+    if _MEMBER_SUMS is None:  # the kernels it calls, compiled (or loaded) before it is
+        _FULL_MEANS, _COLUMN_MEANS = _full_means_kernel.dispatcher(), _column_means_kernel.dispatcher()
+        _TIMES_COLUMN, _LEAVE_ONE_OUT = _times_column_kernel.dispatcher(), _leave_one_out_kernel.dispatcher()
+        _MEMBER_SUMS = _member_sums_kernel.dispatcher()
+    forward, suffix, combine, member = column_weights
+    sizes = [members.size for members in shared]
+    subset_t, subset_w, subset_sizes, masks, counts, choose = [], [], [], [], [], []
+    for members, e in zip(shared, sizes, strict=True):  # column_means' and shared_column_sums' arrays
+        column_masks, column_sizes = subset_masks(e)
+        subset_t.append(column_masks @ t[members])
+        subset_w.append(column_masks @ w[members])
+        subset_sizes.append(column_sizes)
+        masks.append(column_masks.ravel())
+        counts.append(_choose_row(e))
+        choose.append(_choose_row(e - 1))  # C(e - 1, m - 1) for m = 1..e
+    # every table, flat, with its start and shape: forward[i], combine[i], member[i], then suffix[i] (i < S - 1)
+    tables = [*forward, *combine, *member, *suffix]
+    shapes = np.array([table.shape for table in tables], dtype=np.int64).reshape(len(tables), 2)
+    starts = np.concatenate([[0], np.cumsum(shapes[:, 0] * shapes[:, 1])]).astype(np.int64)
+    flat = np.concatenate([table.ravel() for table in tables]) if tables else np.zeros(0)
+    empty = np.zeros(0)
+    P, Pw, out0, slope, member_loo = _node_sums_kernel(
+        _doubles(u), _doubles(q), _doubles(factors), _doubles(w_singles), int(top), _doubles(x), _doubles(rest),
+        float(w_total), int(d), np.ascontiguousarray(tops, dtype=np.int64), np.array(sizes, dtype=np.int64),
+        np.concatenate(subset_t) if shared else empty, np.concatenate(subset_w) if shared else empty,
+        np.concatenate(subset_sizes).astype(np.int64) if shared else np.zeros(0, dtype=np.int64),
+        np.concatenate(masks) if shared else empty, np.concatenate(counts) if shared else empty,
+        np.concatenate(choose) if shared else empty, flat, starts, shapes,
+    )  # fmt: skip
+    return P, Pw, (out0 if x.shape[1] else None), (slope if x.shape[1] else None), member_loo
+
+
+@functools.lru_cache(maxsize=64)
+def _choose_row(e):
+    """C(e, k) for k = 0..e, as floats (read-only: shared by the callers)."""
+    row = np.array([float(math.comb(e, k)) for k in range(e + 1)])
+    row.flags.writeable = False
+    return row
+
+
+@compiled(cache=True, error_model="numpy")
+def _node_sums_kernel(u, q, factors, w_singles, top, x, rest, w_total, d, tops, sizes, subset_t, subset_w,
+                      subset_sizes, masks, counts, choose, tables, starts, shapes):  # fmt: skip
+    """:func:`node_sums_at_once`, compiled: linear_moments.node_sums' calls of the kernels, in its order."""
+    B, n_singles = factors.shape
+    S = sizes.size
+    P, Pw = _FULL_MEANS(factors, w_singles, min(top, n_singles))
+    prefixes, prefixes_w = [P], [Pw]
+    columns, columns_w, column_factors = [], [], []
+    subset_start, count_start = 0, 0
+    for i in range(S):  # node_sums: each shared column's means, multiplied in
+        e = sizes[i]
+        n_subsets = 1 << e
+        G, Gw, factor = _COLUMN_MEANS(
+            u, subset_t[subset_start : subset_start + n_subsets], subset_w[subset_start : subset_start + n_subsets],
+            subset_sizes[subset_start : subset_start + n_subsets], counts[count_start : count_start + e + 1],
+        )  # fmt: skip
+        columns.append(G)
+        columns_w.append(Gw)
+        column_factors.append(factor)
+        h = tables[starts[i] : starts[i + 1]].reshape((shapes[i, 0], shapes[i, 1]))
+        P, Pw = _TIMES_COLUMN(P, Pw, G, Gw, h, P.shape[1] + e)
+        prefixes.append(P)
+        prefixes_w.append(Pw)
+        subset_start += n_subsets
+        count_start += e + 1
+    C = x.shape[1]
+    out0 = np.zeros((0, C))
+    slope = np.zeros((0, C))
+    if C:
+        out0, slope, _ = _LEAVE_ONE_OUT(x, u, rest, w_total, d, P, Pw, q, tops, min(tops[0], d - 1), False)
+    members = 0
+    for i in range(S):
+        members += sizes[i]
+    member_loo = np.zeros((d - 1, members))
+    if S == 0:
+        return P, Pw, out0, slope, member_loo
+    # shared_column_sums (every size): the other columns' means from prefix x suffix products, then the members
+    suffix = [np.ones((B, 1)) for _ in range(S)]
+    suffix_w = [np.zeros((B, 1)) for _ in range(S)]
+    for i in range(S - 2, -1, -1):
+        k = 3 * S + i  # suffix[i]'s table
+        h = tables[starts[k] : starts[k + 1]].reshape((shapes[k, 0], shapes[k, 1]))
+        G, Gw = columns[i + 1], columns_w[i + 1]
+        total = suffix[i + 1].shape[1] + G.shape[1] - 1
+        suffix[i], suffix_w[i] = _TIMES_COLUMN(suffix[i + 1], suffix_w[i + 1], G, Gw, h, total)
+    first, subset_start, choose_start, mask_start = 0, 0, 0, 0
+    for i in range(S):
+        k = S + i  # combine[i]'s table
+        h = tables[starts[k] : starts[k + 1]].reshape((shapes[k, 0], shapes[k, 1]))
+        M, Mw = _TIMES_COLUMN(
+            prefixes[i], prefixes_w[i], suffix[i], suffix_w[i], h, prefixes[i].shape[1] + suffix[i].shape[1] - 1
+        )
+        e = sizes[i]
+        n_subsets = 1 << e
+        k = 2 * S + i  # member[i]'s table
+        h = tables[starts[k] : starts[k + 1]].reshape((shapes[k, 0], shapes[k, 1]))
+        column_masks = masks[mask_start : mask_start + n_subsets * e].reshape((n_subsets, e))
+        _MEMBER_SUMS(
+            q, column_factors[i], column_masks, subset_sizes[subset_start : subset_start + n_subsets],
+            subset_w[subset_start : subset_start + n_subsets], M, Mw, h, choose[choose_start : choose_start + e],
+            member_loo, first,
+        )  # fmt: skip
+        first += e
+        subset_start += n_subsets
+        choose_start += e
+        mask_start += n_subsets * e
+    return P, Pw, out0, slope, member_loo
