@@ -17,7 +17,7 @@ import pytest
 import scipy.stats
 
 from limetheory.pipelines.estimate import estimate_batches, strata
-from limetheory.pipelines.estimate.controls import NormalEquations
+from limetheory.pipelines.estimate.controls import ExactPowers, NormalEquations
 from limetheory.pipelines.reading.blackbox import unique_masks
 from limetheory.theory.linear import linear_powers
 
@@ -183,3 +183,23 @@ def test_a_repeated_solve_is_the_first_and_rows_refresh_it():
     fresh = NormalEquations(4)
     fresh.matrix, fresh.rhs, fresh.rows = fit.matrix.copy(), fit.rhs.copy(), fit.rows
     assert np.array_equal(fit.solve(), fresh.solve()) and not np.array_equal(fit.solve(), again)
+
+
+def test_exact_powers_answer_a_view_of_all_the_masks_from_the_masks_and_recompute_anything_else():
+    """A batch forms its features on ``z[rows]``, a new view of the same masks when every row is fitted: g is not
+    computed again for it, and is for any other array (a part of the masks, another order, a copy changed)."""
+    calls = []
+
+    def g(z):
+        calls.append(len(z))
+        return np.asarray(z, dtype=float) @ np.arange(1.0, 6.0)
+
+    powers = ExactPowers(g, np.zeros((5, 1)), np.zeros((5, 1, 5)))
+    z = np.random.default_rng(0).random((40, 5)) < 0.5
+    first = powers(z)
+    assert powers(z[slice(None)]) is first and powers(z[:]) is first and calls == [40]
+    changed = z.copy()
+    changed[0] = ~changed[0]
+    for other in (z[1:], z[::-1], changed, z.astype(np.int8)):
+        assert np.array_equal(powers(other), g(other))
+    assert calls == [40, 39, 39, 40, 40, 40, 40, 40, 40]

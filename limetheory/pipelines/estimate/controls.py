@@ -88,10 +88,28 @@ class ExactPowers:
         return self.mean.shape[1]
 
     def __call__(self, z):
-        """g on the masks ``z`` (m, d), shape (m,): computed once for the same array of masks."""
-        if self._last[0] is not z:
+        """g on the masks ``z`` (m, d), shape (m,): computed once for the same array of masks (or a view of all of it).
+
+        A batch's features are formed on ``z[rows]``, which is a new view of the same masks when every row is
+        fitted: a view with the same data, shape, strides and dtype as the masks held is those masks (the held array
+        keeps its memory from being reused, and the estimate never changes masks in place).
+        """
+        last = self._last[0]
+        if last is not z and not _same_view(last, z):
             self._last[:] = [z, np.asarray(self.function(z), dtype=float)]
         return self._last[1]
+
+
+def _same_view(a, b):
+    """Whether two arrays are views of the same memory with the same layout (then they hold the same entries)."""
+    return (
+        isinstance(a, np.ndarray)
+        and isinstance(b, np.ndarray)
+        and a.shape == b.shape
+        and a.dtype == b.dtype
+        and a.strides == b.strides
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    )
 
 
 @dataclass(frozen=True, eq=False)
