@@ -150,7 +150,7 @@ def explain(
         ``max_calls`` given) the budget is the cost of one lime run at ``num_samples``: lime's number of model
         calls on strings, holding no more words in all than lime's strings (a model's time grows with them); as
         many rows where the package scores rows from counts (a row costs less than lime's string and row), and for a
-        scikit-learn tree model (forests, extra trees, a tree, gradient boosting) as many as take about 1 / 1.5 of
+        scikit-learn tree model (forests, extra trees, a tree, gradient boosting) as many as take about 1 / 1.75 of
         lime's time by a fixed work model of both and of the trees' time per row (``estimate_route.rows_budget``,
         measured by ``benchmarks/row_budget.py``); for a
         logistic regression's linked reading, as many masks as take about half of lime's time by a fixed work
