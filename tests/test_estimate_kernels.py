@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from limetheory.pipelines.estimate import estimate_batches, strata
+from limetheory.pipelines.estimate import controls, estimate_batches, strata
 from limetheory.pipelines.estimate.controls import ExactPowers, NormalEquations
 from limetheory.pipelines.reading.blackbox import unique_masks
 from limetheory.theory.linear import linear_powers
@@ -203,3 +203,34 @@ def test_exact_powers_answer_a_view_of_all_the_masks_from_the_masks_and_recomput
     for other in (z[1:], z[::-1], changed, z.astype(np.int8)):
         assert np.array_equal(powers(other), g(other))
     assert calls == [40, 39, 39, 40, 40, 40, 40, 40, 40]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_fit_solves_as_scipys_positive_definite_solve(seed):
+    """NormalEquations.solve calls LAPACK's dposv: scipy.linalg.solve(assume_a="pos") on the same scaled matrix, bit
+    for bit (the weighted products leave the matrix symmetric only to rounding: both read its upper triangle)."""
+    rng = np.random.default_rng(seed)
+    size, rows = int(rng.integers(2, 60)), int(rng.integers(60, 3000))
+    fit = NormalEquations(size, int(rng.integers(1, 3)))
+    features = rng.normal(size=(rows, size)) * rng.choice([1e-3, 1.0, 1e3], size=size)
+    fit.add(features, rng.normal(size=(rows, fit.rhs.shape[1])), rng.random(rows))
+    diagonal = np.diag(fit.matrix).copy()
+    scale = np.where(diagonal > 0, diagonal, 1.0)
+    matrix = fit.matrix / np.sqrt(np.outer(scale, scale))
+    matrix[np.diag_indices_from(matrix)] += controls.FIT_RIDGE
+    expected = scipy.linalg.solve(matrix, fit.rhs / np.sqrt(scale)[:, None], assume_a="pos") / np.sqrt(scale)[:, None]
+    assert np.array_equal(fit.solve(), expected)
+
+
+def test_a_fit_that_is_not_positive_definite_is_solved_by_least_squares():
+    fit = NormalEquations(3)
+    fit.matrix, fit.rhs, fit.rows = np.diag([1.0, -1.0, 1.0]), np.ones((3, 1)), 1  # no Cholesky factor
+    assert np.allclose(fit.solve()[:, 0], [1.0, -1.0, 1.0], rtol=1e-7)
+
+
+@pytest.mark.parametrize("degree", range(5))
+def test_the_polynomials_in_t_are_the_stacked_powers(degree):
+    sizes = np.arange(1, 31)
+    u = 2.0 * sizes / 30 - 1.0
+    expected = np.column_stack([u**k for k in range(degree)]) if degree else np.zeros((30, 0))
+    assert np.array_equal(controls.s_basis(sizes, 30, degree), expected)

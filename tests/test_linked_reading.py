@@ -138,3 +138,16 @@ def test_the_linked_estimate_covers_the_exact_limit():
     z = np.concatenate(z)
     # 12 (d + 1) z-scores: their mean square is 1 within about 5 of its standard errors (sqrt(2 / n) each)
     assert abs(np.mean(z**2) - 1.0) <= 5 * np.sqrt(2.0 / z.size)
+
+
+def test_two_classes_are_one_minus_sigma_and_sigma_of_the_reading_bit_for_bit():
+    """The binary link fills (1 - σ(g), σ(g)) in place: the stacked columns it was, to the bit."""
+    from scipy.special import expit
+
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(DOCS, LABELS)
+    text = TEXTS[0]
+    score, why = linked_score_masks(model, text, "predict_proba", *_check(model, text))
+    assert why is None
+    masks = self_check_masks(len(lt.local_dictionary(text)), np.random.default_rng(3))
+    p = expit(score.readings[1](masks))
+    assert np.array_equal(score(masks), np.column_stack([1.0 - p, p]))

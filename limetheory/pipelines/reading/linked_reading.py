@@ -148,11 +148,13 @@ def _readings(model, text, mode):
 
 
 def _link(readings, z):
-    scores = np.column_stack([reading(z) for reading in readings])
-    if len(readings) == 1:
-        p = expit(scores[:, 0])
-        return np.column_stack([1.0 - p, p])
-    return softmax(scores, axis=1)
+    if len(readings) == 1:  # two classes: (1 - σ(g), σ(g)), filled in place
+        p = expit(np.asarray(readings[0](z), dtype=float))
+        out = np.empty((len(p), 2))
+        np.subtract(1.0, p, out=out[:, 0])
+        out[:, 1] = p
+        return out
+    return softmax(np.column_stack([reading(z) for reading in readings]), axis=1)
 
 
 def linked_score_masks(model, text, output, check_masks, check_scores, mode=None):
