@@ -19,6 +19,8 @@ import scipy.stats
 from limetheory.pipelines.estimate import controls, estimate_batches, strata
 from limetheory.pipelines.estimate.controls import ExactPowers, NormalEquations
 from limetheory.pipelines.reading.blackbox import unique_masks
+from limetheory.pipelines.reading.lime_variance import lime_normal_equations, omega_diagonal_sandwich, solve_patterned
+from limetheory.pipelines.reading.mask_samples import MaskSample
 from limetheory.theory.linear import linear_powers
 
 
@@ -234,3 +236,45 @@ def test_the_polynomials_in_t_are_the_stacked_powers(degree):
     u = 2.0 * sizes / 30 - 1.0
     expected = np.column_stack([u**k for k in range(degree)]) if degree else np.zeros((30, 0))
     assert np.array_equal(controls.s_basis(sizes, 30, degree), expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_batchs_distinct_sizes_are_np_uniques(seed):
+    rng = np.random.default_rng(seed)
+    for m in (1, 2, 17, 1000):
+        sizes = rng.integers(1, 40, m)
+        for case in (np.sort(sizes), sizes):  # drawn bin after bin (sorted), or within bins of several s
+            unique, inverse = estimate_batches._unique_sizes(case)
+            expected, where = np.unique(case, return_inverse=True)
+            assert np.array_equal(unique, expected) and np.array_equal(inverse, where.ravel())
+
+
+def _sandwich_as_it_was(sample, centre, pattern):
+    """omega_diagonal_sandwich with the row sums of the masks by z.sum(axis=1)."""
+    d = sample.z.shape[1]
+    basis = solve_patterned(*pattern, np.eye(min(d, 2) + 1, d + 1))
+    corner, edge, gap = basis[0, 0], basis[0, 1], basis[1, 1] - (basis[1, 2] if d >= 2 else 0.0)
+    off = basis[1, 2] if d >= 2 else 0.0
+    z = sample.z.astype(float)
+    size = z.sum(axis=1)
+    a = sample.psi * (sample.f - centre[0] - z @ centre[1:])
+    pa = sample.prob * a
+    pa2 = pa * a
+    head, shared = corner + edge * size, edge + off * size
+    sums = np.zeros(4) + [pa @ head, pa2 @ head**2, pa @ shared, pa2 @ shared**2]
+    tails = np.zeros((d, 2)) + z.T @ np.column_stack([pa, pa2 * (gap * gap + 2.0 * gap * shared)])
+    first = np.concatenate([[sums[0]], sums[2] + gap * tails[:, 0]])
+    second = np.concatenate([[sums[1]], sums[3] + tails[:, 1]])
+    return second - first**2
+
+
+@pytest.mark.parametrize("d", [2, 9, 39, 160])
+def test_limes_sandwich_counts_the_kept_words_exactly(d):
+    rng = np.random.default_rng(d)
+    m = 3000
+    sample = MaskSample(z=(rng.random((m, d)) < rng.random((m, 1))).astype(np.int8), f=rng.random(m),
+                        prob=rng.random(m) / m, psi=rng.random(m), exact=False)  # fmt: skip
+    centre, pattern = lime_normal_equations(rng.normal(size=d + 1), 0.25, 0.3, 5000)
+    assert np.array_equal(
+        omega_diagonal_sandwich(sample, centre, pattern), _sandwich_as_it_was(sample, centre, pattern)
+    )

@@ -194,8 +194,7 @@ class Design:
             np.matmul(z.astype(float), self.directions, out=base[:, 1:])
         for k in range(1, self.degree):
             np.multiply(base, h[:, k : k + 1], out=out[:, k * width : (k + 1) * width])
-        if self.degree:
-            base *= h[:, :1]  # the first polynomial last: the others were formed from the plain (1, V z)
+        # the first polynomial is 1 (``s_basis``): its block is the plain (1, V z), as x * 1.0 is x to the bit
         if self.n_pairs:
             i, j = self.pairs
             start = self.degree * width
@@ -209,7 +208,6 @@ class Design:
                 np.multiply(
                     products, hp[:, k : k + 1], out=out[:, start + k * self.n_pairs : start + (k + 1) * self.n_pairs]
                 )
-            products *= hp[:, :1]
         if self.n_index:
             start = self.size - self.n_index - self.n_exact
             index = self.index_offset + z @ self.index
@@ -220,10 +218,10 @@ class Design:
         if self.n_exact:
             start = self.size - self.n_exact
             g = self.exact(z)
-            power = np.ones_like(g)
             he = s_basis(sizes, self.d, self.exact_degree)
+            power = g  # g's first power (1.0 * g is g), then g², g³, ...
             for n in range(self.exact.count):
-                power = power * g
+                power = power if n == 0 else power * g
                 block = slice(start + n * self.exact_degree, start + (n + 1) * self.exact_degree)
                 np.multiply(he, power[:, None], out=out[:, block])
         return out

@@ -221,6 +221,29 @@ def _index(direction, z, weights):
     return direction / spread, -centre / spread
 
 
+def _unique_sizes(sizes):
+    """``np.unique(sizes, return_inverse=True)`` (the inverse flat), without a sort when the sizes are sorted.
+
+    A batch draws its masks bin after bin, so with a stratum per s its sizes come sorted: the distinct values are
+    where they change, and each mask's index among them is the count of changes before it.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in _unique_sizes(np.array([2, 2, 3, 7, 7, 7]))]
+    [[2, 3, 7], [0, 0, 1, 2, 2, 2]]
+    >>> [a.tolist() for a in _unique_sizes(np.array([3, 1, 3]))]  # not sorted: np.unique's sort
+    [[1, 3], [1, 0, 1]]
+    """
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1 or len(sizes) == 0 or (sizes[1:] < sizes[:-1]).any():
+        unique, inverse = np.unique(sizes, return_inverse=True)
+        return unique, inverse.ravel()
+    change = sizes[1:] != sizes[:-1]
+    inverse = np.zeros(len(sizes), dtype=np.intp)
+    np.cumsum(change, out=inverse[1:])
+    return sizes[np.r_[True, change]], inverse
+
+
 def _parallel(a, b):
     """Whether two directions agree to rounding (the lime fits of outputs that are affine in each other)."""
     return abs(float(a @ b)) >= (1.0 - 1e-9) * float(np.linalg.norm(a) * np.linalg.norm(b))
@@ -429,10 +452,10 @@ class BatchEstimator:
         fitted = design.values(z, sizes, coefficients[: design.size])
         if column.surrogate is not None:
             fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
-        unique, where = np.unique(sizes, return_inverse=True)
+        unique, where = _unique_sizes(sizes)
         mapped, squares = np.zeros((self.strata.count, self.d + 1)), np.zeros((self.strata.count, self.d + 1))
         accumulate(z, target - fitted, bins, self.sigma_pattern, mapped, squares,
-                   table=design.moments(coefficients[: design.size], unique), where=where.ravel())  # fmt: skip
+                   table=design.moments(coefficients[: design.size], unique), where=where)  # fmt: skip
         n = np.maximum(counts, 1)[:, None]
         var_bin = np.clip((squares - mapped**2 / n) / np.maximum(n - 1, 1), 0.0, None)
         return np.sqrt(var_bin.mean(axis=1))
@@ -486,14 +509,14 @@ class BatchEstimator:
                 fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
             target = f[:, c] - e @ column.control_coefficients
             residual = target - fitted
-            unique, where = np.unique(sizes, return_inverse=True)
+            unique, where = _unique_sizes(sizes)
             extra = None
             if column.surrogate is not None and self.cheap_counts.sum() > 0:
                 # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
                 # mix batches whose terms have different means (the estimate adds it once, at the end)
                 extra = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
             accumulate(z, residual, bins, self.sigma_pattern, column.sum_mapped, column.sum_squares,
-                       table=design.moments(coefficients[: design.size], unique), where=where.ravel(), extra=extra,
+                       table=design.moments(coefficients[: design.size], unique), where=where, extra=extra,
                        extra_coef=coefficients[design.size] if extra is not None else 0.0,
                        sum_terms=column.sum_terms)  # fmt: skip
             if column.surrogate is not None:
@@ -536,10 +559,10 @@ class BatchEstimator:
                 fit.add(design.features(z, sizes), g, self.mask_weights(bins, counts))
                 column.cheap_fit = fit.solve()[:, 0]
                 continue
-            unique, where = np.unique(sizes, return_inverse=True)
+            unique, where = _unique_sizes(sizes)
             accumulate(z, g - design.values(z, sizes, column.cheap_fit), bins, self.sigma_pattern,
                        column.cheap_mapped, column.cheap_squares, table=design.moments(column.cheap_fit, unique),
-                       where=where.ravel(), sum_terms=column.cheap_terms)  # fmt: skip
+                       where=where, sum_terms=column.cheap_terms)  # fmt: skip
         if not fitting:
             self.cheap_counts += np.bincount(bins, minlength=self.strata.count)
 

@@ -136,7 +136,7 @@ def omega_diagonal_sandwich(sample, centre, inverse_pattern):
     for start in range(0, len(sample.f), block):
         stop = start + block
         z = sample.z[start:stop].astype(float)
-        size = z.sum(axis=1)
+        size = z @ np.ones(d)  # the kept words: sums of 0s and 1s, exact in any order (z.sum(axis=1) to the bit)
         a = sample.psi[start:stop] * (sample.f[start:stop] - centre[0] - z @ centre[1:])
         pa = sample.prob[start:stop] * a
         pa2 = pa * a
