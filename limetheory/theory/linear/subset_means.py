@@ -12,7 +12,9 @@ The recursions are loops over nodes, words and sizes, compiled by numba (``_..._
 the public functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`:
 numba is not imported with the package).  ``cache=True`` keeps the machine code beside the module (``__pycache__``,
 else numba's user cache folder): the first call in a fresh clone compiles them (about 5 s), every later process
-loads them (about 0.5 s, once per process: joblib's workers too).
+loads them (about 0.5 s, once per process: joblib's workers too).  :func:`node_sums_at_once` chains them for one block
+of nodes in a single compiled call (``linear_moments.node_sums`` without truncation: the same kernels on the same arrays
+in the same order, without a Python call per step and shared column).
 """
 
 from __future__ import annotations
