@@ -27,7 +27,7 @@ CHROMEDRIVER  ?= /usr/bin/chromedriver
 CHROME_BINARY ?= /usr/bin/chromium
 export CHROMEDRIVER CHROME_BINARY
 
-.PHONY: venv book test test-all lint pytest browser outputs costs lab bench mutants clean
+.PHONY: venv book book-then-browser test test-all lint pytest browser outputs costs lab bench mutants clean
 
 # a VENV borrowed from another checkout would have its editable limetheory re-pointed here: refuse that
 $(STAMP): requirements.txt pyproject.toml $(LOCK)
@@ -94,10 +94,15 @@ browser: venv $(CHROMEDRIVER) $(CHROME_BINARY) $(LAB_SETTINGS)
 
 # the whole suite: lint, package tests, the .md <-> .ipynb drift check, nbval over every chapter,
 # the book built with warnings as errors from the checked notebooks, and every page opened in a browser.
-# The book is built beside pytest (it reads the checked .ipynb files, which nbval does not write, and no test reads
-# _build): its single process takes the core that pytest's last files leave idle; each output printed whole
+# The book and then the browser run beside pytest (the book reads the checked .ipynb files, which nbval does not
+# write; no pytest test reads _build; the JupyterLab test runs its chapter from a copy): the machine's cores stay
+# busy to the end instead of pytest's last files leaving one idle and the browser's waits leaving both half idle.
+# Each output is printed whole when its target ends
 test: lint
-	$(MAKE) --no-print-directory -j2 --output-sync=target pytest book
+	$(MAKE) --no-print-directory -j2 --output-sync=target pytest book-then-browser
+
+# the browser tests once the book is built (make test's second job)
+book-then-browser: book
 	$(MAKE) --no-print-directory browser
 
 # the whole suite with the `slow` group too (CI's weekly job): make test, its pytest run selecting every test
