@@ -9,6 +9,7 @@ The case of lime's defaults is :class:`limetheory.engine.tokens.DocumentCounts`;
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -22,6 +23,27 @@ LIME_SPLIT = r"\W+"
 _STRING_BLOCK_ENTRIES = 2**22
 #: a word character, as the vectorizers' default token pattern and lime's default split see it
 WORD_CHARACTER = re.compile(r"\w")
+
+
+@functools.lru_cache(maxsize=8)
+def lime_indexed_string(text, bow=True, split_expression=LIME_SPLIT, mask_string=None):
+    """lime's ``IndexedString(text, bow=..., split_expression=..., mask_string=...)``, shared by the callers.
+
+    One explanation in another word mode reads the document's features, its strings and its counts, each of which
+    needs lime's tokenisation (about 2 ms for a 100-word review): the last few are kept, keyed by the text and the
+    settings (a callable ``split_expression`` by identity).  The object is shared, so it is never modified here:
+    nothing in the package writes to an ``IndexedString``.
+
+    Examples
+    --------
+    >>> indexed = lime_indexed_string("good food, good wine", bow=False)
+    >>> [str(w) for w in indexed.inverse_vocab], indexed is lime_indexed_string("good food, good wine", bow=False)
+    (['good', 'food', 'good', 'wine'], True)
+    """
+    # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+    from lime.lime_text import IndexedString
+
+    return IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
 
 
 def indexed_documents(indexed, masks):
@@ -106,10 +128,7 @@ class LimeTextCounts(DocumentCounts):
     def __init__(self, text, vectorizer, *, bow=True, split_expression=r"\W+", mask_string=None):
         self.text = text
         self.vectorizer = vectorizer
-        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
-        from lime.lime_text import IndexedString
-
-        self.indexed = IndexedString(text, bow=bow, split_expression=split_expression, mask_string=mask_string)
+        self.indexed = lime_indexed_string(text, bow, split_expression, mask_string)
         self.words = [str(w) for w in self.indexed.inverse_vocab]
         self.d = len(self.words)
         if vectorizer.lowercase and ("\u03a3" in text or "\u03a3" in self.indexed.mask_string):

@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from ..._validation import check_bool, check_text
-from ...engine.lime_documents import LimeTextCounts, indexed_documents
+from ...engine.lime_documents import LimeTextCounts, indexed_documents, lime_indexed_string
 from ...engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
 from .lime_arguments import check_words
 
@@ -62,12 +62,13 @@ class TextMode:
 
     def indexed(self, text):
         """lime's own ``IndexedString`` (or ``IndexedCharacters``) of ``text`` under this mode."""
-        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
-        from lime.lime_text import IndexedCharacters, IndexedString
-
         if self.char_level:
+            # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
+            from lime.lime_text import IndexedCharacters
+
             return IndexedCharacters(text, bow=self.bow, mask_string=self.mask_string)
-        return IndexedString(text, bow=self.bow, split_expression=self.split_expression, mask_string=self.mask_string)
+        # shared with the word-count mirror (LimeTextCounts): one tokenisation per document and mode
+        return lime_indexed_string(text, self.bow, self.split_expression, self.mask_string)
 
 
 def check_mode(bow=True, split_expression=LIME_SPLIT, mask_string=None, char_level=False):
