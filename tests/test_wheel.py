@@ -8,6 +8,12 @@ this environment is never visible.  In that environment, from a temporary workin
 from the environment itself, every module must import, the data must load through ``LIMETHEORY_DATA_DIR``, and every
 docstring example must pass.  With the ``notebook`` extra added, a chapter's stored ``.ipynb``, as the book offers it
 for download, must run to the same summary.
+
+The installed package's numba cache starts from this checkout's (``__pycache__/*.nbi``, ``*.nbc``), copied for each
+module whose installed source is byte for byte the checkout's: numba stamps an index with the sha256 of the source
+file's bytes, not its path or time, so it loads an entry only for the very source it was compiled from, and compiles
+anything else afresh.  Compiling the same kernels again in another folder (about 20 s of CPU) would test numba, not
+the wheel; compiling without a usable cache is tests/test_read_only_install.py's subject.
 """
 
 from __future__ import annotations
@@ -114,6 +120,23 @@ def _link_distributions(names: set[str], farm: Path) -> None:
                 link.symlink_to(SITE_PACKAGES / top)
 
 
+def _seed_numba_cache(installed: Path) -> int:
+    """Copy this checkout's numba cache files into ``installed`` (the installed ``limetheory`` folder), for each module
+    whose installed source has the checkout's bytes; return how many files were copied."""
+    copied = 0
+    for source in installed.rglob("*.py"):
+        relative = source.relative_to(installed)
+        origin = ROOT / "limetheory" / relative
+        if not origin.is_file() or origin.read_bytes() != source.read_bytes():
+            continue
+        for cached in sorted((origin.parent / "__pycache__").glob(f"{origin.stem}.*.nb[ic]")):
+            target = source.parent / "__pycache__" / cached.name
+            target.parent.mkdir(exist_ok=True)
+            shutil.copyfile(cached, target)
+            copied += 1
+    return copied
+
+
 def _run(command: list[str], cwd: Path, env: dict[str, str], timeout: int = 600) -> str:
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{result.stdout}\n{result.stderr}"
@@ -178,6 +201,7 @@ def installed(tmp_path_factory):
     (fresh_site / "declared_dependencies.pth").write_text(f"import site; site.addsitedir({str(farm)!r})\n")
     # this environment's pip installs into the fresh one; --no-index: dependencies must already be there
     _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", str(wheel)], work, env)
+    _seed_numba_cache(fresh_site / "limetheory")
     neutral = work / "elsewhere"
     neutral.mkdir()
     yield python, neutral, env, fresh, (farm, requirements)
