@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from limetheory.pipelines.estimate import controls, estimate_batches, strata
+from limetheory.pipelines.estimate import batch_sums, controls, estimate_batches, strata
 from limetheory.pipelines.estimate.controls import ExactPowers, NormalEquations
 from limetheory.pipelines.reading.blackbox import unique_masks
 from limetheory.pipelines.reading.lime_variance import lime_normal_equations, omega_diagonal_sandwich, solve_patterned
@@ -244,7 +244,7 @@ def test_a_batchs_distinct_sizes_are_np_uniques(seed):
     for m in (1, 2, 17, 1000):
         sizes = rng.integers(1, 40, m)
         for case in (np.sort(sizes), sizes):  # drawn bin after bin (sorted), or within bins of several s
-            unique, inverse = estimate_batches._unique_sizes(case)
+            unique, inverse = batch_sums.unique_sizes(case)
             expected, where = np.unique(case, return_inverse=True)
             assert np.array_equal(unique, expected) and np.array_equal(inverse, where.ravel())
 

@@ -111,3 +111,27 @@ def accumulate(z, residual, bins, pattern, sum_mapped, sum_squares, *, table=Non
         sum_mapped,
         sum_squares,
     )
+
+
+def unique_sizes(sizes):
+    """``np.unique(sizes, return_inverse=True)`` (the inverse flat), without a sort when the sizes are sorted.
+
+    The ``where`` of :func:`accumulate`. A batch draws its masks bin after bin, so with a stratum per s its sizes
+    come sorted: the distinct values are where they change, and each mask's index among them is the count of
+    changes before it.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in unique_sizes(np.array([2, 2, 3, 7, 7, 7]))]
+    [[2, 3, 7], [0, 0, 1, 2, 2, 2]]
+    >>> [a.tolist() for a in unique_sizes(np.array([3, 1, 3]))]  # not sorted: np.unique's sort
+    [[1, 3], [1, 0, 1]]
+    """
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1 or len(sizes) == 0 or (sizes[1:] < sizes[:-1]).any():
+        unique, inverse = np.unique(sizes, return_inverse=True)
+        return unique, inverse.ravel()
+    change = sizes[1:] != sizes[:-1]
+    inverse = np.zeros(len(sizes), dtype=np.intp)
+    np.cumsum(change, out=inverse[1:])
+    return sizes[np.r_[True, change]], inverse

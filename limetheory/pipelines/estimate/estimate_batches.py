@@ -19,7 +19,7 @@ from scipy.special import ndtri, stdtrit
 from ...theory.explanation import beta_from_gamma
 from ..reading.lime_variance import lime_first_order_std
 from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
-from .batch_sums import accumulate
+from .batch_sums import accumulate, unique_sizes
 from .controls import Design, ExactPowers, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
 from .strata import Strata, allocate, draw_sizes, make_strata, masks_removing
@@ -219,29 +219,6 @@ def _index(direction, z, weights):
     if not spread > 0:
         return None, 0.0
     return direction / spread, -centre / spread
-
-
-def _unique_sizes(sizes):
-    """``np.unique(sizes, return_inverse=True)`` (the inverse flat), without a sort when the sizes are sorted.
-
-    A batch draws its masks bin after bin, so with a stratum per s its sizes come sorted: the distinct values are
-    where they change, and each mask's index among them is the count of changes before it.
-
-    Examples
-    --------
-    >>> [a.tolist() for a in _unique_sizes(np.array([2, 2, 3, 7, 7, 7]))]
-    [[2, 3, 7], [0, 0, 1, 2, 2, 2]]
-    >>> [a.tolist() for a in _unique_sizes(np.array([3, 1, 3]))]  # not sorted: np.unique's sort
-    [[1, 3], [1, 0, 1]]
-    """
-    sizes = np.asarray(sizes)
-    if sizes.ndim != 1 or len(sizes) == 0 or (sizes[1:] < sizes[:-1]).any():
-        unique, inverse = np.unique(sizes, return_inverse=True)
-        return unique, inverse.ravel()
-    change = sizes[1:] != sizes[:-1]
-    inverse = np.zeros(len(sizes), dtype=np.intp)
-    np.cumsum(change, out=inverse[1:])
-    return sizes[np.r_[True, change]], inverse
 
 
 def _parallel(a, b):
@@ -452,7 +429,7 @@ class BatchEstimator:
         fitted = design.values(z, sizes, coefficients[: design.size])
         if column.surrogate is not None:
             fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
-        unique, where = _unique_sizes(sizes)
+        unique, where = unique_sizes(sizes)
         mapped, squares = np.zeros((self.strata.count, self.d + 1)), np.zeros((self.strata.count, self.d + 1))
         accumulate(z, target - fitted, bins, self.sigma_pattern, mapped, squares,
                    table=design.moments(coefficients[: design.size], unique), where=where)  # fmt: skip
@@ -509,7 +486,7 @@ class BatchEstimator:
                 fitted += coefficients[design.size] * column.surrogate.values(z, sizes)
             target = f[:, c] - e @ column.control_coefficients
             residual = target - fitted
-            unique, where = _unique_sizes(sizes)
+            unique, where = unique_sizes(sizes)
             extra = None
             if column.surrogate is not None and self.cheap_counts.sum() > 0:
                 # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
@@ -559,7 +536,7 @@ class BatchEstimator:
                 fit.add(design.features(z, sizes), g, self.mask_weights(bins, counts))
                 column.cheap_fit = fit.solve()[:, 0]
                 continue
-            unique, where = _unique_sizes(sizes)
+            unique, where = unique_sizes(sizes)
             accumulate(z, g - design.values(z, sizes, column.cheap_fit), bins, self.sigma_pattern,
                        column.cheap_mapped, column.cheap_squares, table=design.moments(column.cheap_fit, unique),
                        where=where, sum_terms=column.cheap_terms)  # fmt: skip

@@ -12,9 +12,8 @@ The recursions are loops over nodes, words and sizes, compiled by numba (``_..._
 the public functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`:
 numba is not imported with the package).  ``cache=True`` keeps the machine code beside the module (``__pycache__``,
 else numba's user cache folder): the first call in a fresh clone compiles them (about 5 s), every later process
-loads them (about 0.5 s, once per process: joblib's workers too).  :func:`node_sums_at_once` chains them for one block
-of nodes in a single compiled call (``linear_moments.node_sums`` without truncation: the same kernels on the same arrays
-in the same order, without a Python call per step and shared column).
+loads them (about 0.5 s, once per process: joblib's workers too).  :func:`node_sums_at_once` chains them in one
+compiled call (``linear_moments.node_sums`` without truncation: the same kernels, arrays and order).
 """
 
 from __future__ import annotations
@@ -613,10 +612,7 @@ def _node_sums_kernel(u, q, factors, w_singles, top, x, rest, w_total, d, tops, 
     slope = np.zeros((0, C))
     if C:
         out0, slope, _ = _LEAVE_ONE_OUT(x, u, rest, w_total, d, P, Pw, q, tops, min(tops[0], d - 1), False)
-    members = 0
-    for i in range(S):
-        members += sizes[i]
-    member_loo = np.zeros((d - 1, members))
+    member_loo = np.zeros((d - 1, sizes.sum()))
     if S == 0:
         return P, Pw, out0, slope, member_loo
     # shared_column_sums (every size): the other columns' means from prefix x suffix products, then the members
