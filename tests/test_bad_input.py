@@ -20,6 +20,7 @@ from limetheory.book import (
     theory_vs_practice,
     train_random_forest,
     word_indicator,
+    word_indicator_rows,
 )
 from limetheory.theory import symbolic as sy
 from limetheory.theory.explanation import all_masks, beta_from_weighted_moments
@@ -433,6 +434,8 @@ def _cases():
         ("constant_classifier-p=str", lambda: constant_classifier("0.5"), TypeError, "^probability must be a real"),
         ("indicator-upper-case", lambda: word_indicator(vectorizer(), "Good"), ValueError, "^word must be in.*try"),
         ("indicator-word=int", lambda: word_indicator(vectorizer(), 3), TypeError, "^word must be a str"),
+        ("indicator_rows-unfitted", lambda: word_indicator_rows(TfidfVectorizer(), "a"), ValueError, "^vectorizer"),
+        ("indicator_rows-unknown-word", lambda: word_indicator_rows(vectorizer(), "pizza"), ValueError, "^word must"),
     ]
 
     # --------------------------------------------------------------------- resource limits (issue 20)

@@ -61,6 +61,7 @@ from limetheory.book import (
     train_random_forest,
     vocabulary_coefficients,
     word_indicator,
+    word_indicator_rows,
 )
 from limetheory.pipelines.reading.modes import check_mode, mode_features
 from limetheory.theory import symbolic as sy
@@ -367,6 +368,17 @@ def is_classifier_fn(n_columns=2):
         assert callable(out)
         values = np.asarray(out(["good food", "bad service"]))
         assert values.shape == (2, n_columns)
+
+    return check
+
+
+def is_rows_fn(vectorizer):
+    """A model_fn of the vectorizer's rows: (m, 2) on two rows."""
+
+    def check(out, *_):
+        assert callable(out)
+        values = np.asarray(out(vectorizer.transform(["good food", "bad service"])))
+        assert values.shape == (2, 2)
 
     return check
 
@@ -845,6 +857,12 @@ REGISTRY = {
         word_indicator,
         st.tuples(either(st.just(VECTORIZER)), either(st.sampled_from(["good", "Good", "zzz", "food"]))),
         check=is_classifier_fn(),
+        examples=25,
+    ),
+    "word_indicator_rows": Spec(
+        word_indicator_rows,
+        st.tuples(either(st.just(VECTORIZER)), either(st.sampled_from(["good", "Good", "zzz", "food"]))),
+        check=is_rows_fn(VECTORIZER),
         examples=25,
     ),
     "constant_classifier": Spec(constant_classifier, st.tuples(reals(0.0, 1.0)), check=is_classifier_fn()),
@@ -1630,6 +1648,7 @@ _VALID = {
         },
     ),
     "word_indicator": _valid([st.just(VECTORIZER), st.sampled_from(["good", "food", "service"])]),
+    "word_indicator_rows": _valid([st.just(VECTORIZER), st.sampled_from(["good", "food", "service"])]),
     "fit_yelp_vectorizer": _valid([st.just(["good food", "bad service"])]),
     "theory_vs_practice": _valid([st.just(np.zeros((4, 3))), st.just(np.zeros(3)), st.just(["a", "b", "c"])]),
 }

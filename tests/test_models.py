@@ -12,7 +12,13 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 import limetheory as lt
 import limetheory.book as book
-from limetheory.book.models import EXAMPLE_REVIEW_INDEX, fit_yelp_vectorizer, train_random_forest, word_indicator
+from limetheory.book.models import (
+    EXAMPLE_REVIEW_INDEX,
+    fit_yelp_vectorizer,
+    train_random_forest,
+    word_indicator,
+    word_indicator_rows,
+)
 
 CORPUS = [
     "The food was good and the service was good",
@@ -99,6 +105,17 @@ def test_vectorizer_rejects_texts_without_indexable_words(texts):
 @pytest.fixture(scope="module")
 def vectorizer():
     return fit_yelp_vectorizer(CORPUS)
+
+
+def test_word_indicator_rows_reads_the_rows_as_word_indicator_reads_the_strings(vectorizer):
+    documents = ["food", "Food!", "the FOOD was fine", "no such thing", "foodie heaven", "", "seafood", "food-truck"]
+    on_rows = word_indicator_rows(vectorizer, "food")(vectorizer.transform(documents))
+    np.testing.assert_array_equal(on_rows[:, 1], [1, 1, 1, 0, 0, 0, 0, 1])  # the tokenisation, as above
+    np.testing.assert_array_equal(on_rows, word_indicator(vectorizer, "food")(documents))
+    with pytest.raises(ValueError, match="^word must be in"):
+        word_indicator_rows(vectorizer, "pizza")
+    with pytest.raises(TypeError, match="^word must be a str"):
+        word_indicator_rows(vectorizer, 3)
 
 
 def test_word_indicator_on_documents_with_and_without_the_word(vectorizer):

@@ -16,7 +16,14 @@ What it may import: everything in ``limetheory``.
 from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
 from .display import Equations, show_equations, significant
 from .forest_rows import presence_forest_proba
-from .models import EXAMPLE_REVIEW_INDEX, constant_classifier, fit_yelp_vectorizer, train_random_forest, word_indicator
+from .models import (
+    EXAMPLE_REVIEW_INDEX,
+    constant_classifier,
+    fit_yelp_vectorizer,
+    train_random_forest,
+    word_indicator,
+    word_indicator_rows,
+)
 from .plotting import theory_vs_practice
 from .prose import scientific
 from .reader import Summary, reader_label, reader_text, summary
@@ -40,4 +47,5 @@ __all__ = [
     "train_random_forest",
     "vocabulary_coefficients",
     "word_indicator",
+    "word_indicator_rows",
 ]

@@ -122,6 +122,34 @@ def word_indicator(vectorizer, word):
     >>> classifier_fn(["good food", "bad service"]).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
+    on_rows = word_indicator_rows(vectorizer, word)
+
+    def classifier_fn(documents):
+        return on_rows(vectorizer.transform(list(documents)))
+
+    return classifier_fn
+
+
+def word_indicator_rows(vectorizer, word):
+    """:func:`word_indicator` on the vectorizer's rows: the ``model_fn`` of ``lt.fast_lime_samples`` for it.
+
+    Parameters
+    ----------
+    vectorizer, word
+        As in :func:`word_indicator` (the same checks).
+
+    Returns
+    -------
+    callable
+        (m, V) sparse rows of the vectorizer -> (m, 2) array with columns (1 - f, f): ``word_indicator``'s
+        ``classifier_fn(documents)`` is this function of ``vectorizer.transform(documents)``.
+
+    Examples
+    --------
+    >>> vectorizer = fit_yelp_vectorizer(["good food", "bad service"])
+    >>> word_indicator_rows(vectorizer, "food")(vectorizer.transform(["good food", "bad service"])).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
     vocabulary = check_vectorizer(vectorizer).vocabulary_
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__}")
@@ -130,11 +158,11 @@ def word_indicator(vectorizer, word):
         raise ValueError(f"word must be in the vectorizer's vocabulary, got {word!r}{hint}")
     column = vocabulary[word]
 
-    def classifier_fn(documents):
-        present = (vectorizer.transform(list(documents))[:, column].toarray().ravel() > 0).astype(float)
+    def model_fn(rows):
+        present = (rows[:, column].toarray().ravel() > 0).astype(float)
         return np.column_stack([1.0 - present, present])
 
-    return classifier_fn
+    return model_fn
 
 
 def constant_classifier(probability=0.5):
