@@ -227,6 +227,8 @@ def test_the_fit_solves_as_scipys_positive_definite_solve(seed):
 def test_a_fit_that_is_not_positive_definite_is_solved_by_least_squares():
     fit = NormalEquations(3)
     fit.matrix, fit.rhs, fit.rows = np.diag([1.0, -1.0, 1.0]), np.ones((3, 1)), 1  # no Cholesky factor
+    # the solve adds FIT_RIDGE = 1e-8 to the scaled diagonal: x_i = 1 / (±1 + 1e-8) is ±1 to 1e-8 relative;
+    # rtol 1e-7 leaves a factor 10 for it
     assert np.allclose(fit.solve()[:, 0], [1.0, -1.0, 1.0], rtol=1e-7)
 
 
