@@ -125,7 +125,8 @@ def word_indicator(vectorizer, word):
     on_rows = word_indicator_rows(vectorizer, word)
 
     def classifier_fn(documents):
-        return on_rows(vectorizer.transform(list(documents)))
+        rows = vectorizer.transform(list(documents))  # the indicator reads only the word's column
+        return on_rows(rows)
 
     return classifier_fn
 
