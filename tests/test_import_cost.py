@@ -73,10 +73,11 @@ _USE = (
 
 
 @pytest.fixture(scope="module")
-def import_then_use() -> tuple[set[str], set[str]]:
-    """The modules in ``sys.modules`` after ``import limetheory`` in a fresh interpreter, and after using it then."""
-    imported, used = _reports("import limetheory" + _REPORT, _USE + _REPORT)
-    return set(imported), set(used)
+def import_then_use() -> tuple[set[str], set[str], set[str]]:
+    """The modules in ``sys.modules`` after ``import limetheory`` in a fresh interpreter, after using it then, and
+    after importing ``limetheory.book`` last."""
+    imported, used, book = _reports("import limetheory" + _REPORT, _USE + _REPORT, "import limetheory.book" + _REPORT)
+    return set(imported), set(used), set(book)
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +212,7 @@ LIME_TEXT_LOADS = ("lime.lime_text", "lime.lime_base", "sklearn.linear_model", "
 
 
 def test_import_limetheory_loads_neither_limes_text_module_nor_sklearns_linear_models(import_then_use):
-    loaded, used = import_then_use
+    loaded, used, _ = import_then_use
     assert sorted(name for name in LIME_TEXT_LOADS if name in loaded) == []
     assert {"lime.lime_text", "lime.lime_base", "sklearn.linear_model"} <= used  # loaded where they are used
 
@@ -229,3 +230,11 @@ def test_a_compiled_loop_imports_numba_on_its_first_call(baseline_outside_loop):
     assert P == pytest.approx(P_ref, rel=100 * sys.float_info.epsilon)
     # tol: the same sums times W(A) (at most 4 terms of size <= 3): a few more roundings of terms <= 6.5
     assert Pw == pytest.approx(Pw_ref, rel=100 * sys.float_info.epsilon, abs=100 * sys.float_info.epsilon)
+
+
+def test_the_book_leaves_sklearns_forests_to_the_chapters_that_train_one(import_then_use):
+    """``limetheory.book`` imports scikit-learn's ensemble module (0.1 s) where a forest is made or checked: most
+    chapters train none, and every chapter imports the book (after lime's text module, as here)."""
+    _, used, book = import_then_use
+    assert "limetheory.book.forest_rows" in book and "limetheory.book.models" in book  # the book was imported
+    assert "sklearn.ensemble" not in used and "sklearn.ensemble" not in book

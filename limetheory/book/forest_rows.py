@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 #: a tree whose columns in the rows exceed this many is evaluated on every row (its table would be 2^k rows)
 MAX_TABLE_COLUMNS = 16
@@ -59,6 +58,8 @@ def presence_forest_proba(forest):
     >>> bool(np.array_equal(proba(rows), forest.predict_proba(rows)))
     True
     """
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier  # here: most chapters train no forest
+
     if not isinstance(forest, (RandomForestClassifier, ExtraTreesClassifier)):
         raise TypeError(
             f"forest must be a fitted RandomForestClassifier or ExtraTreesClassifier, got {type(forest).__name__}"

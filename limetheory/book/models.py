@@ -5,7 +5,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 
@@ -88,6 +87,8 @@ def train_random_forest(texts, labels, *, n_estimators=100, random_state=0):
         raise ValueError(f"labels must contain at least two classes, got only {np.unique(labels).tolist()}")
     n_estimators = check_int(n_estimators, "n_estimators", minimum=1, maximum=MAX_ESTIMATORS)
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**32 - 1)
+    from sklearn.ensemble import RandomForestClassifier  # here: most chapters train no forest (0.1 s to import)
+
     forest = RandomForestClassifier(n_estimators=n_estimators, random_state=random_state, n_jobs=1)
     try:
         return make_pipeline(TfidfVectorizer(), forest).fit(texts, labels)
