@@ -151,3 +151,26 @@ def test_refitted_matrix_and_lime_on_it(reviews_frame):
     refitted = pd.DataFrame(rows, columns=["document", "word", "coefficient"])
     ours = lt.submodular_pick(reviews_frame, 4, num_features=5)
     assert ours["document"].tolist() == lime_pick(refitted, 4, 5)
+
+
+def test_explanation_matrix_reads_each_document_and_label_in_position_order(reviews_frame):
+    """Rows shuffled and a second label: W sums, over the labels in order, each (document, label)'s refitted top
+    words, read here group by group with pandas; the columns come in lime's order (first appearance, each group's
+    words by decreasing |value|)."""
+    two = pd.concat([reviews_frame, reviews_frame.assign(label=0, coefficient=-0.5 * reviews_frame["coefficient"])])
+    W, words, documents = explanation_matrix(two.sample(frac=1, random_state=0), 4)
+    expected, column = {}, {}
+    for (document, _), group in two.groupby(["document", "label"]):
+        group = group.sort_values("position")
+        beta, names = group["coefficient"].to_numpy(), group["word"].to_numpy()[1:]
+        top = np.argsort(-np.abs(beta[1:]), kind="stable")[:4]
+        values = refit_limit(beta, top, kernel_width=25)[1:]
+        for k in np.argsort(-np.abs(values), kind="stable"):
+            column.setdefault(names[top[k]], len(column))
+            key = (document, names[top[k]])
+            expected[key] = expected.get(key, 0.0) + values[k]
+    assert words == list(column) and documents.tolist() == sorted(reviews_frame["document"].unique())
+    rebuilt = np.zeros_like(W)
+    for (document, word), value in expected.items():
+        rebuilt[documents.tolist().index(document), column[word]] = value
+    np.testing.assert_array_equal(W, rebuilt)

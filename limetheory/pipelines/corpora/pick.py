@@ -90,7 +90,21 @@ def refit_limit(beta, selected, *, kernel_width):
         raise TypeError("selected must be a 1-D array of word indices (integers)")
     if selected.size and (selected.min() < 0 or selected.max() >= d or np.unique(selected).size != selected.size):
         raise ValueError(f"selected must hold distinct word indices in 0..{d - 1}, got {selected.tolist()}")
-    sigma = sigma_matrix(d, nu=check_positive_finite(kernel_width, "kernel_width") / 100.0)
+    return _refit(_sigma(d, kernel_width), beta, selected)
+
+
+def _sigma(d, kernel_width, cache=None):
+    # Σ of d words at lime's kernel width, kept in `cache` (a dict) when given: the same array for every document
+    key = (d, kernel_width)
+    if cache is None or key not in cache:
+        sigma = sigma_matrix(d, nu=check_positive_finite(kernel_width, "kernel_width") / 100.0)
+        if cache is None:
+            return sigma
+        cache[key] = sigma
+    return cache[key]
+
+
+def _refit(sigma, beta, selected):
     rows = np.concatenate([[0], 1 + selected])
     return np.linalg.solve(sigma[np.ix_(rows, rows)], (sigma @ beta)[rows])
 
@@ -140,22 +154,33 @@ def explanation_matrix(frame_or_explanations, num_features=LIME_NUM_FEATURES, *,
     documents = np.unique(frame["document"].to_numpy())
     row_of = {int(position): i for i, position in enumerate(documents)}
     keys = ["document", "label"] if "label" in frame.columns else ["document"]
-    column_of, entries = {}, []
-    for key, group in frame.groupby(keys, sort=True):
-        if "position" in group.columns:
-            group = group.sort_values("position", kind="stable")
-        is_word = (group["word"] != INTERCEPT).to_numpy()
-        words = group["word"].to_numpy()[is_word]
-        values = group["coefficient"].to_numpy(dtype=float)
+    # the groups of frame.groupby(keys, sort=True), each sorted by position (stable), as slices of one reordering
+    group = frame.groupby(keys, sort=True).ngroup().to_numpy()
+    by = (frame["position"].to_numpy(), group) if "position" in frame.columns else (group,)
+    rows = np.lexsort(by)
+    rows = rows[group[rows] >= 0]  # rows whose key is NaN are in no group
+    starts = np.flatnonzero(np.r_[True, np.diff(group[rows]) != 0]) if rows.size else np.zeros(0, dtype=int)
+    ends = np.r_[starts[1:], rows.size]
+    all_words = frame["word"].to_numpy()[rows]
+    all_values = frame["coefficient"].to_numpy(dtype=float)[rows]
+    all_documents = frame["document"].to_numpy()[rows]
+    widths = frame["kernel_width"].to_numpy()[rows] if refit else None
+    column_of, entries, sigmas = {}, [], {}
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        is_word = all_words[start:end] != INTERCEPT
+        words = all_words[start:end][is_word]
+        values = all_values[start:end]
         order = np.argsort(-np.abs(values[is_word]), kind="stable")[:num_features]  # lime's stable sort
         if refit:
-            if is_word.sum() != len(group) - 1 or is_word[0]:
+            if is_word.sum() != end - start - 1 or is_word[0]:
                 raise ValueError("refit=True needs each document's intercept row first (explain_many's frame)")
-            widths = group["kernel_width"].unique()
-            kept = refit_limit(values, order, kernel_width=float(widths[0]))[1:]
+            if values.size < 2:  # refit_limit's message
+                refit_limit(values, order, kernel_width=float(widths[start]))
+            sigma = _sigma(values.size - 1, float(widths[start]), sigmas)
+            kept = _refit(sigma, values, order)[1:]
         else:
             kept = values[is_word][order]
-        document = key[0] if isinstance(key, tuple) else key
+        document = all_documents[start]
         shown = np.argsort(-np.abs(kept), kind="stable")  # lime's as_list order: by |value|, after the refit
         for word, value in zip(words[order][shown], kept[shown], strict=True):
             if word not in column_of:
