@@ -1,11 +1,11 @@
-"""indexed_documents: lime's IndexedString.inverse_removing for many masks, str for str, in every word mode."""
+"""indexed_documents and character_documents: lime's inverse_removing for many masks, str for str, in every mode."""
 
 import numpy as np
 import pytest
-from lime.lime_text import IndexedString
+from lime.lime_text import IndexedCharacters, IndexedString
 
 import limetheory as lt
-from limetheory.engine.lime_documents import indexed_documents
+from limetheory.engine.lime_documents import LimeCharacters, character_documents, indexed_documents
 from limetheory.pipelines.reading.modes import check_mode, mode_documents
 
 TEXTS = [
@@ -71,3 +71,54 @@ def test_refuses_masks_of_another_width():
         indexed_documents(indexed, np.ones((3, 7)))
     with pytest.raises(ValueError, match="d = 8"):
         indexed_documents(indexed, np.ones(8))
+
+
+CHARACTER_TEXTS = TEXTS + [
+    "Café déjà vu, naïve\u00a0façade — 5★ 🍕🍕!",  # beyond Latin-1 and the basic plane
+    "a\ud800b",  # a lone surrogate is a character of a Python str too
+    "\x00 NUL inside",  # the default mask string, chr(0), in the text itself
+]
+CHARACTER_MODES = [
+    {"bow": True},
+    {"bow": False},
+    {"bow": False, "mask_string": "_"},
+    {"bow": False, "mask_string": "MASK"},  # several characters: the token-by-token route
+    {"bow": False, "mask_string": ""},
+]
+
+
+@pytest.mark.parametrize("mode", CHARACTER_MODES)
+def test_characters_equal_to_lime_str_for_str(mode):
+    rng = np.random.default_rng(3)
+    reviews = lt.load_yelp_reviews()["text"].tolist()[:20]
+    for text in CHARACTER_TEXTS + reviews:
+        indexed = IndexedCharacters(text, **mode)
+        d = indexed.num_words()
+        masks = (rng.random((30, d)) < rng.random((30, 1))).astype(np.int8)
+        masks[0], masks[1] = 1, 0  # the document itself and every feature removed
+        ours = character_documents(indexed, masks)
+        assert ours == lime_strings(indexed, masks)
+        assert all(type(document) is str for document in ours)
+
+
+def test_characters_blocks_mask_values_and_callers(monkeypatch):
+    import limetheory.engine.lime_documents as lime_documents
+
+    text = CHARACTER_TEXTS[4]
+    for bow in (True, False):
+        indexed = IndexedCharacters(text, bow=bow)
+        masks = np.random.default_rng(4).integers(0, 2, size=(25, indexed.num_words()))
+        expected = lime_strings(indexed, masks)
+        monkeypatch.setattr(lime_documents, "_STRING_BLOCK_ENTRIES", 7)  # several blocks of rows
+        assert character_documents(indexed, masks) == expected
+        assert character_documents(indexed, masks.astype(bool)) == expected
+        assert character_documents(indexed, masks * 2.0) == lime_strings(indexed, masks * 2.0)  # non-zero is kept
+        assert character_documents(indexed, np.empty((0, indexed.num_words()))) == []
+        monkeypatch.undo()
+        mode = check_mode(bow=bow, char_level=True)
+        assert mode_documents(text, mode)(masks) == expected  # explain's model on masks
+        assert LimeCharacters(text, None, bow=bow).documents(masks) == expected  # the fast engine's strings
+    with pytest.raises(ValueError, match="d = 8"):
+        character_documents(IndexedCharacters("abcdefgh"), np.ones((3, 7)))
+    with pytest.raises(ValueError, match="d = 8"):
+        character_documents(IndexedCharacters("abcdefgh"), np.ones(8))

@@ -21,6 +21,8 @@ from .tokens import DocumentCounts, column_entries, count_matrix, kept_token_doc
 LIME_SPLIT = r"\W+"
 #: (mask, token) entries turned into strings per block: bounds the block's index array and token references
 _STRING_BLOCK_ENTRIES = 2**22
+#: a document as an array of code points (one 4-byte unit per character of a Python str, in the machine's order)
+_CODE_POINTS = "utf-32-le" if np.little_endian else "utf-32-be"
 #: a word character, as the vectorizers' default token pattern and lime's default split see it
 WORD_CHARACTER = re.compile(r"\w")
 
@@ -103,6 +105,72 @@ def indexed_documents(indexed, masks):
         index = np.broadcast_to(np.arange(n_tokens), (len(rows), n_tokens)).copy()
         index[:, positions] = np.where(rows, positions, n_tokens)
         documents.extend("".join(row) for row in choices[index].tolist())
+    return documents
+
+
+def character_documents(indexed, masks):
+    """The strings lime's ``IndexedCharacters.inverse_removing`` builds for the masks (1 = feature kept), one per row.
+
+    Row i gives ``indexed.inverse_removing(np.flatnonzero(masks[i] == 0))``, str for str: with ``bow=True`` every
+    occurrence of a removed character is deleted, with ``bow=False`` a removed position becomes ``mask_string``.
+    lime joins a Python list of the kept characters, one NumPy scalar look-up each; here the document is an array
+    of code points, a block of masks is expanded to the positions with one indexing operation, and each string is
+    decoded from its kept code points.  A ``mask_string`` of other than one character (``bow=False``) goes through
+    :func:`indexed_documents`, which builds the same strings token by token.
+
+    Parameters
+    ----------
+    indexed : lime.lime_text.IndexedCharacters
+        lime's document (its ``raw``, ``positions``, ``bow`` and ``mask_string`` are read).
+    masks : array_like, shape (n, d)
+        0/1 masks over its d features (``indexed.num_words()``).
+
+    Returns
+    -------
+    list of str
+        ``n`` documents.
+
+    Raises
+    ------
+    ValueError
+        ``masks`` not of shape (n, d).
+
+    Examples
+    --------
+    >>> from lime.lime_text import IndexedCharacters
+    >>> indexed = IndexedCharacters("good food")
+    >>> [str(c) for c in indexed.inverse_vocab]
+    ['g', 'o', 'd', ' ', 'f']
+    >>> character_documents(indexed, [[1, 0, 1, 1, 1], [1, 1, 1, 0, 0]])
+    ['gd fd', 'goodood']
+    >>> indexed.inverse_removing([1])
+    'gd fd'
+    """
+    masks = np.asarray(masks)
+    d = indexed.num_words()
+    if masks.ndim != 2 or masks.shape[1] != d:
+        raise ValueError(f"masks must be an (n, d) array with d = {d}, the document's features, got {masks.shape}")
+    if not indexed.bow and len(indexed.mask_string) != 1:
+        return indexed_documents(indexed, masks)
+    # "surrogatepass": a lone surrogate is a character of a Python str like any other, and comes back as itself
+    codes = np.frombuffer(indexed.raw.encode(_CODE_POINTS, "surrogatepass"), dtype=np.uint32)
+    kept = masks != 0  # as lime's caller reads a mask: the features equal to 0 are removed
+    block = max(1, _STRING_BLOCK_ENTRIES // max(1, len(codes)))
+    documents = []
+    if indexed.bow:
+        feature_of = np.empty(len(codes), dtype=np.int64)  # every character is a feature: each position's
+        for j, where in enumerate(indexed.positions):
+            feature_of[where] = j
+        for start in range(0, len(masks), block):
+            keep = kept[start : start + block][:, feature_of]
+            documents.extend(codes[row].tobytes().decode(_CODE_POINTS, "surrogatepass") for row in keep)
+        return documents
+    mask_code = np.frombuffer(indexed.mask_string.encode(_CODE_POINTS, "surrogatepass"), dtype=np.uint32)[0]
+    positions = np.asarray(indexed.positions, dtype=np.int64)  # feature j is the character at positions[j]
+    for start in range(0, len(masks), block):
+        rows = np.broadcast_to(codes, (len(kept[start : start + block]), len(codes))).copy()
+        rows[:, positions] = np.where(kept[start : start + block], codes[positions], mask_code)
+        documents.extend(row.tobytes().decode(_CODE_POINTS, "surrogatepass") for row in rows)
     return documents
 
 
@@ -196,9 +264,10 @@ class LimeCharacters:
     replaced by ``mask_string`` (chr(0) when None).
 
     Removing characters changes the words themselves (a word vanishes, shrinks or merges with its neighbour), so
-    the vectorizer's rows are not a function of word counts: here the perturbed strings are built with lime's own
-    ``IndexedCharacters.inverse_removing`` and passed to the vectorizer's ``transform``, exactly as lime does
-    (once per distinct mask).  The engine's gain is then only its ridge and feature selection, not the strings.
+    the vectorizer's rows are not a function of word counts: here the perturbed strings are lime's own
+    (``IndexedCharacters.inverse_removing``'s, str for str, built by :func:`character_documents`) and pass through
+    the vectorizer's ``transform``, as in lime (once per distinct mask).  The engine's gain is then its ridge,
+    its feature selection and the strings' construction.
     """
 
     def __init__(self, text, vectorizer, *, bow=True, mask_string=None):
@@ -219,7 +288,7 @@ class LimeCharacters:
 
     def documents(self, masks):
         """The strings lime builds for these masks (1 = character kept)."""
-        return [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+        return character_documents(self.indexed, masks)
 
     def transform(self, masks):
         """``vectorizer.transform(self.documents(masks))``: the vectorizer's own call on lime's strings."""

@@ -11,7 +11,8 @@ changes is the model as a function of the mask:
 * a custom ``split_expression`` changes lime's words, which must still be whole tokens of the vectorizer
   (checked by :class:`limetheory.engine.lime_documents.LimeTextCounts`);
 * ``char_level=True``: removing characters changes the words themselves, so no route reads the model through
-  word counts; the model is evaluated on lime's own strings (enumeration for d <= 14, Monte Carlo otherwise).
+  word counts; the model is evaluated on lime's own strings (enumeration for d <= 14, Monte Carlo otherwise),
+  built str for str as lime's ``IndexedCharacters.inverse_removing`` builds them.
 
 This module says, for one document under one mode, what each route needs: lime's features and perturbed strings
 (the same ``IndexedString`` / ``IndexedCharacters`` lime builds), each feature's vectorizer column for the
@@ -31,7 +32,12 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from ..._validation import check_bool, check_text
-from ...engine.lime_documents import LimeTextCounts, indexed_documents, lime_indexed_string
+from ...engine.lime_documents import (
+    LimeTextCounts,
+    character_documents,
+    indexed_documents,
+    lime_indexed_string,
+)
 from ...engine.presence import EXPLAIN_ADVICE, MAX_GROUP_WORDS, DocumentColumns, presence_refusal
 from .lime_arguments import check_words
 
@@ -113,11 +119,7 @@ def mode_documents(text, mode):
     """Masks (m, d) -> the strings lime builds for them under ``mode`` (its ``inverse_removing``, str for str)."""
     indexed = mode.indexed(check_text(text))
     if mode.char_level:
-
-        def documents(z):
-            return [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in np.asarray(z)]
-
-        return documents
+        return lambda z: character_documents(indexed, z)  # lime's strings, decoded from the kept code points
     return lambda z: indexed_documents(indexed, z)  # lime's strings, each built by one join
 
 
