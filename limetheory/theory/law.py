@@ -32,9 +32,19 @@ def gap_sq(d, first, nu, start=None, stop=None):
     cancellation; a ``start`` below ``first`` extends the formula to s < first (negative values), which the size
     mixture of :mod:`limetheory.theory.linear.linear_exact` fits.
     """
-    s = np.arange(first if start is None else start, (d if stop is None else stop) + 1, dtype=float)
+    return _gap_sq_of(_gap_terms(d, first if start is None else start, d if stop is None else stop), d, first, nu)
+
+
+def _gap_terms(d, start, stop):
+    """(s, rₛ, gₛ) for s = start..stop: what :func:`gap_sq` needs whatever its ``first`` (one pass for several)."""
+    s = np.arange(start, stop + 1, dtype=float)
     r = np.sqrt((d - s) / d)
-    g = (s / d) / (1.0 + r)
+    return s, r, (s / d) / (1.0 + r)
+
+
+def _gap_sq_of(terms, d, first, nu):
+    """:func:`gap_sq` from :func:`_gap_terms` (slices of one call's arrays give the same doubles)."""
+    s, r, g = terms
     r_first = np.sqrt((d - first) / d)
     g_first = (first / d) / (1.0 + r_first)
     denominator = r_first + r  # zero only for s = first = d, where the difference itself is 0
@@ -166,20 +176,21 @@ def _cached_weighted_law(d, nu):
 
 
 def _weighted_law(d, nu):
+    s, r, g = _gap_terms(d, 1, d)  # s = 1..d, shared by the two gap_sq below (w and w_hat)
     with np.errstate(under="ignore"):
-        w = exp_minus(gap_sq(d, 1, nu))
+        gaps = _gap_sq_of((s, r, g), d, 1, nu)
+        w = exp_minus(gaps)
         total = float(w.sum())
         m = w / total
-        log_w2 = -float(gap_sq(d, 1, nu)[1])
+        log_w2 = -float(gaps[1])
         log_tau = log_w2 - float(np.log(total))
         tau = float(np.exp(log_tau))
-        w_hat = exp_minus(gap_sq(d, 2, nu))
+        w_hat = exp_minus(_gap_sq_of((s[1:], r[1:], g[1:]), d, 2, nu))
     u = -np.arange(1, d, dtype=float) / d
     a1 = (d - 1) / d
     a_shift = float(np.dot(w_hat, u))  # sum_{s>=2} w_hat_s u_s: E[a] - a_1 = tau * a_shift
     centred = u - tau * a_shift
     var_over_tau = (tau / total) * a_shift**2 + float(np.dot(w_hat, centred * centred))
-    s = np.arange(1, d + 1, dtype=float)
     q = float(np.dot(m, s * (d - s))) / (d * d)
     for shared in (w, m, w_hat, u):
         shared.flags.writeable = False
