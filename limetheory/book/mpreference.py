@@ -158,17 +158,20 @@ def _weights(d, nu, dps):
     The weights decrease in s, so the dropped tail changes every sum by less than 10⁻ᵈᵖˢ relative to its
     largest term (far below the precision the printed formulas need); skipping them keeps d = 10⁴ cheap.
     """
+    if math.isinf(nu):
+        return tuple(psi(mp.mpf(s) / d, nu=nu, dps=dps) for s in range(1, d + 1))
     out = []
     cutoff = (dps + 10) * math.log(10) + math.log(d)
     first = None
     with mp.workdps(dps):
+        nu_mp = mp.mpf(nu)  # psi's own steps, with nu and dps checked once for the d weights
         for s in range(1, d + 1):
-            exponent = 0.0 if math.isinf(nu) else (1 - math.sqrt(1 - s / d)) ** 2 / (2 * nu * nu)
+            exponent = (1 - math.sqrt(1 - s / d)) ** 2 / (2 * nu * nu)
             first = exponent if first is None else first
             if exponent - first > cutoff:
                 out.extend([mp.mpf(0)] * (d - s + 1))
                 break
-            out.append(psi(mp.mpf(s) / d, nu=nu, dps=dps))
+            out.append(printed.psi(mp.mpf(s) / d, nu=nu_mp, lib=mp))
         return tuple(out)
 
 
