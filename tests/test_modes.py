@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from lime.lime_text import IndexedCharacters, IndexedString, LimeTextExplainer
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -182,6 +182,36 @@ def test_tree_route_bow_false_with_two_repeated_words_in_one_path():
     result = lt.explain(model, text, bow=False)
     assert result.method == "trees" and result.exact and len(result.words) == 14, result.notes
     _close(result.beta, _enumerated(model, text, "predict_proba", bow=False))
+
+
+def test_tree_route_model_of_masks_reads_lime_strings(yelp):
+    """The tree route's model of masks in another word mode (``mask_fn``, behind the spread and the agreement check)
+    reads the count mirror's rows: equal, bit for bit, to the pipeline on lime's own strings, for binary counts,
+    TF-IDF without a norm, another split and a binary decision_function (both labels)."""
+    texts, labels, small = yelp
+    text = next(t for t in texts if 40 <= len(IndexedString(t, bow=False).inverse_vocab) <= 80)
+    cases = [
+        (CountVectorizer(binary=True), RandomForestClassifier(n_estimators=10, random_state=0), "predict_proba", {}),
+        (TfidfVectorizer(norm=None), DecisionTreeClassifier(max_depth=6, random_state=0), "predict_proba", {}),
+        (
+            CountVectorizer(),
+            GradientBoostingClassifier(n_estimators=10, random_state=0),
+            "decision_function",
+            {"split_expression": r"\s+"},
+        ),
+    ]
+    for vectorizer, estimator, output, mode in cases:
+        model = make_pipeline(vectorizer, estimator).fit(texts, labels)
+        for document in (text, small[0]):
+            d, strings = _lime_strings(document, bow=False, **mode)
+            masks = (np.random.default_rng(d).random((60, d)) < 0.7).astype(np.int8)
+            masks[0], masks[1], masks[2] = 1, 0, masks[3]  # the document, every feature removed, a repeated mask
+            truth = np.asarray(getattr(model, output)(strings(masks)), dtype=float)
+            for label in (0, 1):
+                result = lt.explain(model, document, output=output, label=label, bow=False, **mode)
+                assert result.method == "trees" and result.exact, result.notes
+                expected = truth[:, label] if truth.ndim == 2 else (truth if label == 1 else -truth)
+                assert np.array_equal(result.mask_fn(masks), expected)
 
 
 def test_binary_and_sublinear_counts_are_not_sums(yelp):

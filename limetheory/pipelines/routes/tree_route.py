@@ -7,9 +7,12 @@ other lime masks can cross) refuses the route with the reason.
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
+from ...engine.lime_documents import LimeTextCounts
+from ..reading.blackbox import BATCH, unique_masks
 from ..reading.document import label_column
 from ..reading.modes import mode_document_columns
 from .protocol import Route, RouteResult, RouteUnavailable
@@ -69,4 +72,40 @@ class TreeRoute(Route):
         reader = document.reader
         vectorizer = closed_vectorizer(reader)
         beta = tree_beta(reader.pipeline, vectorizer, document.text, reader.output, label, call.nu, document.mode)
-        return RouteResult(self.name, beta, label_column(document.score_masks, label))
+        scores = document.score_masks if document.mode is None else mirror_scores(document, vectorizer)
+        return RouteResult(self.name, beta, label_column(scores, label))
+
+
+def mirror_scores(document, vectorizer):
+    """Masks -> the trees' outputs (m, k) on the rows of another word mode's count mirror: the rows β was read from.
+
+    With ``bow=False`` or another split the tree route reads the columns from the fast engine's mirror of the
+    vectorizer (:class:`limetheory.engine.lime_documents.LimeTextCounts`), which ``mode_document_columns`` checked
+    against the vectorizer's transform of lime's strings; the model of masks behind the explanation's spread and
+    agreement check (``Explanation.mask_fn``) reads the same rows, built when first needed, instead of building
+    and tokenising lime's strings again (for a 600-occurrence review the check's 2000 masks cost a second that
+    way).  Count rows are integers, equal to the vectorizer's bit for bit, and so are the outputs; each distinct
+    mask is scored once, as :func:`limetheory.pipelines.reading.blackbox.mask_scores` does.
+    """
+    reader, mode, mirror = document.reader, document.mode, []
+    method = getattr(reader.pipeline.steps[1][1], reader.output)
+
+    def scores(z):
+        if not mirror:
+            mirror.append(
+                LimeTextCounts(
+                    document.text, vectorizer, bow=mode.bow, split_expression=mode.split_expression,
+                    mask_string=mode.mask_string,
+                )
+            )  # fmt: skip
+        unique, inverse = unique_masks(np.asarray(z, dtype=np.int8))
+        values = np.empty((len(unique), 0))
+        for start in range(0, len(unique), BATCH):
+            out = np.asarray(method(mirror[0].transform(unique[start : start + BATCH])), dtype=float)
+            out = out.reshape(len(out), -1)
+            if out.shape[1] == 1 and reader.output == "decision_function":  # the binary score: (-score, score)
+                out = np.column_stack([-out[:, 0], out[:, 0]])
+            values = out if start == 0 else np.concatenate([values, out])
+        return values[inverse.ravel()]
+
+    return scores
