@@ -29,33 +29,42 @@ def lime_strings(indexed, masks):
     return [indexed.inverse_removing(np.flatnonzero(row == 0)) for row in masks]
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_equal_to_lime_str_for_str(mode):
-    rng = np.random.default_rng(0)
-    reviews = lt.load_yelp_reviews()["text"].tolist()[:40]
-    for text in TEXTS + reviews:
-        indexed = IndexedString(text, **mode)
+def _check_equal_to_lime(indexed_class, build, mode, texts, seed):
+    rng = np.random.default_rng(seed)
+    for text in texts:
+        indexed = indexed_class(text, **mode)
         d = indexed.num_words()
         masks = (rng.random((30, d)) < rng.random((30, 1))).astype(np.int8)
         masks[0], masks[1] = 1, 0  # the document itself and every feature removed
-        ours = indexed_documents(indexed, masks)
+        ours = build(indexed, masks)
         assert ours == lime_strings(indexed, masks)
         assert all(type(document) is str for document in ours)
 
 
-def test_blocks_and_mask_values(monkeypatch):
+@pytest.mark.parametrize("mode", MODES)
+def test_equal_to_lime_str_for_str(mode):
+    reviews = lt.load_yelp_reviews()["text"].tolist()[:40]
+    _check_equal_to_lime(IndexedString, indexed_documents, mode, TEXTS + reviews, seed=0)
+
+
+def _check_blocks_and_mask_values(monkeypatch, indexed, build, seed):
+    """``build`` on several blocks of rows, bool and non-0/1 masks and no mask at all; lime's strings returned."""
     import limetheory.engine.lime_documents as lime_documents
 
-    text = TEXTS[1]
+    masks = np.random.default_rng(seed).integers(0, 2, size=(25, indexed.num_words()))
+    expected = lime_strings(indexed, masks)
+    with monkeypatch.context() as patched:
+        patched.setattr(lime_documents, "_STRING_BLOCK_ENTRIES", 7)  # several blocks of rows
+        assert build(indexed, masks) == expected
+        assert build(indexed, masks.astype(bool)) == expected
+        assert build(indexed, masks * 2.0) == lime_strings(indexed, masks * 2.0)  # non-zero is kept
+        assert build(indexed, np.empty((0, indexed.num_words()))) == []
+    return masks, expected
+
+
+def test_blocks_and_mask_values(monkeypatch):
     for bow in (True, False):
-        indexed = IndexedString(text, bow=bow)
-        masks = np.random.default_rng(1).integers(0, 2, size=(25, indexed.num_words()))
-        expected = lime_strings(indexed, masks)
-        monkeypatch.setattr(lime_documents, "_STRING_BLOCK_ENTRIES", 7)  # several blocks of rows
-        assert indexed_documents(indexed, masks) == expected
-        assert indexed_documents(indexed, masks.astype(bool)) == expected
-        assert indexed_documents(indexed, masks * 2.0) == lime_strings(indexed, masks * 2.0)  # non-zero is kept
-        assert indexed_documents(indexed, np.empty((0, indexed.num_words()))) == []
+        _check_blocks_and_mask_values(monkeypatch, IndexedString(TEXTS[1], bow=bow), indexed_documents, seed=1)
 
 
 def test_mode_documents_reads_lime_strings():
@@ -89,32 +98,15 @@ CHARACTER_MODES = [
 
 @pytest.mark.parametrize("mode", CHARACTER_MODES)
 def test_characters_equal_to_lime_str_for_str(mode):
-    rng = np.random.default_rng(3)
     reviews = lt.load_yelp_reviews()["text"].tolist()[:20]
-    for text in CHARACTER_TEXTS + reviews:
-        indexed = IndexedCharacters(text, **mode)
-        d = indexed.num_words()
-        masks = (rng.random((30, d)) < rng.random((30, 1))).astype(np.int8)
-        masks[0], masks[1] = 1, 0  # the document itself and every feature removed
-        ours = character_documents(indexed, masks)
-        assert ours == lime_strings(indexed, masks)
-        assert all(type(document) is str for document in ours)
+    _check_equal_to_lime(IndexedCharacters, character_documents, mode, CHARACTER_TEXTS + reviews, seed=3)
 
 
 def test_characters_blocks_mask_values_and_callers(monkeypatch):
-    import limetheory.engine.lime_documents as lime_documents
-
     text = CHARACTER_TEXTS[4]
     for bow in (True, False):
         indexed = IndexedCharacters(text, bow=bow)
-        masks = np.random.default_rng(4).integers(0, 2, size=(25, indexed.num_words()))
-        expected = lime_strings(indexed, masks)
-        monkeypatch.setattr(lime_documents, "_STRING_BLOCK_ENTRIES", 7)  # several blocks of rows
-        assert character_documents(indexed, masks) == expected
-        assert character_documents(indexed, masks.astype(bool)) == expected
-        assert character_documents(indexed, masks * 2.0) == lime_strings(indexed, masks * 2.0)  # non-zero is kept
-        assert character_documents(indexed, np.empty((0, indexed.num_words()))) == []
-        monkeypatch.undo()
+        masks, expected = _check_blocks_and_mask_values(monkeypatch, indexed, character_documents, seed=4)
         mode = check_mode(bow=bow, char_level=True)
         assert mode_documents(text, mode)(masks) == expected  # explain's model on masks
         assert LimeCharacters(text, None, bow=bow).documents(masks) == expected  # the fast engine's strings

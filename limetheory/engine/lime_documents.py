@@ -84,28 +84,33 @@ def indexed_documents(indexed, masks):
     >>> indexed.inverse_removing([1])
     'the UNKWORDZ, the wine!'
     """
-    masks = np.asarray(masks)
-    d = indexed.num_words()
-    if masks.ndim != 2 or masks.shape[1] != d:
-        raise ValueError(f"masks must be an (n, d) array with d = {d}, the document's features, got {masks.shape}")
+    kept = _kept_features(indexed, masks)
     tokens = [str(token) for token in indexed.as_list]
     n_tokens = len(tokens)
     block = max(1, _STRING_BLOCK_ENTRIES // max(1, n_tokens))
-    kept = masks != 0  # as lime's caller reads a mask: the features equal to 0 are removed
     documents = []
     if indexed.bow:
-        for start in range(0, len(masks), block):
+        for start in range(0, len(kept), block):
             documents.extend(kept_token_documents(tokens, indexed.positions, kept[start : start + block]))
         return documents
     # bow=False: feature j is the token at positions[j]; a removed one reads as the mask string (the last choice)
     choices = np.array([*tokens, indexed.mask_string], dtype=object)
     positions = np.asarray(indexed.positions, dtype=np.int64)
-    for start in range(0, len(masks), block):
+    for start in range(0, len(kept), block):
         rows = kept[start : start + block]
         index = np.broadcast_to(np.arange(n_tokens), (len(rows), n_tokens)).copy()
         index[:, positions] = np.where(rows, positions, n_tokens)
         documents.extend("".join(row) for row in choices[index].tolist())
     return documents
+
+
+def _kept_features(indexed, masks):
+    """``masks != 0`` as a boolean (n, d) array (lime removes the features equal to 0), checked against d."""
+    masks = np.asarray(masks)
+    d = indexed.num_words()
+    if masks.ndim != 2 or masks.shape[1] != d:
+        raise ValueError(f"masks must be an (n, d) array with d = {d}, the document's features, got {masks.shape}")
+    return masks != 0
 
 
 def character_documents(indexed, masks):
@@ -121,19 +126,19 @@ def character_documents(indexed, masks):
     Parameters
     ----------
     indexed : lime.lime_text.IndexedCharacters
-        lime's document (its ``raw``, ``positions``, ``bow`` and ``mask_string`` are read).
-    masks : array_like, shape (n, d)
-        0/1 masks over its d features (``indexed.num_words()``).
+        lime's characters of the document (``raw``, ``positions``, ``bow``, ``mask_string``).
+    masks : array_like of shape (n, d)
+        Which of the d character features (``indexed.num_words()``) each row keeps: non-zero kept, 0 removed.
 
     Returns
     -------
     list of str
-        ``n`` documents.
+        One perturbed document per row of ``masks``.
 
     Raises
     ------
     ValueError
-        ``masks`` not of shape (n, d).
+        When ``masks`` is not an (n, d) array.
 
     Examples
     --------
@@ -146,28 +151,24 @@ def character_documents(indexed, masks):
     >>> indexed.inverse_removing([1])
     'gd fd'
     """
-    masks = np.asarray(masks)
-    d = indexed.num_words()
-    if masks.ndim != 2 or masks.shape[1] != d:
-        raise ValueError(f"masks must be an (n, d) array with d = {d}, the document's features, got {masks.shape}")
+    kept = _kept_features(indexed, masks)
     if not indexed.bow and len(indexed.mask_string) != 1:
-        return indexed_documents(indexed, masks)
+        return indexed_documents(indexed, kept)
     # "surrogatepass": a lone surrogate is a character of a Python str like any other, and comes back as itself
     codes = np.frombuffer(indexed.raw.encode(_CODE_POINTS, "surrogatepass"), dtype=np.uint32)
-    kept = masks != 0  # as lime's caller reads a mask: the features equal to 0 are removed
     block = max(1, _STRING_BLOCK_ENTRIES // max(1, len(codes)))
     documents = []
     if indexed.bow:
         feature_of = np.empty(len(codes), dtype=np.int64)  # every character is a feature: each position's
         for j, where in enumerate(indexed.positions):
             feature_of[where] = j
-        for start in range(0, len(masks), block):
+        for start in range(0, len(kept), block):
             keep = kept[start : start + block][:, feature_of]
             documents.extend(codes[row].tobytes().decode(_CODE_POINTS, "surrogatepass") for row in keep)
         return documents
     mask_code = np.frombuffer(indexed.mask_string.encode(_CODE_POINTS, "surrogatepass"), dtype=np.uint32)[0]
     positions = np.asarray(indexed.positions, dtype=np.int64)  # feature j is the character at positions[j]
-    for start in range(0, len(masks), block):
+    for start in range(0, len(kept), block):
         rows = np.broadcast_to(codes, (len(kept[start : start + block]), len(codes))).copy()
         rows[:, positions] = np.where(kept[start : start + block], codes[positions], mask_code)
         documents.extend(row.tobytes().decode(_CODE_POINTS, "surrogatepass") for row in rows)
