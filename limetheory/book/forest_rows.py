@@ -76,19 +76,20 @@ def presence_forest_proba(forest):
     trees = forest.estimators_
     features = [np.unique(tree.tree_.feature[tree.tree_.feature >= 0]) for tree in trees]
     tables = {}  # (tree, its columns in the rows) -> (its output on each key, which keys are known)
-    layouts = {}  # the columns present in the rows -> (each tree's columns among them, the keys' byte tables)
+    layouts = {}  # the columns present in the rows -> (each tree's columns among them, their place values)
 
     def layout(present):
-        """Each tree's columns among ``present`` and the (bytes, 256, trees) tables that read its key from bytes."""
+        """Each tree's columns among ``present`` and the (trees, columns) place values that make its keys.
+
+        Row t holds 2^j at tree t's j-th column (zeros for a tree read on every row): the product with a 0/1 row
+        is the tree's key of that row, a sum of distinct powers of two below 2^16, exact in float32.
+        """
         columns = [np.flatnonzero(np.isin(present, f)) for f in features]
-        bytes_ = (len(present) + 7) // 8
-        lookup = np.zeros((bytes_, 256, len(trees)), dtype=np.int32)
-        values = np.arange(256)
+        places = np.zeros((len(trees), len(present)), dtype=np.float32)
         for t, cols in enumerate(columns):
             if len(cols) <= MAX_TABLE_COLUMNS:
-                for j, c in enumerate(cols.tolist()):
-                    lookup[c // 8, :, t] |= ((values >> (c % 8)) & 1) << j
-        return columns, lookup
+                places[t, cols] = 2.0 ** np.arange(len(cols))
+        return columns, places
 
     def proba(X):
         matrix = sp.csr_matrix(X, dtype=np.float32)  # the trees read float32, as scikit-learn converts
@@ -104,13 +105,9 @@ def presence_forest_proba(forest):
             return forest.predict_proba(X)
         if present.tobytes() not in layouts:
             layouts[present.tobytes()] = layout(present)
-        columns, lookup = layouts[present.tobytes()]
-        # row i's bits: byte b holds the present columns 8 b to 8 b + 7; a tree's key is the OR of its bytes' tables
-        packed = np.packbits(matrix[:, present].toarray().astype(bool), axis=1, bitorder="little")
-        keys = np.zeros((m, len(trees)), dtype=np.int32)
-        for b in range(packed.shape[1]):
-            keys |= lookup[b][packed[:, b]]  # whole rows of the table: one gather per byte for every tree
-        keys = np.ascontiguousarray(keys.T)
+        columns, places = layouts[present.tobytes()]
+        # every tree's key of every row at once: (trees, columns) @ (columns, rows), one row of keys per tree
+        keys = (places @ matrix[:, present].toarray().T).astype(np.int32)
         out = np.zeros((m, forest.n_classes_))
         for t, tree in enumerate(trees):
             if len(columns[t]) > MAX_TABLE_COLUMNS:
