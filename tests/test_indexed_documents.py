@@ -114,3 +114,22 @@ def test_characters_blocks_mask_values_and_callers(monkeypatch):
         character_documents(IndexedCharacters("abcdefgh"), np.ones((3, 7)))
     with pytest.raises(ValueError, match="d = 8"):
         character_documents(IndexedCharacters("abcdefgh"), np.ones(8))
+
+
+def test_self_check_strings_are_lime_strings():
+    """The word-count mirrors' self-checks compare the vectorizer on lime's own strings (not on a re-tokenisation)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from limetheory.engine.lime_documents import LimeTextCounts
+    from limetheory.engine.tokens import DocumentCounts
+
+    vectorizer = CountVectorizer().fit(TEXTS)
+    rng = np.random.default_rng(5)
+    for text in TEXTS[:2] + lt.load_yelp_reviews()["text"].tolist()[:10]:
+        for mirror, indexed in (
+            (DocumentCounts(text, vectorizer), IndexedString(text)),
+            (LimeTextCounts(text, vectorizer, bow=False), IndexedString(text, bow=False)),
+        ):
+            masks = (rng.random((20, mirror.d)) < 0.6).astype(np.int8)
+            assert mirror.lime_strings(masks) == lime_strings(indexed, masks)
+            mirror.self_check(masks)  # the mirror's rows equal the vectorizer's on them

@@ -248,6 +248,9 @@ class LimeTextCounts(DocumentCounts):
         """The strings lime builds for these masks (1 = feature kept; 0 = deleted, or masked with bow=False)."""
         return indexed_documents(self.indexed, masks)
 
+    #: the self-check's strings: lime's ``inverse_removing`` under these settings, str for str
+    lime_strings = documents
+
     def kept_counts(self, masks):
         """The counts of :meth:`~limetheory.engine.tokens.DocumentCounts.kept_counts`, plus those of ``mask_string``."""
         kept = sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64)

@@ -613,11 +613,18 @@ class DocumentCounts:
                 matrix = normalize_rows(matrix, vectorizer.norm)
         return matrix
 
+    def lime_strings(self, masks):
+        """lime's ``inverse_removing`` strings for these masks (1 = kept), str for str, from its ``IndexedString``.
+
+        Built from the lime tokenisation already at hand (a second one of a long document would cost as much as the
+        rest of a small run), one join per mask (:func:`kept_token_documents`; tests/test_indexed_documents.py and
+        tests/test_tokens.py compare such strings with lime's).
+        """
+        return kept_token_documents(self.indexed.as_list, self.indexed.positions, np.asarray(masks) != 0)
+
     def self_check(self, masks):
         """Compare a few rows with ``vectorizer.transform`` of the real strings; raise ValueError on a mismatch."""
-        # lime's own inverse_removing on the IndexedString already built (a second tokenisation of a long
-        # document would cost as much as the rest of a small run)
-        strings = [self.indexed.inverse_removing(np.flatnonzero(np.asarray(mask) == 0)) for mask in masks]
+        strings = self.lime_strings(masks)
         truth = self.vectorizer.transform(strings)
         if self._matrix_type is None:  # one transform call fewer per run: a fixed cost that matters when d is small
             self._matrix_type = type(truth)
