@@ -12,7 +12,10 @@ STAMP   := $(VENV)/.installed$(if $(LOCK),,-latest)
 BOOTSTRAP_PYTHON ?= python3
 # uv installs the venv's packages: the same versions as pip (the lock's constraints; `LOCK=`: the latest, as pip's
 # --upgrade-strategy eager), in about a sixth of pip's CPU time (15 against 100 CPU-s here: a minute of every fresh
-# make test). pip installs uv itself, at this version, into the venv; pip stays in the venv, upgraded, for the tests
+# make test). pip installs uv itself, at this version, into the venv; pip stays in the venv, upgraded, for the tests.
+# --compile-bytecode: as pip does, every module compiled at install; uv would leave it to the first import, which
+# writes nothing under PYTHONDONTWRITEBYTECODE (set on this machine): each kernel would compile its imports again,
+# about 10 CPU-s more per chapter
 UV_VERSION := 0.13.9
 UV      := $(VENV)/bin/uv
 
@@ -32,7 +35,7 @@ CHROMEDRIVER  ?= /usr/bin/chromedriver
 CHROME_BINARY ?= /usr/bin/chromium
 export CHROMEDRIVER CHROME_BINARY
 
-.PHONY: venv book book-then-browser test test-all lint pytest browser outputs costs lab bench mutants clean
+.PHONY: venv bytecode book book-then-browser test test-all lint pytest browser outputs costs lab bench mutants clean
 
 # a VENV borrowed from another checkout would have its editable limetheory re-pointed here: refuse that
 $(STAMP): requirements.txt pyproject.toml $(LOCK)
@@ -43,7 +46,7 @@ $(STAMP): requirements.txt pyproject.toml $(LOCK)
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(UV) pip install --python $(PYTHON) --upgrade pip
-	$(UV) pip install --python $(PYTHON) $(if $(LOCK),--constraint $(LOCK),--upgrade) -r requirements.txt
+	$(UV) pip install --python $(PYTHON) --compile-bytecode $(if $(LOCK),--constraint $(LOCK),--upgrade) -r requirements.txt
 	rm -f $(VENV)/.installed $(VENV)/.installed-latest
 	touch $(STAMP)
 
@@ -72,9 +75,14 @@ lint: venv
 # seeds and large grids, each with a representative case left unmarked: pyproject.toml's markers); empty runs all
 PYTEST_MARKERS ?= not slow
 SCHEDULED_CHAPTERS = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py $(CHAPTERS))
-pytest: venv $(DOT)
+pytest: venv $(DOT) bytecode
 	$(PYTHON) -m pytest $(SCHEDULED_CHAPTERS) tests --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
 		-n 2 --dist loadfile $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
+
+# the editable package's own modules compiled once (compileall skips what is up to date): under PYTHONDONTWRITEBYTECODE
+# every kernel, worker and test subprocess would compile them again, about 0.2 CPU-s each
+bytecode: venv
+	$(PYTHON) -m compileall -q limetheory booktools
 
 # `browser` runs Debian's chromium through chromium-driver: both come from one install if either is missing
 $(CHROMEDRIVER) $(CHROME_BINARY):
@@ -119,11 +127,11 @@ test-all:
 	$(MAKE) --no-print-directory test PYTEST_MARKERS=
 
 # every execution also records its time and the kernel's peak memory in book/chapter_costs.json (the book's table)
-outputs: venv
+outputs: venv bytecode
 	$(PYTHON) -m booktools.chapters --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
 
 # the same measurement without rewriting any .ipynb
-costs: venv
+costs: venv bytecode
 	$(PYTHON) -m booktools.chapters --measure-only --costs book/chapter_costs.json $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS))
 
 bench: venv
