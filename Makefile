@@ -15,7 +15,7 @@ BOOTSTRAP_PYTHON ?= python3
 # make test). pip installs uv itself, at this version, into the venv; pip stays in the venv, upgraded, for the tests.
 # --compile-bytecode: as pip does, every module compiled at install; uv would leave it to the first import, which
 # writes nothing under PYTHONDONTWRITEBYTECODE (set on this machine): each kernel would compile its imports again,
-# about 10 CPU-s more per chapter
+# about 10 CPU-s more per chapter. requirements-exclude.txt says what the venv leaves out, and why
 UV_VERSION := 0.13.9
 UV      := $(VENV)/bin/uv
 
@@ -38,7 +38,7 @@ export CHROMEDRIVER CHROME_BINARY
 .PHONY: venv bytecode book book-then-browser test test-all lint pytest browser outputs costs lab bench mutants clean
 
 # a VENV borrowed from another checkout would have its editable limetheory re-pointed here: refuse that
-$(STAMP): requirements.txt pyproject.toml $(LOCK)
+$(STAMP): requirements.txt requirements-exclude.txt pyproject.toml $(LOCK)
 	@owner=$$(cd / && $(abspath $(PYTHON)) -c "import limetheory, pathlib; \
 		print(pathlib.Path(limetheory.__file__).resolve().parents[1])" 2>/dev/null) || true; \
 	if [ -n "$$owner" ] && [ "$$owner" != "$(CURDIR)" ]; then \
@@ -46,7 +46,9 @@ $(STAMP): requirements.txt pyproject.toml $(LOCK)
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(UV) pip install --python $(PYTHON) --upgrade pip
-	$(UV) pip install --python $(PYTHON) --compile-bytecode $(if $(LOCK),--constraint $(LOCK),--upgrade) -r requirements.txt
+	$(UV) pip install --python $(PYTHON) --compile-bytecode $(if $(LOCK),--constraint $(LOCK),--upgrade) \
+		--excludes requirements-exclude.txt -r requirements.txt
+	$(UV) pip uninstall --python $(PYTHON) $$(grep -v '^#' requirements-exclude.txt)
 	rm -f $(VENV)/.installed $(VENV)/.installed-latest
 	touch $(STAMP)
 
@@ -143,17 +145,20 @@ bench: venv
 mutants: venv
 	$(PYTHON) -m booktools.mutants --report book/_data/mutants.json
 
-# a fresh resolve of requirements.txt in a throw-away venv, frozen to exact versions (setuptools and wheel too, pip
-# itself not: the venv upgrades it first); run it after changing requirements.txt (tests/test_lock.py checks)
+# a fresh resolve of requirements.txt in a throw-away venv, installed as make installs (uv, the same exclusions),
+# frozen to exact versions (setuptools and wheel too, pip and uv not: the venv gets them first); run it after changing
+# requirements.txt (tests/test_lock.py checks)
 lock:
 	@set -e; tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	$(BOOTSTRAP_PYTHON) -m venv "$$tmp/venv"; \
-	"$$tmp/venv/bin/python" -m pip install --quiet --upgrade pip; \
-	"$$tmp/venv/bin/python" -m pip install --quiet -r requirements.txt; \
+	"$$tmp/venv/bin/python" -m pip install --quiet uv==$(UV_VERSION); \
+	"$$tmp/venv/bin/uv" pip install --quiet --python "$$tmp/venv/bin/python" --upgrade pip; \
+	"$$tmp/venv/bin/uv" pip install --quiet --python "$$tmp/venv/bin/python" --excludes requirements-exclude.txt \
+		-r requirements.txt; \
 	where="$$("$$tmp/venv/bin/python" -c 'import platform as p; print(p.python_version(), "on", p.system(), p.machine())')"; \
 	{ echo "# Exact versions of everything requirements.txt installs, from a fresh resolve (make lock), used by make"; \
 	  echo "# and CI as pip constraints. Resolved with Python $$where; make test LOCK= ignores it."; \
-	  "$$tmp/venv/bin/python" -m pip freeze --all --exclude-editable | grep -v '^pip=='; } > "$$tmp/lock"; \
+	  "$$tmp/venv/bin/python" -m pip freeze --all --exclude-editable | grep -v -e '^pip==' -e '^uv=='; } > "$$tmp/lock"; \
 	mv "$$tmp/lock" $(LOCK_FILE); echo "wrote $(LOCK_FILE): $$(grep -c '==' $(LOCK_FILE)) packages, Python $$where"
 
 # the pytest + nbval suite again under other numeric conditions (two full runs: about twice `make pytest`, whose

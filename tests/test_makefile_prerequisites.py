@@ -82,7 +82,7 @@ def test_the_check_fails_on_a_makefile_that_forgets_a_prerequisite(tmp_path):
     broken = text.replace("pytest: venv $(DOT)", "pytest: venv")
     assert broken != text, "the Makefile's pytest target no longer reads 'pytest: venv $(DOT)'"
     (tmp_path / "Makefile").write_text(broken, encoding="utf-8")
-    for name in ("requirements.txt", "pyproject.toml", "requirements.lock"):
+    for name in ("requirements.txt", "requirements-exclude.txt", "pyproject.toml", "requirements.lock"):
         (tmp_path / name).write_text((ROOT / name).read_text(encoding="utf-8"), encoding="utf-8")
     result = subprocess.run(
         ["make", "-n", "--no-print-directory", "-C", str(tmp_path), "pytest", f"DOT={MISSING}/dot"],

@@ -85,6 +85,15 @@ def _requirements_of_wheel(wheel: Path) -> list[Requirement]:
     return [Requirement(line) for line in headers.get_all("Requires-Dist") or []]
 
 
+#: what make leaves out of the venv on purpose although an extra asks for it (requirements-exclude.txt): not
+#: installed here, so not linked into the fresh environment either
+EXCLUDED = {
+    canonicalize_name(line.strip())
+    for line in (ROOT / "requirements-exclude.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+}
+
+
 def _closure(requirements: list[Requirement], extra: str = "") -> set[str]:
     """Installed distributions (canonical names) that ``requirements`` need, with the given extra of the root."""
     needed: set[str] = set()
@@ -92,6 +101,8 @@ def _closure(requirements: list[Requirement], extra: str = "") -> set[str]:
     while pending:
         requirement, active_extra = pending.pop()
         if requirement.marker and not requirement.marker.evaluate({"extra": active_extra}):
+            continue
+        if canonicalize_name(requirement.name) in EXCLUDED:
             continue
         try:
             distribution = metadata.distribution(requirement.name)
