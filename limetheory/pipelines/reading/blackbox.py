@@ -111,15 +111,21 @@ def _pipeline_reader(model, output):
     method, shape_input = output_method(model, output), _input_of(model)
 
     def scores(documents):
-        values = _checked(method(shape_input(documents)), len(documents), f"the pipeline's {output}")
-        if values.shape[1] == 1 and output == "decision_function":
-            # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
-            values = np.column_stack([-values[:, 0], values[:, 0]])
-        return values
+        return output_columns(
+            _checked(method(shape_input(documents)), len(documents), f"the pipeline's {output}"), output
+        )
 
     classes = getattr(model.steps[-1][1], "classes_", None)
     names = tuple(str(c) for c in classes) if classes is not None and np.ndim(classes) == 1 else None
     return ModelReader(model, output, scores, names)
+
+
+def output_columns(values, output):
+    """A pipeline's (n, k) outputs as the reader gives them: a binary ``decision_function`` as two columns."""
+    if values.shape[1] == 1 and output == "decision_function":
+        # a binary decision_function is the score of classes_[1]: column 1 is it, column 0 its opposite
+        values = np.column_stack([-values[:, 0], values[:, 0]])
+    return values
 
 
 def output_method(model, output):
@@ -245,12 +251,14 @@ def unique_masks(z):
     return unique, np.array([where[row] for row in rows], dtype=np.intp)
 
 
-def mask_scores(text, reader, documents_of=None, columns=None):
+def mask_scores(text, reader, documents_of=None, columns=None, scores_of=None):
     """Masks (m, d) -> the model's outputs (m, k) on lime's perturbed strings, each distinct mask once, in batches.
 
     ``documents_of`` builds lime's strings for another text mode
     (``limetheory.pipelines.reading.modes.mode_documents``);
-    ``columns`` is the number of outputs the model gave on the document (a function that changes it is refused).
+    ``columns`` is the number of outputs the model gave on the document (a function that changes it is refused);
+    ``scores_of`` (a batch of distinct masks -> outputs) replaces the strings and ``reader.scores`` altogether, for a
+    route that reads the model on rows it built (``routes.tree_route.mirror_scores``).
 
     Examples
     --------
@@ -265,8 +273,11 @@ def mask_scores(text, reader, documents_of=None, columns=None):
         values = None
         for start in range(0, len(unique), BATCH):
             batch = unique[start : start + BATCH]
-            documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
-            out = reader.scores(documents)
+            if scores_of is not None:
+                out = scores_of(batch)
+            else:
+                documents = perturbed_documents(text, batch) if documents_of is None else documents_of(batch)
+                out = reader.scores(documents)
             expected = columns if columns is not None else out.shape[1]
             if out.shape[1] != expected:
                 raise ValueError(

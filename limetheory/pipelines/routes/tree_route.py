@@ -12,7 +12,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.utils.validation import check_is_fitted
 
 from ...engine.lime_documents import LimeTextCounts
-from ..reading.blackbox import BATCH, unique_masks
+from ..reading.blackbox import mask_scores, output_columns
 from ..reading.document import label_column
 from ..reading.modes import mode_document_columns
 from .protocol import Route, RouteResult, RouteUnavailable
@@ -85,12 +85,12 @@ def mirror_scores(document, vectorizer):
     agreement check (``Explanation.mask_fn``) reads the same rows, built when first needed, instead of building
     and tokenising lime's strings again (for a 600-occurrence review the check's 2000 masks cost a second that
     way).  Count rows are integers, equal to the vectorizer's bit for bit, and so are the outputs; each distinct
-    mask is scored once, as :func:`limetheory.pipelines.reading.blackbox.mask_scores` does.
+    mask is scored once, by :func:`limetheory.pipelines.reading.blackbox.mask_scores` itself.
     """
     reader, mode, mirror = document.reader, document.mode, []
     method = getattr(reader.pipeline.steps[1][1], reader.output)
 
-    def scores(z):
+    def batch_scores(batch):
         if not mirror:
             mirror.append(
                 LimeTextCounts(
@@ -98,14 +98,7 @@ def mirror_scores(document, vectorizer):
                     mask_string=mode.mask_string,
                 )
             )  # fmt: skip
-        unique, inverse = unique_masks(np.asarray(z, dtype=np.int8))
-        values = np.empty((len(unique), 0))
-        for start in range(0, len(unique), BATCH):
-            out = np.asarray(method(mirror[0].transform(unique[start : start + BATCH])), dtype=float)
-            out = out.reshape(len(out), -1)
-            if out.shape[1] == 1 and reader.output == "decision_function":  # the binary score: (-score, score)
-                out = np.column_stack([-out[:, 0], out[:, 0]])
-            values = out if start == 0 else np.concatenate([values, out])
-        return values[inverse.ravel()]
+        out = np.asarray(method(mirror[0].transform(batch)), dtype=float)
+        return output_columns(out.reshape(len(out), -1), reader.output)
 
-    return scores
+    return mask_scores(document.text, reader, scores_of=batch_scores)
