@@ -20,8 +20,17 @@ import numpy as np
 def _bit_matrix(bits, d):
     """Python ints (bit j = word j) as an (m, d) boolean array."""
     width = max(1, (d + 7) // 8)
-    raw = np.frombuffer(b"".join(b.to_bytes(width, "little") for b in bits), dtype=np.uint8)
+    raw = np.frombuffer(b"".join([b.to_bytes(width, "little") for b in bits]), dtype=np.uint8)
     return np.unpackbits(raw.reshape(len(bits), width), axis=1, count=d, bitorder="little").astype(bool)
+
+
+def _subset_bits(group):
+    """For each kept subset t of a group of words (bit i of t: ``group[i]`` kept), (kept bits, removed bits)."""
+    kept, removed = [0], [0]
+    for word in group:  # the subsets without the word, then with it (bit i of t is word i)
+        kept = kept + [b | (1 << word) for b in kept]
+        removed = [b | (1 << word) for b in removed] + removed
+    return list(zip(kept, removed, strict=True))
 
 
 #: an event constraining groups of words is listed atom by atom up to this many atoms, summed by size beyond
@@ -90,7 +99,7 @@ def atoms_by_size(events, columns, d):
     million atoms).  An event with at most ``LISTED_ATOMS`` atoms is listed instead, its atoms batched with the
     events without groups: cheaper for the few small groups of most documents ("The" and "the").
     """
-    rows, subsets = [], {}
+    rows, subsets, tables = [], {}, {}
     for (k, r, shared), v in events.items():
         if v == 0.0:
             continue
@@ -99,17 +108,16 @@ def atoms_by_size(events, columns, d):
             for g, allowed in shared:
                 found = subsets.get((g, allowed))
                 if found is None:
-                    group = columns.groups[g]
-                    found = subsets[g, allowed] = [
-                        (
-                            sum(1 << group[i] for i in range(len(group)) if (t >> i) & 1),
-                            sum(1 << group[i] for i in range(len(group)) if not (t >> i) & 1),
-                        )
-                        for t in range(1 << len(group))
-                        if (allowed >> t) & 1
-                    ]
+                    table = tables.get(g)
+                    if table is None:
+                        table = tables[g] = _subset_bits(columns.groups[g])
+                    found = subsets[g, allowed] = [table[t] for t in range(len(table)) if (allowed >> t) & 1]
                 options.append(found)
-            if math.prod(len(o) for o in options) <= LISTED_ATOMS:
+            if len(options) == 1:  # one group: its subsets are the atoms (the common case, "The" and "the")
+                if len(options[0]) <= LISTED_ATOMS:
+                    rows.extend([(k | kept, r | removed, (), v) for kept, removed in options[0]])
+                    continue
+            elif math.prod(len(o) for o in options) <= LISTED_ATOMS:
                 for choice in product(*options):
                     rows.append((k | sum(c[0] for c in choice), r | sum(c[1] for c in choice), (), v))
                 continue

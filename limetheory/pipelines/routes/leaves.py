@@ -177,20 +177,47 @@ def _components(model, output, label):
     return kind, trees, node_values
 
 
-def _jumps(default_child, fed):
-    """For every node, the node reached by following the splits that treat all of lime's documents alike.
+def _chains(left, right, default_child):
+    """The nodes in chain order: each chain a run of default children, from its head down to its leaf.
 
-    ``default_child`` is each internal node's child for a column that is 0 (-1 at leaves): where a split on a
-    column no word feeds sends every perturbed document.
+    Following ``default_child`` (where a split on a column that is 0 sends a document) from a node is a path that
+    ends at a leaf; a node is the default child of at most one node (its parent), so these paths are disjoint
+    chains.  Returns (order, position, end): the nodes listed chain by chain, head first; each node's index in
+    ``order``; and the index of the leaf that ends its chain.
     """
-    alike = (default_child >= 0) & ~fed
-    jump = np.arange(len(default_child))
-    jump[alike] = default_child[alike]
-    while True:  # pointer doubling: log2(depth) passes
-        nxt = jump[jump]
-        if np.array_equal(nxt, jump):
-            return jump
-        jump = nxt
+    n = len(left)
+    parent = np.full(n, -1, dtype=np.int64)
+    internal = np.flatnonzero(left >= 0)
+    parent[left[internal]], parent[right[internal]] = internal, internal
+    up = np.where((parent >= 0) & (default_child[np.maximum(parent, 0)] == np.arange(n)), parent, np.arange(n))
+    depth = (up != np.arange(n)).astype(np.int64)
+    while True:  # pointer doubling to each chain's head: log2(longest chain) passes, once per forest
+        step = up[up]
+        if np.array_equal(step, up):
+            break
+        depth = depth + depth[up]
+        up = step
+    order = np.lexsort((depth, up))
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    head_of = up[order]
+    last = np.flatnonzero(np.append(head_of[1:] != head_of[:-1], True))  # each chain's last index, its leaf
+    end = np.repeat(last, np.diff(np.concatenate([[-1], last])))[position]
+    return order, position, end
+
+
+def _jumps(forest, fed_nodes, nodes):
+    """For each of ``nodes``, the node reached by following the splits that treat all of lime's documents alike.
+
+    Those are the splits on columns no word feeds (not in ``fed_nodes``): every perturbed document goes to the
+    default child.  The answer is the first node of ``fed_nodes`` on the node's chain (:func:`_chains`), or the
+    leaf that ends it.
+    """
+    fed_positions = np.sort(forest.position[fed_nodes])
+    start, end = forest.position[nodes], forest.chain_end[nodes]
+    first = np.searchsorted(fed_positions, start)
+    found = fed_positions[np.minimum(first, max(len(fed_positions) - 1, 0))] if len(fed_positions) else end
+    return forest.order[np.where((first < len(fed_positions)) & (found <= end), found, end)]
 
 
 class _Forest(NamedTuple):
@@ -203,6 +230,11 @@ class _Forest(NamedTuple):
     value: np.ndarray  # the trees' stacked ``tree_.value``, before ``node_values``
     roots: np.ndarray
     default_child: np.ndarray  # the child of a split on a column that is 0: left when 0 <= threshold
+    order: np.ndarray  # the nodes chain by chain (:func:`_chains`)
+    position: np.ndarray  # each node's index in ``order``
+    chain_end: np.ndarray  # the index in ``order`` of the leaf that ends each node's chain
+    by_feature: np.ndarray  # the internal nodes sorted by the column they split on
+    feature_start: np.ndarray  # where each column's nodes start in ``by_feature`` (one more entry at the end)
 
 
 #: the last forest read, (its trees' ``tree_`` objects, its :class:`_Forest`): explaining many documents with one
@@ -230,7 +262,14 @@ def _forest_arrays(trees):
     value = np.concatenate([structure.value for structure in structures])
     # a column no word feeds is 0 in every perturbed document: 0 <= threshold goes left
     default_child = np.where(left >= 0, np.where(threshold >= 0.0, left, right), -1)
-    forest = _Forest(left, right, feature, threshold, value, roots, default_child)
+    order, position, chain_end = _chains(left, right, default_child)
+    internal = np.flatnonzero(left >= 0)
+    by_feature = internal[np.argsort(feature[internal], kind="stable")]
+    feature_start = np.searchsorted(feature[by_feature], np.arange(int(feature.max(initial=0)) + 2))
+    forest = _Forest(
+        left, right, feature, threshold, value, roots, default_child, order, position, chain_end, by_feature,
+        feature_start,
+    )  # fmt: skip
     _LAST_FOREST[0] = (structures, forest)
     return forest
 
@@ -244,40 +283,55 @@ def _splits(forest, columns):
     """
     left, right, feature, threshold = forest.left, forest.right, forest.feature, forest.threshold
     fed_columns = np.array(sorted(columns.group_of_column), dtype=np.int64)
-    # which nodes split on a fed column: a lookup by column (a leaf's feature, -2, reads the last entry, False)
-    is_fed_column = np.zeros(max(int(feature.max(initial=0)), int(fed_columns.max(initial=0))) + 2, dtype=bool)
-    is_fed_column[fed_columns] = True
-    fed = (left >= 0) & is_fed_column[np.where(feature >= 0, feature, -1)]
-    jump = _jumps(forest.default_child, fed)
-    nodes = np.flatnonzero(fed)
-    jump_left, jump_right = jump[left[nodes]], jump[right[nodes]]
+    # the nodes that split on a fed column, in increasing order: each column's run of the nodes sorted by column
+    starts = forest.feature_start
+    fed_columns_split = fed_columns[fed_columns < len(starts) - 1]
+    runs = [forest.by_feature[starts[c] : starts[c + 1]] for c in fed_columns_split.tolist()]
+    nodes = np.sort(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
+    jump_left, jump_right, jump_roots = np.split(
+        _jumps(forest, nodes, np.concatenate([left[nodes], right[nodes], forest.roots])), [len(nodes), 2 * len(nodes)]
+    )
     column_of, t_of = feature[nodes], threshold[nodes]
     # one-word columns, vectorised: the values (float32, as the tree reads them) of "removed" and "kept"
     single_column = {c: columns.groups[g][0] for c, g in columns.group_of_column.items() if len(columns.groups[g]) == 1}
-    is_single = np.array([c in single_column for c in column_of.tolist()], dtype=bool)
     lookup = np.zeros((max(int(fed_columns.max(initial=0)) + 1, 1), 2))
-    for c in single_column:
+    word_bit = np.full(len(lookup), -1, dtype=np.int64)  # a one-word column's word, -1 for a shared column
+    for c, word in single_column.items():
         lookup[c] = columns.values[c].astype(np.float64)
+        word_bit[c] = word
     code = (lookup[column_of, 0] <= t_of).astype(np.int64) | ((lookup[column_of, 1] <= t_of).astype(np.int64) << 1)
-    splits, shared_cache = {}, {}
-    for node, c, t, single, k, jl, jr in zip(
-        nodes.tolist(),
-        column_of.tolist(),
-        t_of.tolist(),
-        is_single.tolist(),
-        code.tolist(),
-        jump_left.tolist(),
-        jump_right.tolist(),
+    word_of = word_bit[column_of]
+    single = word_of >= 0
+    words = word_of[single].tolist()
+    splits = dict(
+        zip(
+            nodes[single].tolist(),
+            zip(
+                [True] * len(words),
+                [1 << w for w in words],
+                code[single].tolist(),
+                jump_left[single].tolist(),
+                jump_right[single].tolist(),
+                strict=True,
+            ),
+            strict=True,
+        )
+    )
+    shared_cache = {}
+    shared = ~single
+    for node, c, t, jl, jr in zip(
+        nodes[shared].tolist(),
+        column_of[shared].tolist(),
+        t_of[shared].tolist(),
+        jump_left[shared].tolist(),
+        jump_right[shared].tolist(),
         strict=True,
     ):
-        if single:
-            splits[node] = (True, 1 << single_column[c], k, jl, jr)
-        else:
-            goes_left = shared_cache.get((c, t))
-            if goes_left is None:
-                goes_left = shared_cache[c, t] = columns.left_subsets(c, t)
-            splits[node] = (False, columns.group_of_column[c], goes_left, jl, jr)
-    return splits, jump
+        goes_left = shared_cache.get((c, t))
+        if goes_left is None:
+            goes_left = shared_cache[c, t] = columns.left_subsets(c, t)
+        splits[node] = (False, columns.group_of_column[c], goes_left, jl, jr)
+    return splits, jump_roots
 
 
 def _leaf_events(trees, node_values, columns):
@@ -288,10 +342,10 @@ def _leaf_events(trees, node_values, columns):
     words sharing a column that the path constrains.
     """
     forest = _forest_arrays(trees)
-    splits, jump = _splits(forest, columns)
+    splits, jump_roots = _splits(forest, columns)
     full = [(1 << (1 << len(group))) - 1 for group in columns.groups]
     keys, reached = [], []
-    stack = [(node, 0, 0, ()) for node in jump[forest.roots].tolist()]
+    stack = [(node, 0, 0, ()) for node in jump_roots.tolist()]
     while stack:
         node, kept, removed, shared = stack.pop()
         split = splits.get(node)
