@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_text, check_vectorizer
-from .tokens import local_dictionary
+from .tokens import indexed_string, local_dictionary
 
 #: largest group of lime words linked through shared columns (its 2ᵏ kept subsets are pushed through the
 #: vectorizer); lower-casing links a handful of words ("The", "the", "THE"), never this many
@@ -133,9 +133,7 @@ def document_columns(vectorizer, text, *, n_features=None):
     if refusal is not None:
         raise ValueError(f"{refusal}; {EXPLAIN_ADVICE}")
     words = local_dictionary(text)
-    from lime.lime_text import IndexedString
-
-    occurrences = [len(p) for p in IndexedString(text).positions]
+    occurrences = [len(p) for p in indexed_string(text).positions]  # lime's IndexedString(text), its words' tokens
     token_counts = [Counter(t for t in analyzer(w) if t in vocabulary) for w in words]
     expected = Counter()
     for m, counts in zip(occurrences, token_counts, strict=True):
@@ -169,22 +167,26 @@ def document_columns(vectorizer, text, *, n_features=None):
     # (documents, fed columns) has about 2d x d entries, mostly zeros: read each column's nonzeros (a dense copy
     # would take 1.6 GB at d = 10⁴); a group's documents are consecutive rows
     by_column = matrix[:, fed].tocsc()
+    # each fed column's group and the first of its group's rows, then its nonzeros in those rows, all at once
+    group_of_column = {
+        c: g for g, group in enumerate(groups) for c in sorted({c for j in group for c in columns_of_word[j]})
+    }
+    column_group = np.array([group_of_column[c] for c in fed], dtype=np.int64)
+    first = np.array([rows[g, 0] for g in range(len(groups))], dtype=np.int64)[column_group]
+    size = np.array([2 ** len(group) for group in groups], dtype=np.int64)[column_group]
+    offset = np.concatenate([[0], np.cumsum(size)])
+    entry_column = np.repeat(np.arange(len(fed)), np.diff(by_column.indptr))
+    row = by_column.indices - first[entry_column]
+    inside = (row >= 0) & (row < size[entry_column])
+    flat = np.zeros(int(offset[-1]), dtype=np.float32)
+    flat[offset[entry_column[inside]] + row[inside]] = by_column.data[inside]
+    if np.any(flat[offset[1:] - 1] != first_row[fed].astype(np.float32)):
+        raise ValueError(
+            "the vectorizer's value of a column of text is not that of lime's words taken one by one: its "
+            "analysis depends on the words' context"
+        )
     position = {column: i for i, column in enumerate(fed)}
-    group_of_column, values = {}, {}
-    for g, group in enumerate(groups):
-        first, size = rows[g, 0], 2 ** len(group)
-        for column in sorted({c for j in group for c in columns_of_word[j]}):
-            group_of_column[column] = g
-            start, stop = by_column.indptr[position[column]], by_column.indptr[position[column] + 1]
-            row, value = by_column.indices[start:stop], by_column.data[start:stop]
-            inside = (row >= first) & (row < first + size)
-            values[column] = np.zeros(size, dtype=np.float32)
-            values[column][row[inside] - first] = value[inside]
-            if values[column][-1] != np.float32(first_row[column]):
-                raise ValueError(
-                    "the vectorizer's value of a column of text is not that of lime's words taken one by one: its "
-                    "analysis depends on the words' context"
-                )
+    values = {c: flat[offset[position[c]] : offset[position[c] + 1]].copy() for c in group_of_column}
     unfed = np.setdiff1d(np.flatnonzero(first_row), list(group_of_column))
     if unfed.size:
         raise ValueError(

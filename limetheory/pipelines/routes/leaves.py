@@ -346,24 +346,30 @@ def _leaf_events(trees, node_values, columns):
     full = [(1 << (1 << len(group))) - 1 for group in columns.groups]
     keys, reached = [], []
     stack = [(node, 0, 0, ()) for node in jump_roots.tolist()]
+    push, pop, split_of = stack.append, stack.pop, splits.get
     while stack:
-        node, kept, removed, shared = stack.pop()
-        split = splits.get(node)
+        node, kept, removed, shared = pop()
+        split = split_of(node)
         if split is None:  # a leaf
             keys.append((kept, removed, shared))
             reached.append(node)
             continue
         single, where, goes_left, child_left, child_right = split
-        if single:
-            state = 2 if kept & where else (1 if removed & where else 3)  # bit 0: removed possible, bit 1: kept
-            for child, states in ((child_left, state & goes_left), (child_right, state & ~goes_left & 3)):
-                if states == 3 or states == state:
-                    if states:
-                        stack.append((child, kept, removed, shared))
-                elif states == 2:
-                    stack.append((child, kept | where, removed, shared))
-                elif states == 1:
-                    stack.append((child, kept, removed | where, shared))
+        if single:  # goes_left: bit 0 whether "word removed" goes left, bit 1 whether "word kept" does
+            if kept & where:
+                push((child_left if goes_left & 2 else child_right, kept, removed, shared))
+            elif removed & where:
+                push((child_left if goes_left & 1 else child_right, kept, removed, shared))
+            elif goes_left == 3:
+                push((child_left, kept, removed, shared))
+            elif goes_left == 0:
+                push((child_right, kept, removed, shared))
+            elif goes_left == 2:  # kept goes left, removed right
+                push((child_left, kept | where, removed, shared))
+                push((child_right, kept, removed | where, shared))
+            else:
+                push((child_left, kept, removed | where, shared))
+                push((child_right, kept | where, removed, shared))
             continue
         allowed = full[where]
         for g, a in shared:
@@ -371,10 +377,13 @@ def _leaf_events(trees, node_values, columns):
                 allowed = a
         for child, subsets in ((child_left, allowed & goes_left), (child_right, allowed & ~goes_left)):
             if subsets == allowed:
-                stack.append((child, kept, removed, shared))
+                push((child, kept, removed, shared))
             elif subsets:
-                updated = tuple(sorted([(g, a) for g, a in shared if g != where] + [(where, subsets)]))
-                stack.append((child, kept, removed, updated))
+                if shared:
+                    updated = tuple(sorted([(g, a) for g, a in shared if g != where] + [(where, subsets)]))
+                else:
+                    updated = ((where, subsets),)
+                push((child, kept, removed, updated))
     index = {}
     codes = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
     # the values of the reached leaves only (node_values is elementwise in the nodes: the same numbers)
