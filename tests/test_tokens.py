@@ -13,7 +13,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 import limetheory as lt
 from limetheory.book import fit_yelp_vectorizer
-from limetheory.engine import tokens
+from limetheory.engine import kept_counts, tokens
 from limetheory.engine.tokens import DocumentCounts, word_tokens
 
 CORPUS = ["The food was good", "the FOOD was bad", "I ate a pizza", "service: slow, food: cold"]
@@ -170,3 +170,53 @@ def test_lime_tokenisation_is_lime_s_own_on_the_reviews_and_crafted_texts(data_d
         assert ours.as_list == [str(token) for token in lime_s.as_list], text
         assert ours.inverse_vocab == [str(word) for word in lime_s.inverse_vocab], text
         assert ours.positions == lime_s.positions, text
+
+
+def _sparse_product(masks, counts):
+    """The reference: scipy's sparse product of the 0/1 masks with the counts, zeros dropped, indices sorted."""
+    product = sp.csr_matrix(sp.csr_matrix((np.asarray(masks) != 0).astype(np.int64)) @ sp.csr_matrix(counts))
+    product.eliminate_zeros()
+    product.sort_indices()
+    return product
+
+
+@pytest.mark.parametrize(
+    "dense_counts",
+    [
+        [[1, 0, 0], [2, 0, 0], [0, 3, 0], [0, 0, 1], [0, 0, 0]],  # a shared column, an invisible word
+        [[1, 0], [0, 1]],  # one word per column
+        [[0, 1, 0], [1, 0, 0], [0, 1, 0], [0, 2, 0], [0, 0, 0]],  # three words in one column, a column with none
+        [[1, 1], [0, 2], [3, 0]],  # a word of two columns: the sparse product
+        [[0], [0]],  # no visible word
+    ],
+    ids=["shared", "one-each", "three-in-one", "two-columns", "invisible"],
+)
+def test_kept_column_counts_is_the_sparse_product(dense_counts, monkeypatch):
+    """Entry for entry (integers, sorted indices, no stored zero) the sparse product, on the dense path and off it."""
+    counts = sp.csr_matrix(np.array(dense_counts, dtype=np.int64))
+    rng = np.random.default_rng(4)
+    masks = (rng.random((300, counts.shape[0])) < rng.random((300, 1))).astype(np.int8)
+    masks[0], masks[1] = 1, 0
+    for limit in (kept_counts.MAX_DENSE_ENTRIES, 10):  # 10 entries: the sparse product's branch
+        monkeypatch.setattr(kept_counts, "MAX_DENSE_ENTRIES", limit)
+        ours = kept_counts.kept_column_counts(masks * 3, counts)  # any nonzero entry keeps its word
+        truth = _sparse_product(masks, counts)
+        assert ours.shape == truth.shape and ours.dtype == np.int64 and ours.has_sorted_indices
+        assert np.array_equal(ours.indptr, truth.indptr) and np.array_equal(ours.indices, truth.indices)
+        assert np.array_equal(ours.data, truth.data) and np.all(ours.data != 0)
+        np.testing.assert_array_equal(ours.toarray(), masks @ np.array(dense_counts))
+    assert kept_counts.kept_column_counts(masks[:0], counts).shape == (0, counts.shape[1])
+
+
+def test_kept_column_counts_refuses_what_it_cannot_count():
+    counts = sp.csr_matrix(np.array([[1, 0], [0, 1]]))
+    with pytest.raises(TypeError, match="counts must be a scipy sparse matrix of integers"):
+        kept_counts.kept_column_counts(np.ones((2, 2)), np.eye(2, dtype=int))
+    with pytest.raises(TypeError, match="integers"):
+        kept_counts.kept_column_counts(np.ones((2, 2)), sp.csr_matrix(np.eye(2)))
+    with pytest.raises(ValueError, match=r"shape \(m, 2\)"):
+        kept_counts.kept_column_counts(np.ones((2, 3)), counts)
+    with pytest.raises(ValueError, match=r"shape \(m, 2\)"):
+        kept_counts.kept_column_counts(np.ones(2), counts)
+    with pytest.raises(ValueError, match="non-negative"):
+        kept_counts.kept_column_counts(np.ones((2, 2)), -counts)

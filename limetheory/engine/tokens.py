@@ -25,6 +25,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace_csr_row_normalize_l2
 
 from .._validation import as_float_array, check_memory, check_text, check_vectorizer
+from .kept_counts import kept_column_counts
 
 # TfidfVectorizer's default analysis of one word: lower-case, tokens of two word characters or more
 DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -586,9 +587,8 @@ class DocumentCounts:
         return perturbed_documents(self.text, masks)
 
     def kept_counts(self, masks):
-        """The (m x q) integer counts of the document's columns in the perturbed documents of ``masks``."""
-        # sparse x sparse in integers: exact counts, memory proportional to the kept entries (never m x q dense)
-        return sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64) @ self.counts
+        """The (m x q) integer counts of the document's columns in the perturbed documents of ``masks`` (CSR)."""
+        return kept_column_counts(masks, self.counts)  # exact integers, memory bounded (never a large m x q block)
 
     def transform(self, masks):
         """``vectorizer.transform(self.documents(masks))``, computed from the counts of :meth:`kept_counts`."""
