@@ -175,18 +175,39 @@ def _cached_weighted_law(d, nu):
     return _weighted_law(d, nu)
 
 
+def _two_gaps(d, nu):
+    """(s, gaps, gaps_hat): s = 1..d and :func:`gap_sq` for first = 1 (s = 1..d) and first = 2 (s = 2..d).
+
+    For NU_SQUARE_MIN <= ν < inf (every bandwidth a chapter or an explanation asks for) the two are formed here
+    with the expressions of :func:`_gap_sq_of` and without its per-call guards (about half of a small law's cost
+    at d = 100): r₁ > 0 for d >= 2, so the first difference's denominator never vanishes, and the second's
+    vanishes only at s = d = 2, where its numerator is 0 (the guard's 0.0, kept).  Other ν go through
+    :func:`_gap_sq_of` itself.
+    """
+    s, r, g = _gap_terms(d, 1, d)  # s = 1..d, shared by the two gaps (w and w_hat)
+    if not NU_SQUARE_MIN <= nu < np.inf:
+        return s, _gap_sq_of((s, r, g), d, 1, nu), _gap_sq_of((s[1:], r[1:], g[1:]), d, 2, nu)
+    r1, r2 = np.sqrt((d - 1) / d), np.sqrt((d - 2) / d)
+    two_nu_sq = 2.0 * nu * nu
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        first = ((s - 1) / d) / (r1 + r) * (g + (1 / d) / (1.0 + r1)) / two_nu_sq
+        if d == 2:  # s = 2 = d: the difference is 0 (0/0 without the guard)
+            return s, first, np.zeros(1)
+        second = ((s[1:] - 2) / d) / (r2 + r[1:]) * (g[1:] + (2 / d) / (1.0 + r2)) / two_nu_sq
+    return s, first, second
+
+
 def _weighted_law(d, nu):
-    s, r, g = _gap_terms(d, 1, d)  # s = 1..d, shared by the two gap_sq below (w and w_hat)
+    s, gaps, gaps_hat = _two_gaps(d, nu)
     with np.errstate(under="ignore"):
-        gaps = _gap_sq_of((s, r, g), d, 1, nu)
         w = exp_minus(gaps)
         total = float(w.sum())
         m = w / total
         log_w2 = -float(gaps[1])
         log_tau = log_w2 - float(np.log(total))
         tau = float(np.exp(log_tau))
-        w_hat = exp_minus(_gap_sq_of((s[1:], r[1:], g[1:]), d, 2, nu))
-    u = -np.arange(1, d, dtype=float) / d
+        w_hat = exp_minus(gaps_hat)
+    u = -s[:-1] / d
     a1 = (d - 1) / d
     a_shift = float(np.dot(w_hat, u))  # sum_{s>=2} w_hat_s u_s: E[a] - a_1 = tau * a_shift
     centred = u - tau * a_shift
@@ -257,14 +278,20 @@ def kept_given_s(p, d):
 
 # exp(-x) is 0.0 in double precision for every x above this (the smallest subnormal is exp(-744.44)).
 _EXP_ZERO_BEYOND = 745.2
+# Up to this many entries exp_minus calls np.exp(-x) itself: its slow path costs at most a few microseconds on so few
+# underflowing entries, and the masked call's own steps cost more (about 15 of a small law's 140 us, twice)
+_EXP_DIRECT_SIZE = 512
 
 
 def exp_minus(x):
     """exp(-x), elementwise, with the entries that would underflow to 0.0 set without calling exp.
 
-    The same doubles as ``np.exp(-x)``; numpy's exp takes a slow path for every result that underflows, which made
-    the weights of a small bandwidth at d = 2**24 cost 2.4 s instead of 0.5 s.
+    The same doubles as ``np.exp(-x)`` (which it calls on short arrays); numpy's exp takes a slow path for every result
+    that underflows, which made the weights of a small bandwidth at d = 2**24 cost 2.4 s instead of 0.5 s.
     """
+    if x.size <= _EXP_DIRECT_SIZE:
+        with np.errstate(under="ignore"):
+            return np.exp(-x)
     out = np.zeros_like(x)
     inside = ~(x > _EXP_ZERO_BEYOND)  # keeps NaN, so exp can propagate it as np.exp(-x) would
     with np.errstate(under="ignore"):
