@@ -1,10 +1,18 @@
+// Every measure-then-change pass below reads all its boxes first and changes the page after: a change between two
+// reads (a class that sets a border) makes the next read lay the whole page out again, and a chapter of 800
+// formulas takes a third of a second per layout on a phone.
+
 // Display equations that scroll (wider than their box, on a phone) get the class bk-scrolls, which bookext.css
 // draws as shadows at the edges that hide more of the formula; re-measured when the window's width changes.
 (function () {
   "use strict";
   function mark() {
-    Array.prototype.forEach.call(document.querySelectorAll('mjx-container[display="true"]'), function (display) {
-      display.classList.toggle("bk-scrolls", display.scrollWidth > display.clientWidth + 1);
+    var displays = Array.prototype.slice.call(document.querySelectorAll('mjx-container[display="true"]'));
+    var scrolls = displays.map(function (display) {
+      return display.scrollWidth > display.clientWidth + 1;
+    });
+    displays.forEach(function (display, index) {
+      display.classList.toggle("bk-scrolls", scrolls[index]);
     });
   }
   var pending = null;
@@ -83,19 +91,43 @@
       });
     });
   }
-  function update(wrapper) {
+  // whether the table is wider than its column (a read only)
+  function wide(wrapper) {
     var scroll = wrapper.querySelector(".bk-table-scroll");
-    var table = scroll.querySelector("table");
-    var wide = table.getBoundingClientRect().width > scroll.clientWidth + 1;
-    wrapper.classList.toggle("bk-scrolls-x", wide);
-    if (!wide) {
-      wrapper.classList.remove("bk-more-left", "bk-more-right");
-      return;
-    }
-    var first = table.querySelector("tr > :first-child");
-    wrapper.style.setProperty("--bk-sticky-width", (first ? first.getBoundingClientRect().width : 0) + "px");
-    wrapper.classList.toggle("bk-more-left", scroll.scrollLeft > 1);
-    wrapper.classList.toggle("bk-more-right", scroll.scrollLeft + scroll.clientWidth < scroll.scrollWidth - 1);
+    return scroll.querySelector("table").getBoundingClientRect().width > scroll.clientWidth + 1;
+  }
+  // where a wide table's box scrolls to, and its sticky column's width, as bk-scrolls-x lays it out (reads only)
+  function edges(wrapper) {
+    var scroll = wrapper.querySelector(".bk-table-scroll");
+    var first = scroll.querySelector("table tr > :first-child");
+    return {
+      sticky: first ? first.getBoundingClientRect().width : 0,
+      left: scroll.scrollLeft > 1,
+      right: scroll.scrollLeft + scroll.clientWidth < scroll.scrollWidth - 1
+    };
+  }
+  function showEdges(wrapper, edge) {
+    wrapper.style.setProperty("--bk-sticky-width", edge.sticky + "px");
+    wrapper.classList.toggle("bk-more-left", edge.left);
+    wrapper.classList.toggle("bk-more-right", edge.right);
+  }
+  // the tables given, in three passes: which are wide (reads), the class that says so (writes), then the wide ones'
+  // shadows and sticky column (reads, then writes)
+  function updateAll(list) {
+    var wides = list.map(wide);
+    list.forEach(function (wrapper, index) {
+      wrapper.classList.toggle("bk-scrolls-x", wides[index]);
+      if (!wides[index]) {
+        wrapper.classList.remove("bk-more-left", "bk-more-right");
+      }
+    });
+    var scrolling = list.filter(function (wrapper, index) {
+      return wides[index];
+    });
+    var found = scrolling.map(edges);
+    scrolling.forEach(function (wrapper, index) {
+      showEdges(wrapper, found[index]);
+    });
   }
   function wrap(table) {
     if (table.closest(".bk-table, .bk-lightbox")) {
@@ -121,12 +153,12 @@
     wrapper.appendChild(frame);
     wrapper.appendChild(hint);
     scroll.addEventListener("scroll", function () {
-      update(wrapper);
+      updateAll([wrapper]);
     }, {passive: true});
     wrappers.push(wrapper);
   }
-  function updateAll() {
-    wrappers.forEach(update);
+  function updateEvery() {
+    updateAll(wrappers);
   }
   function init() {
     var article = document.querySelector("article.bd-article") || document.querySelector("main");
@@ -134,11 +166,11 @@
       return;
     }
     Array.prototype.forEach.call(article.querySelectorAll("table"), wrap);
-    updateAll();
-    window.addEventListener("resize", updateAll);
-    window.addEventListener("load", updateAll);  // after MathJax and the fonts, which change the widths
+    updateEvery();
+    window.addEventListener("resize", updateEvery);
+    window.addEventListener("load", updateEvery);  // after MathJax and the fonts, which change the widths
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-      MathJax.startup.promise.then(updateAll);
+      MathJax.startup.promise.then(updateEvery);
     }
   }
   if (document.readyState === "loading") {
@@ -215,14 +247,18 @@
     }
     return image.getBoundingClientRect().width / image.naturalWidth;
   }
-  function mark(figure, image) {
-    if (!image.naturalWidth) {
-      return;
-    }
-    var scale = shownScale(figure, image);
-    image.classList.toggle("bk-zoomable", scale < 0.98);
-    figure.classList.toggle("bk-shrunk", scale < 0.75);  // the hint shows where the labels are small (under 3/4)
-    figure.setAttribute("data-bk-scale", scale.toFixed(3));
+  // every figure's scale read first, then every figure marked (bk-shrunk shows a hint line: a change of layout)
+  function markAll(items) {
+    var scales = items.map(function (item) {
+      return shownScale(item.figure, item.image);
+    });
+    items.forEach(function (item, index) {
+      var scale = scales[index];
+      item.image.classList.toggle("bk-zoomable", scale < 0.98);
+      // the hint shows where the labels are small (under 3/4)
+      item.figure.classList.toggle("bk-shrunk", scale < 0.75);
+      item.figure.setAttribute("data-bk-scale", scale.toFixed(3));
+    });
   }
   // the panels' boxes, in the SVG's user units: one per axes group (a thin one, a colour bar, joins its neighbour;
   // overlapping ones, twin axes or an inset, are one), plus the figure's own legends and titles
@@ -288,32 +324,51 @@
     }
     return false;
   }
-  function stack(figure, image, text) {
+  // an SVG's view box and its panels' boxes, or null (not an SVG): getBBox needs a rendered element, so the drawing is
+  // put in a document of its own (frameDocument, an iframe's), whose layout leaves the page's alone
+  function measure(frameDocument, text) {
     var parsed = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
     if (!parsed || parsed.nodeName.toLowerCase() !== "svg") {
-      return;
+      return null;
     }
     var view = (parsed.getAttribute("viewBox") || "").split(/[\s,]+/).map(Number);
     if (view.length !== 4 || !(view[2] > 0)) {
-      return;
+      return null;
     }
-    // measured in the page (getBBox needs a rendered element), off screen, then removed
-    var holder = document.createElement("div");
-    holder.style.cssText = "position:absolute;left:-100000px;top:0;width:" + view[2] + "px;height:" + view[3]
+    var holder = frameDocument.createElement("div");
+    holder.style.cssText = "position:absolute;left:0;top:0;width:" + view[2] + "px;height:" + view[3]
       + "px;overflow:hidden;visibility:hidden";
-    var svg = document.importNode(parsed, true);
+    var svg = frameDocument.importNode(parsed, true);
     svg.removeAttribute("id");
     holder.appendChild(svg);
-    document.body.appendChild(holder);
-    var boxes;
+    frameDocument.body.appendChild(holder);
     try {
-      boxes = panelBoxes(svg);
+      return {view: view, boxes: panelBoxes(svg)};
     } finally {
-      document.body.removeChild(holder);
+      frameDocument.body.removeChild(holder);
     }
-    if (boxes.length < 2 || !sideBySide(boxes)) {
+  }
+  // the SVG texts measured in one off-screen iframe (null where a text is empty or not an SVG), then the iframe removed
+  function measureAll(texts) {
+    var frame = document.createElement("iframe");
+    frame.setAttribute("aria-hidden", "true");
+    frame.tabIndex = -1;
+    frame.style.cssText = "position:absolute;left:-100000px;top:0;width:10px;height:10px;border:0";
+    document.body.appendChild(frame);
+    try {
+      return texts.map(function (text) {
+        return text ? measure(frame.contentDocument, text) : null;
+      });
+    } finally {
+      document.body.removeChild(frame);
+    }
+  }
+  function stack(figure, image, measured) {
+    if (!measured || measured.boxes.length < 2 || !sideBySide(measured.boxes)) {
       return;
     }
+    var view = measured.view;
+    var boxes = measured.boxes;
     var unitsToPx = image.naturalWidth / view[2];
     var pad = 3;
     var panels = document.createElement("div");
@@ -352,64 +407,84 @@
     figure.setAttribute("data-bk-panels", String(boxes.length));
   }
   // the panels are cut out once, the first time the page is as narrow as a phone, after the page has loaded (a
-  // desktop reader's page does no work for them); data-bk-ready says the figure is laid out for the current width
-  function stackOnce(figure, image) {
-    if (figure.hasAttribute("data-bk-stacking")) {
-      return Promise.resolve();
-    }
-    figure.setAttribute("data-bk-stacking", "");
-    var source = image.currentSrc || image.src;
-    if (!/\.svg(\?|#|$)/.test(source)) {
-      return Promise.resolve();
-    }
-    return fetch(source).then(function (response) {
-      return response.ok ? response.text() : "";
-    }).then(function (text) {
-      if (text) {
-        stack(figure, image, text);
+  // desktop reader's page does no work for them): every figure's SVG fetched, all measured, then all cut out
+  function stackAll(items) {
+    var todo = items.filter(function (item) {
+      if (item.figure.hasAttribute("data-bk-stacking")) {
+        return false;
       }
+      item.figure.setAttribute("data-bk-stacking", "");
+      return /\.svg(\?|#|$)/.test(item.image.currentSrc || item.image.src);
+    });
+    if (!todo.length) {
+      return Promise.resolve();
+    }
+    return Promise.all(todo.map(function (item) {
+      return fetch(item.image.currentSrc || item.image.src).then(function (response) {
+        return response.ok ? response.text() : "";
+      }).catch(function () {
+        return "";
+      });
+    })).then(function (texts) {
+      var measured = measureAll(texts);
+      todo.forEach(function (item, index) {
+        stack(item.figure, item.image, measured[index]);
+      });
     }).catch(function () {});
   }
-  function layOut(figure, image) {
-    var ready = PHONE.matches ? stackOnce(figure, image) : Promise.resolve();
-    figure.setAttribute("data-bk-ready", "false");
+  // data-bk-ready says the figures are laid out for the current width
+  function layOutAll(items) {
+    items.forEach(function (item) {
+      item.figure.setAttribute("data-bk-ready", "false");
+    });
+    var ready = PHONE.matches ? stackAll(items) : Promise.resolve();
     ready.then(function () {
-      mark(figure, image);
-      figure.setAttribute("data-bk-ready", "true");
+      markAll(items);
+      items.forEach(function (item) {
+        item.figure.setAttribute("data-bk-ready", "true");
+      });
     });
   }
-  function setUp(figure, image) {
-    zoomable(image, image);
+  function setUp(item) {
+    zoomable(item.image, item.image);
     var hint = document.createElement("span");
     hint.className = "bk-zoom-hint";
     hint.textContent = "Tap the figure to open it at full size.";
-    var figcaption = figure.querySelector("figcaption");
-    figure.insertBefore(hint, figcaption);
-    layOut(figure, image);
-    PHONE.addEventListener("change", function () {
-      layOut(figure, image);
-    });
-    window.addEventListener("resize", function () {
-      mark(figure, image);
-    });
+    item.figure.insertBefore(hint, item.figure.querySelector("figcaption"));
   }
+  // the figures whose image loads, once every image has loaded or failed (an image that fails is left alone)
   function init() {
     var article = document.querySelector("article.bd-article") || document.querySelector("main");
     if (!article) {
       return;
     }
+    var items = [];
+    var loads = [];
     Array.prototype.forEach.call(article.querySelectorAll("figure"), function (figure) {
       var image = figure.querySelector(":scope > img, :scope > a > img");
       if (!image || image.closest(".bk-table")) {
         return;
       }
-      if (image.complete && image.naturalWidth) {
-        setUp(figure, image);
-      } else {
-        image.addEventListener("load", function () {
-          setUp(figure, image);
-        }, {once: true});
+      items.push({figure: figure, image: image});
+      if (!image.complete) {
+        loads.push(new Promise(function (resolve) {
+          image.addEventListener("load", resolve, {once: true});
+          image.addEventListener("error", resolve, {once: true});
+        }));
       }
+    });
+    Promise.all(loads).then(function () {
+      var loaded = items.filter(function (item) {
+        return item.image.naturalWidth > 0;
+      });
+      loaded.forEach(setUp);
+      layOutAll(loaded);
+      PHONE.addEventListener("change", function () {
+        layOutAll(loaded);
+      });
+      window.addEventListener("resize", function () {
+        markAll(loaded);
+      });
     });
   }
   if (document.readyState === "complete") {
