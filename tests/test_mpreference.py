@@ -98,6 +98,25 @@ def test_psi_at_infinite_bandwidth_and_bad_t():
         mpreference.psi(1.5, nu=1.0)
 
 
+def test_psi_is_the_same_number_at_any_ambient_precision():
+    """psi skips workdps when the working precision is already ``dps`` digits: the same mpf, bit for bit, as when
+    it must switch (from fewer digits, more, or a precision set in bits), and the ambient precision is left as it was.
+    The reference is the printed formula evaluated inside workdps(dps), with nu as an mpf."""
+    for dps in (15, 50, 120):
+        with mp.workdps(dps + 9):
+            ts = [mp.mpf(s) / 29 for s in range(30)]
+        for nu in (0.01, 0.25, np.float64(1.5), 3):
+            with mp.workdps(dps):
+                expected = [printed.psi(mp.mpf(t), nu=mp.mpf(float(nu)), lib=mp)._mpf_ for t in ts]
+            for ambient in (dps, dps - 5, dps + 40):
+                with mp.workdps(ambient):
+                    got = [mpreference.psi(t, nu=nu, dps=dps)._mpf_ for t in ts]
+                    assert mp.mp.dps == ambient
+                assert got == expected, (dps, nu, ambient)
+            with mp.workprec(mp.libmp.dps_to_prec(dps) + 1):  # dps digits by name, one bit more
+                assert [mpreference.psi(t, nu=nu, dps=dps)._mpf_ for t in ts] == expected
+
+
 @pytest.mark.parametrize("d", [1, 2, 5, 9])
 @pytest.mark.parametrize("nu", [0.25, 1.0, math.inf])
 def test_alpha_matches_sympy_rational_evaluation(d, nu):

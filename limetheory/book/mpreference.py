@@ -40,6 +40,8 @@ def _check_d(d, minimum=1):
 
 
 def _check_nu(nu):
+    if type(nu) is float and nu > 0:  # the common case, without the abstract-class checks below
+        return nu
     if isinstance(nu, bool) or not isinstance(nu, numbers.Real):
         raise TypeError(f"nu must be a real number > 0 (math.inf for the large-bandwidth limit), got {nu!r}")
     if not nu > 0:  # also refuses nan
@@ -48,6 +50,8 @@ def _check_nu(nu):
 
 
 def _check_dps(dps):
+    if type(dps) is int and dps >= 15:  # the common case, as in _check_nu
+        return dps
     if isinstance(dps, bool) or not isinstance(dps, numbers.Integral):
         raise TypeError(f"dps must be an integer number of digits, got {dps!r}")
     if dps < 15:
@@ -142,13 +146,26 @@ def psi(t, *, nu, dps=50):
     0.503439616755549399201606200128
     """
     nu, dps = _check_nu(nu), _check_dps(dps)
+    if mp.mp.prec == mp.libmp.dps_to_prec(dps):  # already at dps digits (a chapter's loop): workdps changes nothing
+        return _psi_here(t, nu)
     with mp.workdps(dps):
-        t = mp.mpf(t)
-        if not 0 <= t <= 1:
-            raise ValueError(f"t must be in [0, 1], got {t}")
-        if math.isinf(nu):
-            return mp.mpf(1)
-        return printed.psi(t, nu=mp.mpf(nu), lib=mp)
+        return _psi_here(t, nu)
+
+
+def _psi_here(t, nu):
+    """:func:`psi` at the working precision (``nu`` checked)."""
+    t = mp.mpf(t)
+    if not 0 <= t <= 1:
+        raise ValueError(f"t must be in [0, 1], got {t}")
+    if math.isinf(nu):
+        return mp.mpf(1)
+    return printed.psi(t, nu=_mpf_of(nu), lib=mp)
+
+
+@functools.lru_cache(maxsize=256)
+def _mpf_of(nu):
+    """mp.mpf(nu) for a float: exact at every precision of at least 53 bits (dps >= 15), so it can be kept."""
+    return mp.mpf(nu)
 
 
 @functools.cache
