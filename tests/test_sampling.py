@@ -117,6 +117,13 @@ def test_kernel_weights_are_psi_of_s_over_d(d, nu):
         assert got == pytest.approx(value, rel=rtol_for(value), abs=1e-300)
 
 
+def test_kernel_weights_are_psis_doubles_bit_for_bit():
+    """kernel_weights skips psi's checks of t (s/d is in [0, 1]): the same doubles as psi itself on s/d."""
+    for d in (1, 2, 3, 29, 300, 5000):
+        for nu in (1e-300, 1e-160, 0.01, 0.25, 1.0, 1e155, np.inf):
+            assert kernel_weights(d, nu=nu).tobytes() == psi(np.arange(1, d + 1) / d, nu=nu).tobytes(), (d, nu)
+
+
 def test_kernel_weights_errors():
     with pytest.raises(ValueError, match="^d must be >= 1"):
         kernel_weights(0, nu=0.25)

@@ -72,12 +72,17 @@ def psi(t, *, nu):
     arr = as_float_array(t, "t", allow_nonfinite=True)
     if arr.size and (np.isnan(arr).any() or arr.min() < 0 or arr.max() > 1):
         raise ValueError(f"t must lie in [0, 1], got values in [{arr.min()}, {arr.max()}]")
+    out = _psi_of_checked(arr, nu)
+    return out if out.ndim else float(out)
+
+
+def _psi_of_checked(arr, nu):
+    """:func:`psi` of a float array already in [0, 1] and a checked ``nu`` (an array of the same shape)."""
     # 1 - sqrt(1 - t) written as t / (1 + sqrt(1 - t)) to keep accuracy for small t
     gap = arr / (1.0 + np.sqrt(1.0 - arr))
     # exactly 1.0 at nu = inf (the exponent is 0.0); exponents beyond 746 give 0.0 either way, and clipping them
     # spares exp its slow underflow path (kernel_weights at d = 10**7, nu = 0.25: 1.5 s -> 0.3 s)
-    out = np.exp(-np.minimum(_half_squared_ratio(gap, nu), 746.0))
-    return out if out.ndim else float(out)
+    return np.exp(-np.minimum(_half_squared_ratio(gap, nu), 746.0))
 
 
 @bandwidth_keyword
@@ -105,7 +110,7 @@ def kernel_weights(d, *, nu):
     """
     d = check_linear_d(check_int(d, "d", minimum=1), what="kernel_weights")
     nu = check_nu(nu)
-    return psi(np.arange(1, d + 1) / d, nu=nu)
+    return _psi_of_checked(np.arange(1, d + 1) / d, nu)  # s/d is in [0, 1]: psi's checks of t would find nothing
 
 
 def prob_kept(p, d, s=None):
