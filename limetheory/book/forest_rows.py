@@ -120,8 +120,11 @@ def presence_forest_proba(forest):
             key = keys[t]
             new = np.flatnonzero(~known[key])
             if len(new):
-                seen, first = np.unique(key[new], return_index=True)
-                table[seen] = tree.predict_proba(matrix[new[first]])
+                # one row of each new key (any: rows with one key reach one leaf), without sorting the keys
+                representative = np.empty(size, dtype=np.int64)
+                representative[key[new]] = new
+                seen = np.flatnonzero(np.bincount(key[new], minlength=size))
+                table[seen] = tree.predict_proba(matrix[representative[seen]])
                 known[seen] = True
             out += np.take(table, key, axis=0)
         out /= len(trees)
