@@ -120,11 +120,17 @@ def presence_forest_proba(forest):
             key = keys[t]
             new = np.flatnonzero(~known[key])
             if len(new):
-                # one row of each new key (any: rows with one key reach one leaf), without sorting the keys
-                representative = np.empty(size, dtype=np.int64)
-                representative[key[new]] = new
-                seen = np.flatnonzero(np.bincount(key[new], minlength=size))
-                table[seen] = tree.predict_proba(matrix[representative[seen]])
+                # one row of each new key (any: rows with one key reach one leaf); many new keys against the table's
+                # size: a scatter and a count over the table, no sort; a few: sorted
+                if 4 * len(new) >= size:
+                    representative = np.empty(size, dtype=np.int64)
+                    representative[key[new]] = new
+                    seen = np.flatnonzero(np.bincount(key[new], minlength=size))
+                    rows = representative[seen]
+                else:
+                    seen, first = np.unique(key[new], return_index=True)
+                    rows = new[first]
+                table[seen] = tree.predict_proba(matrix[rows])
                 known[seen] = True
             out += np.take(table, key, axis=0)
         out /= len(trees)
