@@ -72,12 +72,22 @@ _USE = (
 )
 
 
+#: what a chapter without formulas does with the book: a closing summary and a number for the prose
+_BOOK_USE = (
+    "from limetheory.book import reader_text, significant, summary\n"
+    "summary(('runs', 100), ('agree', (True, 19)), ('largest error', 1.5e-12))._repr_markdown_()\n"
+    "reader_text(significant(0.000123456, 3))"
+)
+
+
 @pytest.fixture(scope="module")
-def import_then_use() -> tuple[set[str], set[str], set[str]]:
-    """The modules in ``sys.modules`` after ``import limetheory`` in a fresh interpreter, after using it then, and
-    after importing ``limetheory.book`` last."""
-    imported, used, book = _reports("import limetheory" + _REPORT, _USE + _REPORT, "import limetheory.book" + _REPORT)
-    return set(imported), set(used), set(book)
+def import_then_use() -> tuple[set[str], set[str], set[str], set[str]]:
+    """The modules in ``sys.modules`` after ``import limetheory`` in a fresh interpreter, after using it then, after
+    importing ``limetheory.book`` last, and after a chapter's summary and prose numbers."""
+    imported, used, book, book_used = _reports(
+        "import limetheory" + _REPORT, _USE + _REPORT, "import limetheory.book" + _REPORT, _BOOK_USE + _REPORT
+    )
+    return set(imported), set(used), set(book), set(book_used)
 
 
 @pytest.fixture(scope="module")
@@ -212,7 +222,7 @@ LIME_TEXT_LOADS = ("lime.lime_text", "lime.lime_base", "sklearn.linear_model", "
 
 
 def test_import_limetheory_loads_neither_limes_text_module_nor_sklearns_linear_models(import_then_use):
-    loaded, used, _ = import_then_use
+    loaded, used, _, _ = import_then_use
     assert sorted(name for name in LIME_TEXT_LOADS if name in loaded) == []
     assert {"lime.lime_text", "lime.lime_base", "sklearn.linear_model"} <= used  # loaded where they are used
 
@@ -235,6 +245,15 @@ def test_a_compiled_loop_imports_numba_on_its_first_call(baseline_outside_loop):
 def test_the_book_leaves_sklearns_forests_to_the_chapters_that_train_one(import_then_use):
     """``limetheory.book`` imports scikit-learn's ensemble module (0.1 s) where a forest is made or checked: most
     chapters train none, and every chapter imports the book (after lime's text module, as here)."""
-    _, used, book = import_then_use
+    _, used, book, _ = import_then_use
     assert "limetheory.book.forest_rows" in book and "limetheory.book.models" in book  # the book was imported
     assert "sklearn.ensemble" not in used and "sklearn.ensemble" not in book
+
+
+def test_the_book_leaves_sympy_and_mpmath_to_the_chapters_that_use_them(import_then_use):
+    """``limetheory.book`` imports sympy (half a CPU-second) where a sympy object is written, and only there: four
+    chapters use no sympy, and their kernels need not load it for a summary or a number of the prose (a value
+    cannot be a sympy object while sympy is not loaded).  mpmath comes with sympy and with ``mpreference``."""
+    _, _, book, book_used = import_then_use
+    assert {"limetheory.book.display", "limetheory.book.reader"} <= book  # the book was imported
+    assert sorted(name for name in book_used if name.split(".")[0] in ("sympy", "mpmath")) == []

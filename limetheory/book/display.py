@@ -13,9 +13,9 @@ terms, inside the parentheses of a product, and by setting a long left-hand side
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
-import sympy as sp
 
 __all__ = ["Equations", "show_equations", "significant"]
 
@@ -27,7 +27,9 @@ PHONE_WIDTH_EM = 19.0
 
 def _check_side(value, name):
     """An equation side: a str (LaTeX), a sympy object or a number (not a bool); returned unchanged."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, sp.Basic, sp.MatrixBase, numbers.Number)):
+    sp = sys.modules.get("sympy")  # not imported: no value is a sympy object (a chapter without sympy skips it)
+    sympy_types = (sp.Basic, sp.MatrixBase) if sp is not None else ()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, *sympy_types, numbers.Number)):
         raise TypeError(
             f"an equation side must be a str (LaTeX), a sympy object or a number; the {name} is "
             f"{type(value).__name__}: {value!r:.60}"
@@ -39,6 +41,8 @@ def _latex(value) -> str:
     """LaTeX for a sympy expression or a number; a str is taken as LaTeX already."""
     if isinstance(value, str):
         return value
+    import sympy as sp  # here: importing sympy costs a chapter that uses none about half a CPU-second
+
     if isinstance(value, np.generic):
         value = value.item()  # a numpy scalar as the Python number sympy knows
     return sp.latex(value)
@@ -58,7 +62,8 @@ def _opened_product(value) -> list[str] | None:
     # which imports this module
     from .texwidth import tex_terms, tex_width
 
-    if not isinstance(value, sp.Mul) or sp.fraction(value)[1] != 1:
+    sp = sys.modules.get("sympy")  # not imported: value is no sympy product
+    if sp is None or not isinstance(value, sp.Mul) or sp.fraction(value)[1] != 1:
         return None
     factors = list(value.args)
     sums = [index for index, factor in enumerate(factors) if isinstance(factor, sp.Add)]

@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from collections.abc import Mapping
 
 import numpy as np
-import sympy as sp
 
 __all__ = ["Summary", "reader_label", "reader_text", "summary"]
 
@@ -116,8 +116,17 @@ def _real(number: float, digits: int) -> str:
     return scientific(number, shortest)
 
 
+def _latex_math(expr) -> str:
+    """A sympy object as inline LaTeX between dollars."""
+    import sympy as sp
+
+    return f"${sp.latex(expr)}$"
+
+
 def _sympy_text(expr) -> str:
     """sympy's one-line text in the notation of a printed formula: ``6·(d² − 2·d + 3)/((d − 1)·(d + 1))``."""
+    import sympy as sp  # here, as in _latex_math: only a sympy value comes here, so sympy is loaded already
+
     text = sp.sstr(expr)
     text = _POWER.sub(lambda match: match.group(1).translate(_SUPERSCRIPT), text)
     text = text.replace("**", "^").replace("*", "·").replace("sqrt(", "√(")
@@ -156,7 +165,8 @@ def reader_text(value, digits: int = 6, math_as=None) -> str:
     _check_digits(digits)
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
-    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+    sp = sys.modules.get("sympy")  # not imported: no value is a sympy object (a chapter without sympy skips it)
+    if sp is not None and isinstance(value, (sp.Basic, sp.MatrixBase)):
         if isinstance(value, sp.Integer) or (isinstance(value, sp.Float) and not math_as):
             return reader_text(int(value) if isinstance(value, sp.Integer) else float(value), digits)
         return math_as(value) if math_as else _sympy_text(value)
@@ -238,7 +248,7 @@ class Summary:
     def _repr_markdown_(self) -> str:
         lines = ["| Quantity | Value |", "|:--|:--|"]
         for label, value in self.rows:
-            text = reader_text(value, self.digits, math_as=lambda expr: f"${sp.latex(expr)}$")
+            text = reader_text(value, self.digits, math_as=_latex_math)
             lines.append(f"| {_cell(reader_label(label))} | {_cell(text)} |")
         return "\n".join(lines)
 
