@@ -75,10 +75,13 @@ lint: venv
 # so that the package's short test files fill the end instead of one worker idling through a long chapter.
 # PYTEST_MARKERS selects by marker: by default the tests marked `slow` are left out (statistical sweeps over many
 # seeds and large grids, each with a representative case left unmarked: pyproject.toml's markers); empty runs all
+# The chapters' kernels are forked from a process per worker that has imported the chapters' libraries once
+# (booktools/forked_kernel.py, the kernelspec booktools/kernels/limetheory-forked): about 3 CPU-s fewer per chapter
 PYTEST_MARKERS ?= not slow
 SCHEDULED_CHAPTERS = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py $(CHAPTERS))
 pytest: venv $(DOT) bytecode
-	$(PYTHON) -m pytest $(SCHEDULED_CHAPTERS) tests --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 \
+	JUPYTER_PATH=$(CURDIR)/booktools $(PYTHON) -m pytest $(SCHEDULED_CHAPTERS) tests --nbval-lax \
+		--nbval-kernel-name limetheory-forked --nbval-cell-timeout=1800 \
 		-n 2 --dist loadfile $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
 
 # the editable package's own modules compiled once (compileall skips what is up to date): under PYTHONDONTWRITEBYTECODE
