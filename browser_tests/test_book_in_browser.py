@@ -127,6 +127,9 @@ const mode = arguments[0];
 localStorage.setItem('theme', mode); localStorage.setItem('mode', mode);
 document.documentElement.dataset.theme = mode; document.documentElement.dataset.mode = mode;
 """
+# the mode the next page opens in, without restyling this one
+STORE_THEME = "localStorage.setItem('theme', arguments[0]); localStorage.setItem('mode', arguments[0]);"
+THEME_NOW = "return document.documentElement.dataset.theme || 'light';"
 RAW_TEX = re.compile(
     r"\\[()\[\]]|\$|\^|\\(?:frac|sum|mathbb|mathcal|alpha|beta|Sigma|Gamma|left|right|sqrt|binom|begin|end|hat)\b"
 )
@@ -356,13 +359,22 @@ def tap_figures(browser, page: str, indices: list[int]) -> list[str]:
     return problems
 
 
-def _screenshot(browser, name: str, size: tuple[int, int], theme: str = "light") -> None:
-    browser.set_window_size(*size)
-    browser.execute_script(SET_THEME, theme)
+def _screenshots(browser, shots: list[tuple[str, tuple[int, int], str]]) -> None:
+    """Save each (name, window size, colour mode) in the order given, changing the window or the mode only where a shot
+    differs from the one before: each resize or switch lays the whole page out again (seconds on the heaviest
+    chapter). The page is left in light mode for the next one (its stored choice only: the page is left after)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
-    browser.execute_script(SET_THEME, "light")
-    browser.set_window_size(*DESKTOP)
+    current = browser.get_window_size()
+    size, theme = (current["width"], current["height"]), browser.execute_script(THEME_NOW)
+    for name, wanted_size, wanted_theme in shots:
+        if wanted_size != size:
+            browser.set_window_size(*wanted_size)
+            size = wanted_size
+        if wanted_theme != theme:
+            browser.execute_script(SET_THEME, wanted_theme)
+            theme = wanted_theme
+        browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+    browser.execute_script(STORE_THEME, "light")
 
 
 # the browsers that open the book's pages side by side, each page in one of them (BROWSERS=1: one at a time). Two,
@@ -380,17 +392,18 @@ def _visit(browser, base: str, page: str) -> dict:
         if urlparse(href).netloc == urlparse(base).netloc
     ]
     if page == "book/intro.html":
-        _screenshot(browser, "landing", (DESKTOP[0], 1600))
+        _screenshots(browser, [("landing", (DESKTOP[0], 1600), "light")])
     elif page == "book/concordance.html":
-        _screenshot(browser, "concordance", (DESKTOP[0], 1600))
+        _screenshots(browser, [("concordance", (DESKTOP[0], 1600), "light")])
     elif page == "book/blueprint.html":
-        _screenshot(browser, "blueprint-light", (DESKTOP[0], 2200))
-        _screenshot(browser, "blueprint-dark", (DESKTOP[0], 2200), theme="dark")
+        _screenshots(browser, [(f"blueprint-{theme}", (DESKTOP[0], 2200), theme) for theme in ("light", "dark")])
     if page in WIDTH_PAGES:
+        # inspect_page left the page at the phone's size in light mode: one resize and two switches for the four
         name = Path(page).stem.split("-")[0]
-        for theme in ("light", "dark"):
-            _screenshot(browser, f"chapter-{name}-phone-{theme}", PHONE, theme=theme)
-            _screenshot(browser, f"chapter-{name}-desktop-{theme}", DESKTOP, theme=theme)
+        order = [("phone", PHONE, "light"), ("phone", PHONE, "dark"), ("desktop", DESKTOP, "dark")]
+        order.append(("desktop", DESKTOP, "light"))
+        shots = [(f"chapter-{name}-{width}-{theme}", size, theme) for width, size, theme in order]
+        _screenshots(browser, shots)
     return {"found": found, "links": links}
 
 
