@@ -74,8 +74,9 @@ PRELOAD = (
 )
 #: the signals jupyter_client may send the kernel (interrupt, terminate...), passed on from the launcher
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
-#: seconds a launcher waits for a zygote it started to listen (its imports take about 4 CPU-s; more under load)
-STARTUP_SECONDS = 120.0
+#: seconds a launcher waits for a zygote it started to listen before it becomes an ordinary kernel: the zygote's
+#: imports take about 4 CPU-s (20 s at a load of 10), and nbval gives a kernel 60 s to answer
+STARTUP_SECONDS = 40.0
 _HEADER = struct.Struct("!Q")
 
 
