@@ -107,14 +107,15 @@ def test_the_precision_sentence_is_the_standard_errors_over_limes_sd(case, yelp)
     'every standard error is at most 0.1 x ...' beside a ratio of 27334443, and on a 1600-word document gave one
     ratio and then another."""
     texts, stars = yelp
+    # each case builds (and fits) only its own model
     model, text = {
-        "two columns": (keywords, texts[134]),
-        "one column": (lambda docs: keywords(docs)[:, 1] * 3.0 - 1.0, texts[134]),
-        "pipeline": (make_pipeline(CountVectorizer(), GradientBoostingClassifier(n_estimators=20, random_state=0))
-                     .fit(texts, stars), texts[134]),
-        "long document": (make_pipeline(CountVectorizer(), MultinomialNB()).fit(texts, stars),
-                          _long_document(texts, 1600)),
-    }[case]  # fmt: skip
+        "two columns": lambda: (keywords, texts[134]),
+        "one column": lambda: (lambda docs: keywords(docs)[:, 1] * 3.0 - 1.0, texts[134]),
+        "pipeline": lambda: (make_pipeline(CountVectorizer(), GradientBoostingClassifier(n_estimators=20,
+                             random_state=0)).fit(texts, stars), texts[134]),
+        "long document": lambda: (make_pipeline(CountVectorizer(), MultinomialNB()).fit(texts, stars),
+                                  _long_document(texts, 1600)),
+    }[case]()  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # lime's agreement at n: not what is checked here
         e = lt.explain(model, text, progress=False)
@@ -148,24 +149,31 @@ def test_the_routes_the_readme_and_the_api_page_state(case, expected):
     counts or binary features; 'a tree on the default L2-normalised TfidfVectorizer ... takes enumeration or the
     estimate'; any model on up to 14 words; the estimate otherwise (the trial found the README promising trees
     on every ensemble)."""
-    forest = RandomForestClassifier(20, random_state=0)
+
+    def forest():
+        return RandomForestClassifier(20, random_state=0)
+
+    def lazy(*steps, y=LABELS):  # each case fits only its own model (and its own forest)
+        return lambda: fitted(*steps, y=y)
+
     models = {
-        "logistic, decision_function": (fitted(TfidfVectorizer(), LogisticRegression()), "decision_function", SHORT),
+        "logistic, decision_function": (lazy(TfidfVectorizer(), LogisticRegression()), "decision_function", SHORT),
         "hashing SGD, decision_function": (
-            fitted(HashingVectorizer(n_features=2**12), SGDClassifier(random_state=0)), "decision_function", LONG),
-        "ridge, predict": (fitted(TfidfVectorizer(), Ridge(), y=np.linspace(0, 1, len(DOCS))), "predict", LONG),
-        "forest on counts": (fitted(CountVectorizer(), forest), "predict_proba", LONG),
-        "forest on TF-IDF without norm": (fitted(TfidfVectorizer(norm=None), forest), "predict_proba", LONG),
+            lazy(HashingVectorizer(n_features=2**12), SGDClassifier(random_state=0)), "decision_function", LONG),
+        "ridge, predict": (lazy(TfidfVectorizer(), Ridge(), y=np.linspace(0, 1, len(DOCS))), "predict", LONG),
+        "forest on counts": (lazy(CountVectorizer(), forest()), "predict_proba", LONG),
+        "forest on TF-IDF without norm": (lazy(TfidfVectorizer(norm=None), forest()), "predict_proba", LONG),
         "gradient boosting on counts, decision_function": (
-            fitted(CountVectorizer(), GradientBoostingClassifier(n_estimators=10, random_state=0)),
+            lazy(CountVectorizer(), GradientBoostingClassifier(n_estimators=10, random_state=0)),
             "decision_function", LONG),
-        "forest on L2-normalised TF-IDF, 5 words": (fitted(TfidfVectorizer(), forest), "predict_proba", SHORT),
-        "forest on L2-normalised TF-IDF, 20 words": (fitted(TfidfVectorizer(), forest), "predict_proba", LONG),
-        "logistic, predict_proba, 20 words": (fitted(TfidfVectorizer(), LogisticRegression()), "predict_proba", LONG),
+        "forest on L2-normalised TF-IDF, 5 words": (lazy(TfidfVectorizer(), forest()), "predict_proba", SHORT),
+        "forest on L2-normalised TF-IDF, 20 words": (lazy(TfidfVectorizer(), forest()), "predict_proba", LONG),
+        "logistic, predict_proba, 20 words": (lazy(TfidfVectorizer(), LogisticRegression()), "predict_proba", LONG),
         "bigrams, decision_function, 5 words": (
-            fitted(TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression()), "decision_function", SHORT),
+            lazy(TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression()), "decision_function", SHORT),
     }  # fmt: skip
-    model, output, text = models[case]
+    build, output, text = models[case]
+    model = build()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         e = lt.explain(model, text, output=output, progress=False, max_calls=2000)
