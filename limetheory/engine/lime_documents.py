@@ -253,10 +253,10 @@ class LimeTextCounts(DocumentCounts):
 
     def kept_counts(self, masks):
         """The counts of :meth:`~limetheory.engine.tokens.DocumentCounts.kept_counts`, plus those of ``mask_string``."""
-        kept = sp.csr_matrix(np.asarray(masks).astype(bool, copy=False), dtype=np.int64)
-        counts = kept @ self.counts
+        masks = np.asarray(masks)
+        counts = super().kept_counts(masks)  # kept_column_counts: the sparse product's integers, without its cost
         if self.mask_counts.any():
-            removed = self.d - np.asarray(kept.sum(axis=1)).ravel()
+            removed = self.d - np.count_nonzero(masks, axis=1)
             counts = counts + sp.csr_matrix(np.outer(removed, self.mask_counts))
         return counts
 

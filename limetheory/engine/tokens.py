@@ -492,12 +492,16 @@ def column_entries(vectorizer, words, occurrences):
     """Word j's vectorizer columns, each counted ``occurrences[j]`` times: {(j, column): count}.
 
     A column comes from the vectorizer's analyzer on the word alone; a word may have several columns or none.
+    Each distinct word is analysed once (with ``bow=False`` a word repeats, one feature per occurrence).
     """
     analyze = vectorizer.build_analyzer()
     vocabulary = vectorizer.vocabulary_
+    features = {}
     entries = {}
     for j, word in enumerate(words):
-        for feature in analyze(word):
+        if word not in features:
+            features[word] = analyze(word)
+        for feature in features[word]:
             column = vocabulary.get(feature)
             if column is not None:
                 entries[j, column] = entries.get((j, column), 0) + occurrences[j]
