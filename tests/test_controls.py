@@ -108,19 +108,14 @@ def test_design_with_exact_powers_has_the_means_of_x_times_its_features(norm):
     _check_against_every_mask(design, d, rng, moments_atol=5e-10, values_atol=1e-12)
 
 
-def test_exact_powers_enter_explains_controls_from_15_words(data_dir):
+def test_exact_powers_enter_explains_controls_from_15_words(yelp_logistic):
     """explain's control for a logistic regression's probabilities carries the exact powers of its decision function
     from 15 words on (below, explain enumerates), equal to the means over masks of the real pipeline's values."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
     import limetheory as lt
     from limetheory.pipelines.estimate.controls import ExactPowers
     from limetheory.pipelines.estimate.labels import explain_controls
 
-    reviews = lt.load_yelp_reviews()
-    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(reviews["text"], reviews["stars"])
+    model = yelp_logistic  # TF-IDF + logistic regression fitted on every review (conftest, once per worker)
     text = "The food was good, the service was not. Good prices though; the place was loud and our waiter rude, sadly."
     d = len(lt.local_dictionary(text))
     assert d >= 15

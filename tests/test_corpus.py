@@ -40,9 +40,8 @@ def reviews():
 
 
 @pytest.fixture(scope="module")
-def logistic(reviews):
-    texts, labels = reviews
-    return make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+def logistic(yelp_logistic):
+    return yelp_logistic  # conftest's: the same fit on the same reviews, once per worker
 
 
 @pytest.fixture(scope="module")

@@ -123,7 +123,7 @@ def test_z_scores_are_standard_when_the_pilot_asked_for_is_half_the_budget(seeds
     assert abs(np.mean(z**2) - 1) <= tolerance, (np.mean(z**2), tolerance)
 
 
-def test_z_scores_are_standard_when_one_two_word_mask_carries_a_stratum(data_dir):
+def test_z_scores_are_standard_when_one_two_word_mask_carries_a_stratum(yelp_logistic):
     """A 12-word review where one of the 66 masks keeping two words holds 85-92% of its stratum's variance.
 
     Sampled, that stratum got about 24 masks from Neyman's rule (whose spreads had missed the mask) and the default
@@ -131,10 +131,9 @@ def test_z_scores_are_standard_when_one_two_word_mask_carries_a_stratum(data_dir
     now scored in full (exact).  Mean z² within 3 standard errors of 1, as above.
     """
     reviews = lt.load_yelp_reviews()
-    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
     text = "ouchh...my fuckin head is pounding this morning.  thanks a lot guys!"
-    assert text in texts
-    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    assert text in reviews["text"].tolist()
+    model = yelp_logistic  # TF-IDF + logistic regression fitted on every review (conftest, once per worker)
     exact = lt.explain(model, text, method="enumeration").beta
     estimates = [lt.explain(model, text, method="monte_carlo", random_state=seed) for seed in range(60)]
     z = np.array([(e.beta - exact) / e.stderr for e in estimates])

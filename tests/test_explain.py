@@ -85,11 +85,11 @@ def test_linear_route_binary_label_zero_is_the_opposite_score():
     np.testing.assert_array_equal(zero.beta, -one.beta)  # the same sums with the opposite sign
 
 
-def test_linear_route_on_yelp_reviews(yelp):
+def test_linear_route_on_yelp_reviews(yelp, yelp_logistic):
     """A logistic regression on the default TfidfVectorizer (words share columns under lower-casing) and on counts,
     real reviews: the linear route equals enumeration to rounding."""
     texts, labels, small = yelp
-    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    model = yelp_logistic  # the same fit on the same reviews (conftest, once per worker)
     counts = make_pipeline(CountVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
     for text in small:
         for pipeline in (model, counts):

@@ -33,17 +33,17 @@ def reviews(yelp):
 
 
 @pytest.fixture(scope="module")
-def pipelines(reviews):
-    return _pipelines(*reviews)
+def pipelines(reviews, yelp_logistic):
+    return _pipelines(*reviews, yelp_logistic)
 
 
-def _pipelines(texts, stars):
+def _pipelines(texts, stars, tfidf_logistic):
     """(name, fitted pipeline, output, the texts it reads as input) for every kind of first step the route reads."""
     three = np.digitize([len(text) for text in texts], np.quantile([len(text) for text in texts], [1 / 3, 2 / 3]))
     frame = pd.DataFrame({"review": texts})
     column = ColumnTransformer([("words", TfidfVectorizer(), "review"), ("counts", CountVectorizer(), "review")])
     return [
-        ("tfidf", make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, stars), None),
+        ("tfidf", tfidf_logistic, None),  # conftest's TfidfVectorizer() + LogisticRegression(max_iter=1000)
         ("binary-l1", make_pipeline(TfidfVectorizer(binary=True, norm="l1"), Ridge()).fit(texts, stars), "predict"),
         ("sublinear", make_pipeline(TfidfVectorizer(sublinear_tf=True), LogisticRegression()).fit(texts, stars), None),
         (

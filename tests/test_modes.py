@@ -226,11 +226,11 @@ def test_binary_and_sublinear_counts_are_not_sums(yelp):
         _close(result.beta, _enumerated(model, small[0], "decision_function", bow=False))
 
 
-def test_custom_split_expression_matches_enumeration(yelp):
+def test_custom_split_expression_matches_enumeration(yelp, yelp_logistic):
     """split_expression r'\\s+' (punctuation stays on the words: 'food' and 'food,' are two lime words sharing a
     column) and a callable: the linear and tree routes equal enumeration."""
     texts, labels, small = yelp
-    linear = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    linear = yelp_logistic  # the same fit on the same reviews (conftest, once per worker)
     forest = make_pipeline(CountVectorizer(binary=True), RandomForestClassifier(n_estimators=20, random_state=0))
     forest.fit(texts, labels)
     for split in (r"\s+", lambda s: s.split(" ")):
@@ -251,10 +251,10 @@ def test_custom_split_expression_matches_enumeration(yelp):
     assert result.method == "enumeration" and any("several tokens" in note for note in result.notes)
 
 
-def test_char_level_is_enumerated_or_estimated(yelp):
+def test_char_level_is_enumerated_or_estimated(yelp, yelp_logistic):
     """char_level=True: no word-count route applies (they say why); enumeration when d <= 14, else Monte Carlo."""
     texts, labels, _ = yelp
-    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+    model = yelp_logistic  # the same fit on the same reviews (conftest, once per worker)
     text = "good food"  # 7 distinct characters
     result = lt.explain(model, text, char_level=True, output="decision_function")
     assert result.method == "enumeration" and result.exact

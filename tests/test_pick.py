@@ -7,9 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from lime.submodular_pick import SubmodularPick
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
 
 import limetheory as lt
 from limetheory.pipelines.corpora.pick import explanation_matrix, global_importance, refit_limit
@@ -61,10 +58,9 @@ def lime_pick(frame, budget, num_features):
 
 
 @pytest.fixture(scope="module")
-def reviews_frame():
-    reviews = lt.load_yelp_reviews()
-    texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
-    model = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
+def reviews_frame(yelp_logistic):
+    texts = lt.load_yelp_reviews()["text"].tolist()
+    model = yelp_logistic  # TF-IDF + logistic regression fitted on every review (conftest, once per worker)
     short = [text for text in texts if 2 <= len(lt.local_dictionary(text)) <= 30][:40]
     return lt.explain_many(model, short, output="decision_function", progress=False)
 
