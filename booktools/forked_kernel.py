@@ -325,11 +325,13 @@ def main(argv: list[str] | None = None) -> None:
         _ordinary_kernel(argv)
     kernel = reply["pid"]
 
-    def forward(signum, _frame):
+    def forward(signum, _frame):  # to the kernel's process group, as jupyter_client signals an ordinary kernel's
         try:
-            os.kill(kernel, signum)
+            os.killpg(kernel, signum)
         except ProcessLookupError:
             pass
+        except PermissionError:
+            os.kill(kernel, signum)
 
     for signum in FORWARDED:
         signal.signal(signum, forward)
