@@ -124,8 +124,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-#: native threads a fork may lose safely: jemalloc's purging thread (pyarrow's libarrow, loaded with pandas), which
-#: jemalloc's own fork handlers stop and restart
+#: native threads a fork may lose safely: jemalloc's purging thread (in pyarrow's libarrow, which scikit-learn's import
+#: of pandas loads), which jemalloc's own fork handlers stop and restart
 FORK_SAFE_THREADS = frozenset({"jemalloc_bg_thd"})
 
 
