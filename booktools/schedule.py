@@ -7,7 +7,12 @@ longest-processing-time rule) leaves the package's many short test files to fill
 the book's table records (``book/chapter_costs.json``: each chapter's CPU seconds at its last execution); a chapter
 without a recorded cost goes first, as if it were the costliest.
 
-Command line: ``python -m booktools.schedule notebooks/*.md`` prints the chapters' .ipynb paths in that order.
+The package's tests (one more argument, ``tests``) go in before the cheapest chapters (``with_tests``): their
+files are handed out alphabetically, so the last test file on one worker (``test_wheel.py``, about 20 CPU-s) would
+otherwise end the run with the other worker idle; the few short chapters after them fill that gap.
+
+Command line: ``python booktools/schedule.py [--tests PATH] notebooks/*.md`` prints the chapters' .ipynb paths in
+that order, with PATH among them.
 """
 
 from __future__ import annotations
@@ -44,5 +49,47 @@ def by_cost(chapters, costs_file=COSTS):
     return [str(Path(chapter).with_suffix(".ipynb")) for chapter in ordered]
 
 
+#: CPU seconds of short chapters that follow the package's tests: about the costliest test file's
+TAIL_SECONDS = 30.0
+
+
+def with_tests(chapters, tests, costs_file=COSTS, tail_seconds=TAIL_SECONDS):
+    """``by_cost(chapters)`` with ``tests`` placed before the cheapest chapters that together cost at most
+    ``tail_seconds`` (recorded CPU seconds; none if the cheapest alone costs more).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> costs = pathlib.Path(tempfile.mkdtemp()) / "costs.json"
+    >>> recorded = {"01-a": {"cpu_seconds": 9.0}, "02-b": {"cpu_seconds": 60.0}, "03-c": {"cpu_seconds": 12.0}}
+    >>> _ = costs.write_text(json.dumps({"chapters": recorded}))
+    >>> with_tests(["notebooks/01-a.md", "notebooks/02-b.md", "notebooks/03-c.md"], "tests", costs, 25.0)
+    ['notebooks/02-b.ipynb', 'tests', 'notebooks/03-c.ipynb', 'notebooks/01-a.ipynb']
+    """
+    if not isinstance(tests, str) or not tests:
+        raise ValueError(f"tests must be a non-empty path, got {tests!r}")
+    if not tail_seconds >= 0:
+        raise ValueError(f"tail_seconds must be >= 0, got {tail_seconds!r}")
+    try:
+        recorded = json.loads(Path(costs_file).read_text())["chapters"]
+    except (OSError, ValueError, KeyError):
+        recorded = {}
+    ordered = by_cost(chapters, costs_file)
+    tail, total = 0, 0.0
+    for chapter in reversed(ordered):
+        entry = recorded.get(Path(chapter).stem)
+        seconds = entry.get("cpu_seconds") if isinstance(entry, dict) else None
+        if seconds is None or total + float(seconds) > tail_seconds:
+            break
+        total += float(seconds)
+        tail += 1
+    split = len(ordered) - tail
+    return [*ordered[:split], tests, *ordered[split:]]
+
+
 if __name__ == "__main__":
-    print(" ".join(by_cost(sys.argv[1:])))
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["--tests"]:
+        print(" ".join(with_tests(arguments[2:], arguments[1])))
+    else:
+        print(" ".join(by_cost(arguments)))
