@@ -74,10 +74,10 @@ lint: venv
 # hands out whole files in the command line's order: the chapters first, costliest first (booktools/schedule.py),
 # so that the package's short test files fill the end instead of one worker idling through a long chapter; the
 # cheapest chapters come after the tests, to fill the gap the last test file would leave.
+# The chapters' kernels are forked from a process per worker that has imported the chapters' libraries once
+# (booktools/forked_kernel.py, the kernelspec booktools/kernels/limetheory-forked): about 3 CPU-s fewer per chapter.
 # PYTEST_MARKERS selects by marker: by default the tests marked `slow` are left out (statistical sweeps over many
 # seeds and large grids, each with a representative case left unmarked: pyproject.toml's markers); empty runs all
-# The chapters' kernels are forked from a process per worker that has imported the chapters' libraries once
-# (booktools/forked_kernel.py, the kernelspec booktools/kernels/limetheory-forked): about 3 CPU-s fewer per chapter
 PYTEST_MARKERS ?= not slow
 SCHEDULED = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py --tests tests $(CHAPTERS))
 pytest: venv $(DOT) bytecode
