@@ -1,12 +1,12 @@
 """Chapter kernels forked from a process that has already imported the chapters' libraries (``make pytest``'s nbval).
 
 Every chapter's kernel spends about 3 CPU-s before its first cell is done: the interpreter, ipykernel, and the
-imports every chapter makes (numpy, scipy.stats, scikit-learn, lime, limetheory, pandas, sympy, matplotlib,
-myst_nb). Over 28 chapters that is about 85 CPU-s of ``make test``, on two cores. This module serves nbval a kernel
-(the kernelspec ``booktools/kernels/limetheory-forked``) that skips that cost: the first kernel of a pytest worker
-starts a *zygote*, a process that imports those modules once and waits on a Unix socket; each kernel after that is a
-``fork()`` of it, which then runs ipykernel exactly as ``python -m ipykernel_launcher -f CONNECTION_FILE`` would, in
-the kernel's own working directory and environment.
+imports every chapter makes (numpy, scipy.stats, scikit-learn, lime, limetheory, numba, pandas, sympy,
+matplotlib, myst_nb). Over 28 chapters that is about 85 CPU-s of ``make test``, on two cores. This module serves
+nbval a kernel (the kernelspec ``booktools/kernels/limetheory-forked``) that skips that cost: the first kernel of a
+pytest worker starts a *zygote*, a process that imports those modules once and waits on a Unix socket; each kernel
+after that is a ``fork()`` of it, which then runs ipykernel exactly as ``python -m ipykernel_launcher -f
+CONNECTION_FILE`` would, in the kernel's own working directory and environment.
 
 The process jupyter_client starts (the *launcher*, this module's ``main``) stays alive as the kernel's stand-in: it
 passes its standard streams to the forked kernel, forwards the signals jupyter_client sends (an interrupt, a
@@ -61,6 +61,9 @@ PRELOAD = (
     "limetheory",
     "limetheory.theory",
     "limetheory.book",
+    # the package's compiled loops import numba on their first call (about 0.4 CPU-s in each chapter that runs one);
+    # its import starts no thread (with make's one BLAS thread), so the forks get it already loaded
+    "numba",
     "pandas",
     "sympy",
     "mpmath",

@@ -25,7 +25,7 @@ KERNEL = "limetheory-forked"
 REPORT = (
     "import json, os, sys\n"
     "print(json.dumps(dict(pid=os.getpid(), ppid=os.getppid(), cwd=os.getcwd(), marker=os.environ.get('FORK_MARKER'),"
-    " preloaded='sklearn.linear_model' in sys.modules, argv0=os.path.basename(sys.argv[0]),"
+    " preloaded=all(m in sys.modules for m in ('sklearn.linear_model', 'numba')), argv0=os.path.basename(sys.argv[0]),"
     " backend=os.environ.get('MPLBACKEND'))))"
 )
 
@@ -90,7 +90,7 @@ def test_a_kernel_is_a_fork_that_runs_where_and_as_its_launcher_was_started(star
     report = _report(client)
     launcher = manager.provisioner.process.pid
     assert report["pid"] != launcher and report["ppid"] != launcher  # forked by the zygote, not the launcher
-    assert report["preloaded"]  # scikit-learn's linear models were loaded before any cell imported them
+    assert report["preloaded"]  # scikit-learn's linear models and numba were loaded before any cell imported them
     assert Path(report["cwd"]) == tmp_path  # nbval runs a chapter in its folder
     assert report["marker"] == "from-the-launcher"  # the launcher's environment, not the zygote's
     assert report["argv0"] == "ipykernel_launcher.py"  # as `python -m ipykernel_launcher` leaves sys.argv
