@@ -526,13 +526,31 @@ def per_word_model(text, vectorizer, model):
     return lam, tfidf, columns, indexed
 
 
+#: lime's document for each mask, by the text's IndexedString (bow=True, lime's default split: per_word_model's) and
+#: the mask's bits: the same documents go through the pipelines of several norms (cleared after the module)
+_LIME_DOCUMENTS: dict[str, dict[int, str]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_lime_documents():
+    yield
+    _LIME_DOCUMENTS.clear()
+
+
 def pipeline_on_masks(indexed, vectorizer, model):
     """f(z): the model's decision_function on the document lime builds for mask z (its removed words deleted).
 
     Each mask's document goes through the pipeline once (a reference enumerated at several bandwidths asks for the
     same 2^d masks each time): the values are remembered by the mask's bits. A sparse row's decision_function does
-    not depend on the other rows of its batch, so a remembered value is the one a new call would give."""
+    not depend on the other rows of its batch, so a remembered value is the one a new call would give.  lime builds
+    each document once per text (``_LIME_DOCUMENTS``), whatever the pipeline."""
     memo = {}
+    documents_of = _LIME_DOCUMENTS.setdefault(indexed.raw_string(), {})
+
+    def document(row, code):
+        if code not in documents_of:
+            documents_of[code] = indexed.inverse_removing(np.flatnonzero(row == 0))
+        return documents_of[code]
 
     def f(z):
         z = np.asarray(z)
@@ -540,7 +558,7 @@ def pipeline_on_masks(indexed, vectorizer, model):
         new = list(dict.fromkeys(int(code) for code in codes if int(code) not in memo))
         if new:
             rows = {int(code): row for code, row in zip(codes, z, strict=True)}
-            documents = [indexed.inverse_removing(np.flatnonzero(rows[code] == 0)) for code in new]
+            documents = [document(rows[code], code) for code in new]
             memo.update(zip(new, model.decision_function(vectorizer.transform(documents)), strict=True))
         return np.array([memo[int(code)] for code in codes])
 
