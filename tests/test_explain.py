@@ -40,14 +40,19 @@ def _shares_a_column(text, vectorizer):
 def yelp(data_dir):
     reviews = lt.load_yelp_reviews()
     texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
-    d = np.array([len(lt.local_dictionary(t)) for t in texts])
-    # several real reviews of 9 to 14 distinct words (2^d masks: cheap to enumerate), two of them with words that
-    # share a column of the default vectorizer ("The" and "the") and two without
+    # several real reviews of 9 to 14 distinct words (2^d masks: cheap to enumerate), the first two with words that
+    # share a column of the default vectorizer ("The" and "the") and the first two without, in the file's order (the
+    # search stops once it has both pairs)
     vectorizer = TfidfVectorizer().fit(texts)
-    candidates = [texts[i] for i in np.flatnonzero((d >= 9) & (d <= 14))]
-    shared = [t for t in candidates if _shares_a_column(t, vectorizer)]
-    single = [t for t in candidates if t not in shared]
-    small = shared[:2] + single[:2]
+    shared, single = [], []
+    for text in texts:
+        if len(shared) == len(single) == 2:
+            break
+        if 9 <= len(lt.local_dictionary(text)) <= 14:
+            found = shared if _shares_a_column(text, vectorizer) else single
+            if len(found) < 2:
+                found.append(text)
+    small = shared + single
     assert len(small) == 4
     return texts, labels, small
 
