@@ -119,8 +119,7 @@ def test_multiclass_and_regressor_on_hashed_features():
 @pytest.fixture(scope="module")
 def yelp():
     reviews = lt.load_yelp_reviews()
-    lengths = np.array([len(lt.local_dictionary(t)) for t in reviews.text])
-    long_text = reviews.text[int(np.flatnonzero((lengths >= 20) & (lengths <= 30))[0])]
+    long_text = next(t for t in reviews.text if 20 <= len(lt.local_dictionary(t)) <= 30)  # the first such review
     return list(reviews.text), reviews.stars.to_numpy(), long_text
 
 
