@@ -55,8 +55,7 @@ def multiclass():
 @pytest.fixture(scope="module")
 def long_text():
     reviews = lt.load_yelp_reviews()
-    lengths = np.array([len(lt.local_dictionary(t)) for t in reviews.text])
-    return reviews.text[int(np.flatnonzero((lengths >= 20) & (lengths <= 30))[0])]
+    return next(t for t in reviews.text if 20 <= len(lt.local_dictionary(t)) <= 30)  # the first such review
 
 
 def _quiet(call):
