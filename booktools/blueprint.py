@@ -16,6 +16,8 @@ disagreement; an empty list means the blueprint is consistent.
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -106,7 +108,7 @@ def chapters(root) -> dict[str, Chapter]:
             if label and match.group(2) != "proof":
                 chapter.results[label.group(1)] = match.group(2)
                 chapter.titles[label.group(1)] = match.group(3).strip()
-        checks = Counter(check for tags, _ in markdown_cells(text) for check in check_tags(tags))
+        checks = Counter(_cell_checks(text))
         chapter.checks = set(checks)
         chapter.repeated_checks = {check for check, count in checks.items() if count > 1}
         chapter.old_markers = OLD_MARKER_ANYWHERE.findall(text)
@@ -116,9 +118,25 @@ def chapters(root) -> dict[str, Chapter]:
     return found
 
 
+# One book build reads the chapters and the registries about ten times (each page rendered from them, each check): a
+# parse is kept for as long as the text is the same (memoised on the text itself, so an edited file is read afresh).
+
+
+@functools.lru_cache(maxsize=256)
+def _cell_checks(text: str) -> tuple[str, ...]:
+    """The checks named by the tags of a chapter's code cells, one entry per tagged cell (YAML: the slow part)."""
+    return tuple(check for tags, _ in markdown_cells(text) for check in check_tags(tags))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_yaml(text: str):
+    return yaml.safe_load(text)
+
+
 def _read_yaml(path: Path):
+    """The YAML file at ``path``, parsed (a fresh copy each call: callers may change what they get)."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return copy.deepcopy(_parsed_yaml(path.read_text(encoding="utf-8")))
     except yaml.YAMLError as error:
         raise ValueError(f"{path.parent.name}/{path.name} is not valid YAML: {error}") from None
 
@@ -308,7 +326,7 @@ def paper_numbers(root) -> dict[str, dict]:
     path = Path(root) / "book" / "paper_numbers.yml"
     if not path.is_file():
         return {}
-    table = yaml.safe_load(path.read_text(encoding="utf-8"))
+    table = _read_yaml(path)
     if not isinstance(table, dict):
         raise ValueError("book/paper_numbers.yml must map labels to entries")
     return table
