@@ -7,6 +7,8 @@ formatting style ``authoryear`` (``bibtex_default_style: authoryear`` in ``_conf
 
 from __future__ import annotations
 
+import functools
+
 from pybtex.plugin import register_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.plain import Style as PlainStyle
@@ -16,7 +18,13 @@ from pybtex.style.labels import BaseLabelStyle
 def _surname(person) -> str:
     """A person's surname as printed: the "von" part and the last names, LaTeX decoded."""
     parts = [*person.prelast_names, *person.last_names]
-    return " ".join(Text.from_latex(part).render_as("text") for part in parts)
+    return " ".join(_decoded(part) for part in parts)
+
+
+@functools.lru_cache(maxsize=1024)
+def _decoded(latex: str) -> str:
+    """A name part's LaTeX as text (pybtex's LaTeX parser is slow: a build labels each entry several times)."""
+    return Text.from_latex(latex).render_as("text")
 
 
 def author_year(entry) -> str:
