@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 
@@ -172,10 +173,7 @@ def test_the_linked_default_call_on_a_long_document_stops_at_its_budget(yelp_log
     it; at a small num_samples the budget binds first and the note says so."""
     from limetheory.pipelines.estimate.estimate_route import lime_words, linked_budget
 
-    texts = [t for t in lt.load_yelp_reviews()["text"] if len(lt.local_dictionary(t)) < 40]
-    text = texts.pop(0)
-    while len(lt.local_dictionary(text)) <= 160:
-        text = f"{text} {texts.pop(0)}"
+    text = _long_document(160)
     d = len(lt.local_dictionary(text))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # the default states its precision; it does not warn
@@ -188,8 +186,10 @@ def test_the_linked_default_call_on_a_long_document_stops_at_its_budget(yelp_log
     assert met == (ratio <= tol) and (met or calls > 0.9 * limit)
 
 
+@functools.cache
 def _long_document(words):
-    """Reviews of fewer than 40 distinct words joined until the document holds more than ``words``."""
+    """Reviews of fewer than 40 distinct words joined until the document holds more than ``words`` (a str: built
+    once for the two tests that read the 160-word one)."""
     texts = [t for t in lt.load_yelp_reviews()["text"] if len(lt.local_dictionary(t)) < 40]
     text = texts.pop(0)
     while len(lt.local_dictionary(text)) <= words:
