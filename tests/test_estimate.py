@@ -123,19 +123,21 @@ def test_z_scores_are_standard_when_the_pilot_asked_for_is_half_the_budget(seeds
     assert abs(np.mean(z**2) - 1) <= tolerance, (np.mean(z**2), tolerance)
 
 
-def test_z_scores_are_standard_when_one_two_word_mask_carries_a_stratum(yelp_logistic):
+@pytest.mark.parametrize("seeds", [30, pytest.param(60, marks=pytest.mark.slow)])
+def test_z_scores_are_standard_when_one_two_word_mask_carries_a_stratum(yelp_logistic, seeds):
     """A 12-word review where one of the 66 masks keeping two words holds 85-92% of its stratum's variance.
 
     Sampled, that stratum got about 24 masks from Neyman's rule (whose spreads had missed the mask) and the default
     call's mean z² was 2.6-2.7 over 60 seeds (coverage 0.85); the strata with at most two words removed or kept are
-    now scored in full (exact).  Mean z² within 3 standard errors of 1, as above.
+    now scored in full (exact).  Mean z² within 3 standard errors of 1, as above (60 seeds in the slow case, 30 in
+    `make test`: the standard error from the seeds themselves, about 1.4 times wider).
     """
     reviews = lt.load_yelp_reviews()
     text = "ouchh...my fuckin head is pounding this morning.  thanks a lot guys!"
     assert text in reviews["text"].tolist()
     model = yelp_logistic  # TF-IDF + logistic regression fitted on every review (conftest, once per worker)
     exact = lt.explain(model, text, method="enumeration").beta
-    estimates = [lt.explain(model, text, method="monte_carlo", random_state=seed) for seed in range(60)]
+    estimates = [lt.explain(model, text, method="monte_carlo", random_state=seed) for seed in range(seeds)]
     z = np.array([(e.beta - exact) / e.stderr for e in estimates])
     tolerance = 3 * _null_standard_error(z)
     assert abs(np.mean(z**2) - 1) <= tolerance, (np.mean(z**2), tolerance)
