@@ -308,3 +308,82 @@ def test_beta_without_the_square_moments_equals_beta_from_them(family, fitted, y
         f_given_s, zf_given_s = lt.conditional_moments_trees(model, vectorizer, text, output=output)
         square = lt.beta_from_conditional_moments(f_given_s, zf_given_s, nu=nu)
         np.testing.assert_allclose(direct, square, rtol=0, atol=1e-12 * max(1.0, float(np.abs(square).max())))
+
+
+# ----------------------------------------------------------------------------- the compiled walk and the atoms
+
+
+def list_atoms_by_size(events, columns, d):
+    """atoms_by_size's sums by listing every atom of every event of nonzero value: {(a, b): [total, kept sums,
+    removed sums, number of atoms, sum of |value|]} (atoms_by_size leaves out the events of value 0)."""
+    from itertools import product
+
+    sums = {}
+    for kept, removed, value, shared in zip(*events, strict=True):
+        if value == 0.0:
+            continue
+        options = []
+        for g, allowed in shared:
+            group = columns.groups[g]
+            options.append([t for t in range(1 << len(group)) if (allowed >> t) & 1])
+        for choice in product(*options):
+            atom_kept, atom_removed = kept.copy(), removed.copy()
+            for (g, _), t in zip(shared, choice, strict=True):
+                for i, word in enumerate(columns.groups[g]):
+                    (atom_kept if (t >> i) & 1 else atom_removed)[word] = True
+            size = (int(atom_kept.sum()), int(atom_removed.sum()))
+            entry = sums.setdefault(size, [0.0, np.zeros(d), np.zeros(d), 0, 0.0])
+            entry[0] += value
+            entry[3] += 1
+            entry[4] += abs(value)
+            entry[1][atom_kept] += value
+            entry[2][atom_removed] += value
+    return sums
+
+
+@pytest.mark.parametrize("bow", [True, False])
+def test_the_compiled_walk_equals_the_python_walk_and_the_atoms_their_list(bow, fitted, yelp):
+    """The compiled walk gives the Python walk's events, in its order and with its sums bit for bit; the atoms
+    summed by size equal the listed atoms' sums.  Those are n terms summed in another order (the route multiplies
+    an event's value by its number of atoms of a size): each side's rounding is at most n eps sum |terms|."""
+    from limetheory.engine.presence import document_columns
+    from limetheory.pipelines.reading.modes import TextMode, mode_document_columns
+    from limetheory.pipelines.routes import leaves
+    from limetheory.pipelines.routes.leaf_atoms import LISTED_ATOMS, atoms_by_size
+    from limetheory.pipelines.routes.leaf_walk import events_from_dict
+
+    texts, _ = yelp
+    # short and long reviews; with bow=False, words repeated up to 12 times: events with more atoms than listed
+    chosen = [49, 190, 436, 669, 991, 3, 17, 120, 333, 512]
+    large = 0
+    for family in ("forest-binary", "boosting-tfidf", "tree-counts"):
+        vectorizer, model, output = fitted[family]
+        _, trees, node_values = leaves._components(model, output, 1)
+        for index in chosen:
+            try:
+                if bow:
+                    columns = document_columns(vectorizer, texts[index], n_features=model.n_features_in_)
+                else:
+                    columns = mode_document_columns(texts[index], vectorizer, TextMode(bow=False))
+            except ValueError:  # more than 12 occurrences of a word
+                continue
+            d = len(columns.words)
+            compiled = leaves._leaf_events(trees, node_values, columns, d)
+            python = events_from_dict(leaves._leaf_events_python(trees, node_values, columns), d)
+            assert compiled.shared == python.shared
+            for got, expected in zip(compiled[:3], python[:3], strict=True):
+                assert got.dtype == expected.dtype and np.array_equal(got, expected)
+            atoms = [np.prod([bin(allowed).count("1") for _, allowed in shared]) for shared in compiled.shared]
+            if sum(atoms) > 20000:  # listing them in Python would take seconds
+                continue
+            large += sum(n > LISTED_ATOMS for n in atoms)
+            a, b, total, kept, removed, _ = atoms_by_size(compiled, columns, d)
+            listed = list_atoms_by_size(compiled, columns, d)
+            assert sorted(listed) == sorted(zip(a.tolist(), b.tolist(), strict=True))
+            for q, size in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
+                expected_total, expected_kept, expected_removed, n_terms, magnitude = listed[size]
+                scale = 2 * n_terms * np.finfo(float).eps * magnitude
+                assert abs(total[q] - expected_total) <= scale
+                np.testing.assert_allclose(kept[q], expected_kept, rtol=0, atol=scale)
+                np.testing.assert_allclose(removed[q], expected_removed, rtol=0, atol=scale)
+    assert bow or large  # the events summed by convolution were among those checked

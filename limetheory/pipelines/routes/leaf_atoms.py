@@ -86,56 +86,88 @@ def _shared_counts(shared, columns, cache):
     return present, count[present], np.array(words, dtype=np.int64), np.hstack(keeps)
 
 
+def _rows(events, columns, d):
+    """The events as rows (kept, removed, value), each event with at most ``LISTED_ATOMS`` atoms listed in its place.
+
+    Returns the rows' kept and removed words (boolean, one row each), their values, and for each shared tuple the
+    rows that carry it, in the order of their first row (the listed atoms carry ``()``, as the events without
+    groups do).  A listed event's atoms take its place among the other rows, in ``itertools.product``'s order of
+    its groups' allowed subsets; the events that constrain the same groups alike share their list of atoms.
+    Events of value 0 are dropped.
+    """
+    kept_all, removed_all, value_all, shared_all = events
+    used = value_all != 0.0
+    by_key = {}
+    for e in np.flatnonzero(used & np.array([bool(key) for key in shared_all], dtype=bool)).tolist():
+        by_key.setdefault(shared_all[e], []).append(e)
+    plain = np.flatnonzero(used & np.array([not key for key in shared_all], dtype=bool))
+    # the () rows: their events, their atoms' group words (option 0: none) and their places (event, atom)
+    events_of, options_of, places, step = [], [], [], LISTED_ATOMS + 1
+    option_kept, option_removed, subsets, tables = [0], [0], {}, {}
+    groups, first_row = {}, {(): int(plain[0]) if len(plain) else len(value_all)}
+    for shared, members in by_key.items():
+        options = []
+        for g, allowed in shared:
+            found = subsets.get((g, allowed))
+            if found is None:
+                table = tables.get(g)
+                if table is None:
+                    table = tables[g] = _subset_bits(columns.groups[g])
+                found = subsets[g, allowed] = [table[t] for t in range(len(table)) if (allowed >> t) & 1]
+            options.append(found)
+        if math.prod(len(o) for o in options) > LISTED_ATOMS:
+            groups[shared] = np.array(members, dtype=np.int64)
+            first_row[shared] = members[0]
+            continue
+        start = len(option_kept)
+        for choice in product(*options):
+            option_kept.append(sum(c[0] for c in choice))
+            option_removed.append(sum(c[1] for c in choice))
+        atoms = range(start, len(option_kept))
+        for e in members:
+            events_of.extend([e] * len(atoms))
+            options_of.extend(atoms)
+            places.extend(range(e * step, e * step + len(atoms)))
+        first_row[()] = min(first_row[()], members[0])
+    event = np.concatenate([plain, np.array(events_of, dtype=np.int64)])
+    option = np.concatenate([np.zeros(len(plain), dtype=np.int64), np.array(options_of, dtype=np.int64)])
+    order = np.argsort(np.concatenate([plain * step, np.array(places, dtype=np.int64)]))  # the () rows in place
+    event, option = event[order], option[order]
+    kept_words = np.concatenate(
+        [kept_all[event] | _bit_matrix(option_kept, d)[option], *(kept_all[m] for m in groups.values())]
+    )
+    removed_words = np.concatenate(
+        [removed_all[event] | _bit_matrix(option_removed, d)[option], *(removed_all[m] for m in groups.values())]
+    )
+    starts = np.cumsum([len(event)] + [len(m) for m in groups.values()])
+    rows = {(): np.arange(len(event))} if len(event) else {}
+    rows.update({key: np.arange(starts[i], starts[i + 1]) for i, key in enumerate(groups)})
+    rows = {key: rows[key] for key in sorted(rows, key=first_row.get)}  # the order of their first rows
+    return kept_words, removed_words, value_all[np.concatenate([event, *groups.values()])], rows
+
+
 def atoms_by_size(events, columns, d):
     """The events' atoms summed by their sizes (a kept, b removed), without listing the atoms.
 
-    Returns (a, b, total, kept, removed, number of atoms) with one row per distinct (a, b): ``total[q]`` is the sum
-    of the values of the atoms of sizes q, ``kept[q, j]`` (``removed[q, j]``) the sum over those that keep (remove)
-    word j.  The atoms of an event with shared groups are a product over its groups of their allowed kept subsets,
-    and a subset fixes every word of its group (a of them kept, the others removed); so their sums by size are a
-    convolution over the groups of the numbers of allowed subsets by size (and, for a word of a group, of those
-    that keep it), computed once for the events that constrain the same groups alike.  The cost is polynomial in
-    the groups' sizes where listing the atoms would cost their product (two groups of 12 repeated words: 16
-    million atoms).  An event with at most ``LISTED_ATOMS`` atoms is listed instead, its atoms batched with the
-    events without groups: cheaper for the few small groups of most documents ("The" and "the").
+    ``events`` are ``leaf_walk.Events``.  Returns (a, b, total, kept, removed, number of atoms) with one row per
+    distinct (a, b): ``total[q]`` is the sum of the values of the atoms of sizes q, ``kept[q, j]`` (``removed[q,
+    j]``) the sum over those that keep (remove) word j.  The atoms of an event with shared groups are a product
+    over its groups of their allowed kept subsets, and a subset fixes every word of its group (a of them kept, the
+    others removed); so their sums by size are a convolution over the groups of the numbers of allowed subsets by
+    size (and, for a word of a group, of those that keep it), computed once for the events that constrain the
+    same groups alike.  The cost is polynomial in the groups' sizes where listing the atoms would cost their
+    product (two groups of 12 repeated words: 16 million atoms).  An event with at most ``LISTED_ATOMS`` atoms is
+    listed instead, its atoms batched with the events without groups: cheaper for the few small groups of most
+    documents ("The" and "the").
     """
-    rows, subsets, tables = [], {}, {}
-    for (k, r, shared), v in events.items():
-        if v == 0.0:
-            continue
-        if shared:
-            options = []
-            for g, allowed in shared:
-                found = subsets.get((g, allowed))
-                if found is None:
-                    table = tables.get(g)
-                    if table is None:
-                        table = tables[g] = _subset_bits(columns.groups[g])
-                    found = subsets[g, allowed] = [table[t] for t in range(len(table)) if (allowed >> t) & 1]
-                options.append(found)
-            if len(options) == 1:  # one group: its subsets are the atoms (the common case, "The" and "the")
-                if len(options[0]) <= LISTED_ATOMS:
-                    rows.extend([(k | kept, r | removed, (), v) for kept, removed in options[0]])
-                    continue
-            elif math.prod(len(o) for o in options) <= LISTED_ATOMS:
-                for choice in product(*options):
-                    rows.append((k | sum(c[0] for c in choice), r | sum(c[1] for c in choice), (), v))
-                continue
-        rows.append((k, r, shared, v))
-    if not rows:
+    kept_words, removed_words, value, by_shared = _rows(events, columns, d)
+    if not len(value):
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0), np.zeros((0, d)), np.zeros((0, d)), 0
-    kept_words = _bit_matrix([row[0] for row in rows], d)
-    removed_words = _bit_matrix([row[1] for row in rows], d)
     a0, b0 = kept_words.sum(axis=1), removed_words.sum(axis=1)
-    value = np.array([row[3] for row in rows], dtype=float)
-    by_shared = {}
-    for e, row in enumerate(rows):
-        by_shared.setdefault(row[2], []).append(e)
     codes, values, word_codes, word_index, word_values, word_kept = [], [], [], [], [], []
     n_atoms, cache = 0, {}
-    for shared, members in by_shared.items():
-        e = np.array(members, dtype=np.int64)
+    for shared, e in by_shared.items():
         if shared:
             present, count, words, keeps = _shared_counts(shared, columns, cache)
         else:

@@ -54,6 +54,7 @@ from ...theory.explanation import beta_from_weighted_moments
 from ...theory.law import weighted_law
 from ...units import bandwidth_keyword
 from .leaf_atoms import atoms_by_size
+from .leaf_walk import fed_splits, leaf_events
 
 #: the outputs of a tree model that are sums of leaf values
 OUTPUTS = ("predict_proba", "decision_function", "predict")
@@ -281,66 +282,49 @@ def _splits(forest, columns):
     whether "word removed" goes left and bit 1 whether "word kept" goes left; or (False, group, bit set of the
     group's kept subsets that go left, left, right) for a column shared by a group of words.
     """
-    left, right, feature, threshold = forest.left, forest.right, forest.feature, forest.threshold
-    fed_columns = np.array(sorted(columns.group_of_column), dtype=np.int64)
-    # the nodes that split on a fed column, in increasing order: each column's run of the nodes sorted by column
-    starts = forest.feature_start
-    fed_columns_split = fed_columns[fed_columns < len(starts) - 1]
-    runs = [forest.by_feature[starts[c] : starts[c + 1]] for c in fed_columns_split.tolist()]
-    nodes = np.sort(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
-    jump_left, jump_right, jump_roots = np.split(
-        _jumps(forest, nodes, np.concatenate([left[nodes], right[nodes], forest.roots])), [len(nodes), 2 * len(nodes)]
-    )
-    column_of, t_of = feature[nodes], threshold[nodes]
-    # one-word columns, vectorised: the values (float32, as the tree reads them) of "removed" and "kept"
-    single_column = {c: columns.groups[g][0] for c, g in columns.group_of_column.items() if len(columns.groups[g]) == 1}
-    lookup = np.zeros((max(int(fed_columns.max(initial=0)) + 1, 1), 2))
-    word_bit = np.full(len(lookup), -1, dtype=np.int64)  # a one-word column's word, -1 for a shared column
-    for c, word in single_column.items():
-        lookup[c] = columns.values[c].astype(np.float64)
-        word_bit[c] = word
-    code = (lookup[column_of, 0] <= t_of).astype(np.int64) | ((lookup[column_of, 1] <= t_of).astype(np.int64) << 1)
-    word_of = word_bit[column_of]
-    single = word_of >= 0
-    words = word_of[single].tolist()
+    fed = fed_splits(forest, columns, _jumps)
+    single = fed.single
     splits = dict(
         zip(
-            nodes[single].tolist(),
+            fed.nodes[single].tolist(),
             zip(
-                [True] * len(words),
-                [1 << w for w in words],
-                code[single].tolist(),
-                jump_left[single].tolist(),
-                jump_right[single].tolist(),
+                [True] * int(single.sum()),
+                [1 << w for w in fed.word[single].tolist()],
+                fed.code[single].tolist(),
+                fed.left[single].tolist(),
+                fed.right[single].tolist(),
                 strict=True,
             ),
             strict=True,
         )
     )
     shared_cache = {}
-    shared = ~single
     for node, c, t, jl, jr in zip(
-        nodes[shared].tolist(),
-        column_of[shared].tolist(),
-        t_of[shared].tolist(),
-        jump_left[shared].tolist(),
-        jump_right[shared].tolist(),
-        strict=True,
+        *(x[~single].tolist() for x in (fed.nodes, fed.column, fed.threshold, fed.left, fed.right)), strict=True
     ):
         goes_left = shared_cache.get((c, t))
         if goes_left is None:
             goes_left = shared_cache[c, t] = columns.left_subsets(c, t)
         splits[node] = (False, columns.group_of_column[c], goes_left, jl, jr)
-    return splits, jump_roots
+    return splits, fed.roots
 
 
-def _leaf_events(trees, node_values, columns):
+def _leaf_events(trees, node_values, columns, d):
     """The leaves lime's documents can reach, as events, with the summed leaf values of identical events.
 
     An event is (kept bits, removed bits, shared): words whose bit is set in ``kept`` (``removed``) must be kept
     (removed), and ``shared`` is a sorted tuple of (group, bit set of its allowed kept subsets) for the groups of
-    words sharing a column that the path constrains.
+    words sharing a column that the path constrains.  The walk is compiled (:func:`leaf_walk.leaf_events`);
+    :func:`_leaf_events_python` is the same walk in Python, the reference of the tests.
     """
+    forest = _forest_arrays(trees)
+    return leaf_events(
+        forest, fed_splits(forest, columns, _jumps), columns, d, lambda nodes: node_values(forest.value[nodes])
+    )
+
+
+def _leaf_events_python(trees, node_values, columns):
+    """:func:`_leaf_events` walked in Python, a stack of (node, kept bits, removed bits, shared) tuples."""
     forest = _forest_arrays(trees)
     splits, jump_roots = _splits(forest, columns)
     full = [(1 << (1 << len(group))) - 1 for group in columns.groups]
@@ -509,7 +493,7 @@ def _moment_parts(model, vectorizer, text, output, label, columns, square):
     if columns is None:
         columns = document_columns(vectorizer, text, n_features=int(model.n_features_in_))
     d = len(columns.words)
-    events = _leaf_events(trees, node_values, columns)
+    events = _leaf_events(trees, node_values, columns, d)
     a, b, total, kept, removed, n_atoms = atoms_by_size(events, columns, d)
     what = f"the moments of {n_atoms} leaf atoms at d = {d}"
     check_memory(8.0 * ((3 * d * d if square else 0) + 2 * len(a)), what)
