@@ -47,8 +47,15 @@ def _lime_strings(text, *, bow=True, split_expression=r"\W+", mask_string=None, 
 
 #: lime's strings of every mask, by document and mode, with the masks they were built from: the enumerations below
 #: read the same few documents under several models, and building 2^d strings costs more than a model's call on them
-#: (each call gets its own list; a mode's callable split is a key by identity, and the memo holds it)
+#: (each call gets its own list; a mode's callable split is a key by identity, and the memo holds it; cleared after
+#: the module)
 _STRINGS: dict[tuple, tuple[np.ndarray, list[str]]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_strings():
+    yield
+    _STRINGS.clear()
 
 
 def _enumerated(model, text, output, label=1, **mode):
