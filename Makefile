@@ -13,9 +13,11 @@ BOOTSTRAP_PYTHON ?= python3
 # uv installs the venv's packages: the same versions as pip (the lock's constraints; `LOCK=`: the latest, as pip's
 # --upgrade-strategy eager), in about a sixth of pip's CPU time (15 against 100 CPU-s here: a minute of every fresh
 # make test). pip installs uv itself, at this version, into the venv; pip stays in the venv, upgraded, for the tests.
-# --compile-bytecode: as pip does, every module compiled at install; uv would leave it to the first import, which
-# writes nothing under PYTHONDONTWRITEBYTECODE (set on this machine): each kernel would compile its imports again,
-# about 10 CPU-s more per chapter. requirements-exclude.txt says what the venv leaves out, and why
+# No --compile-bytecode: compiling all 13400 modules took 29 s of both cores on every fresh clone, and make test
+# imports about a quarter of them. A module's bytecode is written when a process first imports it (see
+# PYTHONDONTWRITEBYTECODE below), and right after the install `python -m booktools.bytecode` imports what every
+# kernel and pytest worker imports as it starts, so that four processes do not compile them at the same moment.
+# requirements-exclude.txt says what the venv leaves out, and why
 UV_VERSION := 0.13.9
 UV      := $(VENV)/bin/uv
 
@@ -26,6 +28,9 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# the first process to import a module writes its bytecode for the others (this machine sets the variable, under
+# which every kernel, worker and subprocess would compile its imports again: about 10 CPU-s per chapter)
+unexport PYTHONDONTWRITEBYTECODE
 
 CHAPTERS := $(sort $(wildcard notebooks/*.md))
 LINTED   := limetheory booktools tests benchmarks browser_tests
@@ -46,9 +51,10 @@ $(STAMP): requirements.txt requirements-exclude.txt pyproject.toml $(LOCK)
 	test -x $(PYTHON) || $(BOOTSTRAP_PYTHON) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(UV) pip install --python $(PYTHON) --upgrade pip
-	$(UV) pip install --python $(PYTHON) --compile-bytecode $(if $(LOCK),--constraint $(LOCK),--upgrade) \
+	$(UV) pip install --python $(PYTHON) $(if $(LOCK),--constraint $(LOCK),--upgrade) \
 		--excludes requirements-exclude.txt -r requirements.txt
 	$(UV) pip uninstall --python $(PYTHON) $$(grep -v '^#' requirements-exclude.txt)
+	$(PYTHON) -m booktools.bytecode
 	rm -f $(VENV)/.installed $(VENV)/.installed-latest
 	touch $(STAMP)
 
@@ -85,8 +91,8 @@ pytest: venv $(DOT) bytecode
 		--nbval-kernel-name limetheory-forked --nbval-cell-timeout=1800 \
 		-n 2 --dist loadfile $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
 
-# the editable package's own modules compiled once (compileall skips what is up to date): under PYTHONDONTWRITEBYTECODE
-# every kernel, worker and test subprocess would compile them again, about 0.2 CPU-s each
+# the editable package's own modules compiled once (compileall skips what is up to date), before make test's
+# processes start: otherwise each of them would compile them at the same moment
 bytecode: venv
 	$(PYTHON) -m compileall -q limetheory booktools
 
