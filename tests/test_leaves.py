@@ -387,3 +387,36 @@ def test_the_compiled_walk_equals_the_python_walk_and_the_atoms_their_list(bow, 
                 np.testing.assert_allclose(kept[q], expected_kept, rtol=0, atol=scale)
                 np.testing.assert_allclose(removed[q], expected_removed, rtol=0, atol=scale)
     assert bow or large  # the events summed by convolution were among those checked
+
+
+def test_atom_probabilities_are_the_factor_products_and_the_binomial_ratio():
+    """The compiled products equal the numpy loop they replace bit for bit, and the ratio of binomials
+    C(d - a - b, k - a) / C(d, k) to a few ulps (each of the a + b factors is rounded once)."""
+    from math import comb
+
+    from limetheory.pipelines.routes.leaf_atoms import atom_probabilities
+
+    def numpy_loop(a, b, d):
+        kept = (d - np.arange(1, d + 1)).astype(float)
+        out = np.ones((len(a), d))
+        possible = a + b <= d
+        for i in range(int(a.max(initial=0))):
+            use = (i < a) & possible
+            out[use] *= np.maximum(kept - i, 0.0) / (d - i)
+        for i in range(int(b.max(initial=0))):
+            use = (i < b) & possible
+            out[use] *= np.maximum(d - kept - i, 0.0) / (d - a[use] - i)[:, None]
+        out[~possible] = 0.0
+        return out
+
+    rng = np.random.default_rng(0)
+    for d in (1, 2, 7, 40, 300):
+        a, b = rng.integers(0, d + 1, size=50), rng.integers(0, d + 1, size=50)  # a + b > d: some rows 0
+        got = atom_probabilities(a, b, d)
+        assert np.array_equal(got, numpy_loop(a, b, d))
+        for r in range(len(a)):
+            for s in range(1, d + 1):
+                k = d - s
+                fits = a[r] + b[r] <= d and a[r] <= k and b[r] <= s
+                exact = comb(int(d - a[r] - b[r]), int(k - a[r])) / comb(d, k) if fits else 0.0
+                assert abs(got[r, s - 1] - exact) <= 4 * (a[r] + b[r]) * np.finfo(float).eps * exact

@@ -16,6 +16,8 @@ from itertools import product
 
 import numpy as np
 
+from ..._compiled import compiled
+
 
 def _bit_matrix(bits, d):
     """Python ints (bit j = word j) as an (m, d) boolean array."""
@@ -90,8 +92,8 @@ def _rows(events, columns, d):
     """The events as rows (kept, removed, value), each event with at most ``LISTED_ATOMS`` atoms listed in its place.
 
     Returns the rows' kept and removed words (boolean, one row each), their values, and for each shared tuple the
-    rows that carry it, in the order of their first row (the listed atoms carry ``()``, as the events without
-    groups do).  A listed event's atoms take its place among the other rows, in ``itertools.product``'s order of
+    slice of the rows that carry it, in the order of their first row (the listed atoms carry ``()``, as the events
+    without groups do).  A listed event's atoms take its place among the other rows, in ``itertools.product``'s order of
     its groups' allowed subsets; the events that constrain the same groups alike share their list of atoms.
     Events of value 0 are dropped.
     """
@@ -120,9 +122,13 @@ def _rows(events, columns, d):
             first_row[shared] = members[0]
             continue
         start = len(option_kept)
-        for choice in product(*options):
-            option_kept.append(sum(c[0] for c in choice))
-            option_removed.append(sum(c[1] for c in choice))
+        if len(options) == 1:
+            option_kept.extend([kept for kept, _ in options[0]])
+            option_removed.extend([removed for _, removed in options[0]])
+        else:
+            for choice in product(*options):
+                option_kept.append(sum(c[0] for c in choice))
+                option_removed.append(sum(c[1] for c in choice))
         atoms = range(start, len(option_kept))
         for e in members:
             events_of.extend([e] * len(atoms))
@@ -140,8 +146,8 @@ def _rows(events, columns, d):
         [removed_all[event] | _bit_matrix(option_removed, d)[option], *(removed_all[m] for m in groups.values())]
     )
     starts = np.cumsum([len(event)] + [len(m) for m in groups.values()])
-    rows = {(): np.arange(len(event))} if len(event) else {}
-    rows.update({key: np.arange(starts[i], starts[i + 1]) for i, key in enumerate(groups)})
+    rows = {(): slice(0, len(event))} if len(event) else {}
+    rows.update({key: slice(int(starts[i]), int(starts[i + 1])) for i, key in enumerate(groups)})
     rows = {key: rows[key] for key in sorted(rows, key=first_row.get)}  # the order of their first rows
     return kept_words, removed_words, value_all[np.concatenate([event, *groups.values()])], rows
 
@@ -174,7 +180,7 @@ def atoms_by_size(events, columns, d):
             present, count = np.zeros(1, dtype=np.int64), np.ones(1)
             words, keeps = np.zeros(0, dtype=np.int64), np.zeros((1, 0))
         n_group = len(words)
-        n_atoms += len(e) * len(present)
+        n_atoms += (e.stop - e.start) * len(present)
         # one row per (event, number j of group words kept): a = a0 + j, b = b0 + n_group - j
         code = (a0[e, None] + present) * (d + 1) + b0[e, None] + n_group - present
         weight = value[e, None] * count
@@ -203,3 +209,31 @@ def atoms_by_size(events, columns, d):
         np.bincount(where[which], weights=weight[which], minlength=n * d).reshape(n, d) for which in (is_kept, ~is_kept)
     )
     return sizes // (d + 1), sizes % (d + 1), total, kept, removed, n_atoms
+
+
+def atom_probabilities(a, b, d):
+    """P(a given words kept and b others removed | s) for s = 1..d: rows per (a, b), columns per s.
+
+    A product of a + b factors (``leaves``' module docstring), multiplied in the order i = 0, 1, ... of the kept
+    factors, then of the removed ones; 0 where a + b > d.
+    """
+    return _probabilities(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64), int(d))
+
+
+@compiled(cache=True, nogil=True)
+def _probabilities(a, b, d):
+    """:func:`atom_probabilities`: each entry's factors multiplied one after the other, as the numpy loop did."""
+    out = np.ones((len(a), d))
+    for r in range(len(a)):
+        if a[r] + b[r] > d:
+            out[r] = 0.0
+            continue
+        for s in range(d):
+            kept = float(d - 1 - s)  # k = d - s words kept, s = 1..d
+            value = 1.0
+            for i in range(a[r]):
+                value *= max(kept - i, 0.0) / (d - i)
+            for i in range(b[r]):
+                value *= max(d - kept - i, 0.0) / float(d - a[r] - i)
+            out[r, s] = value
+    return out

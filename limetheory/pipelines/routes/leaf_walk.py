@@ -154,10 +154,17 @@ def leaf_events(forest, splits, columns, d, leaf_values):
     shared_groups = np.flatnonzero(np.diff(group_start))
     if len(shared_groups):  # the groups each event constrains: some word of its allowed subsets differs from full
         differs = distinct[:, 2 * n_words :] != full
-        pairs = np.nonzero(np.logical_or.reduceat(differs, group_start[shared_groups], axis=1))
-        for e, g in zip(pairs[0].tolist(), shared_groups[pairs[1]].tolist(), strict=True):
-            part = distinct[e, 2 * n_words + group_start[g] : 2 * n_words + group_start[g + 1]]
-            shared[e] = (*shared[e], (g, int.from_bytes(part.tobytes(), "little")))
+        events, groups = np.nonzero(np.logical_or.reduceat(differs, group_start[shared_groups], axis=1))
+        groups = shared_groups[groups]
+        raw, width = np.ascontiguousarray(distinct[:, 2 * n_words :]).tobytes(), 8 * len(full)  # one event's bytes
+        for e, g, a, b in zip(
+            events.tolist(),
+            groups.tolist(),
+            (events * width + 8 * group_start[groups]).tolist(),
+            (events * width + 8 * group_start[groups + 1]).tolist(),
+            strict=True,
+        ):
+            shared[e] = (*shared[e], (g, int.from_bytes(raw[a:b], "little")))
     kept, removed = (
         np.unpackbits(
             np.ascontiguousarray(distinct[:, part]).view(np.uint8), axis=1, count=d, bitorder="little"

@@ -53,7 +53,7 @@ from ...engine.presence import EXPLAIN_ADVICE, document_columns
 from ...theory.explanation import beta_from_weighted_moments
 from ...theory.law import weighted_law
 from ...units import bandwidth_keyword
-from .leaf_atoms import atoms_by_size
+from .leaf_atoms import atom_probabilities, atoms_by_size
 from .leaf_walk import fed_splits, leaf_events
 
 #: the outputs of a tree model that are sums of leaf values
@@ -314,8 +314,9 @@ def _leaf_events(trees, node_values, columns, d):
 
     An event is (kept bits, removed bits, shared): words whose bit is set in ``kept`` (``removed``) must be kept
     (removed), and ``shared`` is a sorted tuple of (group, bit set of its allowed kept subsets) for the groups of
-    words sharing a column that the path constrains.  The walk is compiled (:func:`leaf_walk.leaf_events`);
-    :func:`_leaf_events_python` is the same walk in Python, the reference of the tests.
+    words sharing a column that the path constrains.  The walk is compiled (:func:`leaf_walk.leaf_events`) and
+    returns the events as ``leaf_walk.Events`` arrays; :func:`_leaf_events_python` is the same walk in Python, the
+    reference of the tests.
     """
     forest = _forest_arrays(trees)
     return leaf_events(
@@ -324,7 +325,10 @@ def _leaf_events(trees, node_values, columns, d):
 
 
 def _leaf_events_python(trees, node_values, columns):
-    """:func:`_leaf_events` walked in Python, a stack of (node, kept bits, removed bits, shared) tuples."""
+    """:func:`_leaf_events` walked in Python, a stack of (node, kept bits, removed bits, shared) tuples.
+
+    Returns the dict {(kept bits, removed bits, shared): summed value}, in the order of the events' first leaves.
+    """
     forest = _forest_arrays(trees)
     splits, jump_roots = _splits(forest, columns)
     full = [(1 << (1 << len(group))) - 1 for group in columns.groups]
@@ -374,21 +378,6 @@ def _leaf_events_python(trees, node_values, columns):
     leaf_value = node_values(forest.value[np.array(reached, dtype=np.int64)])
     sums = np.bincount(codes, weights=leaf_value, minlength=len(index))
     return dict(zip(index, sums.tolist(), strict=True))
-
-
-def _atom_probabilities(a, b, d):
-    """P(a given words kept and b others removed | s) for s = 1..d: rows per (a, b), columns per s."""
-    kept = (d - np.arange(1, d + 1)).astype(float)  # k = d - s
-    out = np.ones((len(a), d))
-    possible = a + b <= d
-    for i in range(int(a.max(initial=0))):
-        use = (i < a) & possible
-        out[use] *= np.maximum(kept - i, 0.0) / (d - i)
-    for i in range(int(b.max(initial=0))):
-        use = (i < b) & possible
-        out[use] *= np.maximum(d - kept - i, 0.0) / (d - a[use] - i)[:, None]
-    out[~possible] = 0.0
-    return out
 
 
 def conditional_moments_trees(model, vectorizer, text, *, output="predict_proba", label=1, columns=None):
@@ -499,7 +488,7 @@ def _moment_parts(model, vectorizer, text, output, label, columns, square):
     check_memory(8.0 * ((3 * d * d if square else 0) + 2 * len(a)), what)
     check_memory(8.0 * 6 * len(a) * d, f"{what} ({len(a)} sizes)")
     check_work(8.0 * (d if square else 1) * d * len(a), f"{what} ({len(a)} sizes)")
-    probability = _atom_probabilities(a, b, d)  # P(atom | s), one row per size (a, b)
+    probability = atom_probabilities(a, b, d)  # P(atom | s), one row per size (a, b)
     # P(atom, z_j = 1 | s) for a word j the atom leaves free: the atom with j kept too, P * (k - a) / (d - a - b)
     k = (d - np.arange(1, d + 1)).astype(float)
     free = np.maximum(d - a - b, 1)[:, None].astype(float)
