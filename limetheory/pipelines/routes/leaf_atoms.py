@@ -171,8 +171,7 @@ def atoms_by_size(events, columns, d):
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0), np.zeros((0, d)), np.zeros((0, d)), 0
     a0, b0 = kept_words.sum(axis=1), removed_words.sum(axis=1)
-    codes, values, word_codes, word_index, word_values, word_kept = [], [], [], [], [], []
-    n_atoms, cache = 0, {}
+    codes, layout, counts, group_words, keeps_of, n_atoms, cache = [], [], [], [], [], 0, {}
     for shared, e in by_shared.items():
         if shared:
             present, count, words, keeps = _shared_counts(shared, columns, cache)
@@ -182,33 +181,55 @@ def atoms_by_size(events, columns, d):
         n_group = len(words)
         n_atoms += (e.stop - e.start) * len(present)
         # one row per (event, number j of group words kept): a = a0 + j, b = b0 + n_group - j
-        code = (a0[e, None] + present) * (d + 1) + b0[e, None] + n_group - present
-        weight = value[e, None] * count
-        codes.append(code.ravel())
-        values.append(weight.ravel())
-        for words_of_event, is_kept in ((kept_words[e], True), (removed_words[e], False)):
-            event, column = np.nonzero(words_of_event)  # the event's own words: in every one of its rows
-            word_codes.append(code[event].ravel())
-            word_index.append(np.repeat(column, len(present)))
-            word_values.append(weight[event].ravel())
-            word_kept.append(np.full(event.size * len(present), is_kept))
-        if n_group:
-            for amount, is_kept in ((keeps, True), (count[:, None] - keeps, False)):
-                # (event, j, group word): value times the number of the atoms that keep (remove) the word
-                word_codes.append(np.repeat(code, n_group, axis=1).ravel())
-                word_index.append(np.tile(words, code.size))
-                word_values.append((value[e, None, None] * amount).ravel())
-                word_kept.append(np.full(code.size * n_group, is_kept))
-    code = np.concatenate(codes)
-    sizes, q = np.unique(code, return_inverse=True)
-    n = len(sizes)
-    total = np.bincount(q, weights=np.concatenate(values), minlength=n)
-    where = np.searchsorted(sizes, np.concatenate(word_codes)) * d + np.concatenate(word_index)
-    weight, is_kept = np.concatenate(word_values), np.concatenate(word_kept)
-    kept, removed = (
-        np.bincount(where[which], weights=weight[which], minlength=n * d).reshape(n, d) for which in (is_kept, ~is_kept)
-    )
+        codes.append(((a0[e, None] + present) * (d + 1) + b0[e, None] + n_group - present).ravel())
+        layout.append((e.start, e.stop, len(present), n_group))
+        counts.append(count)
+        group_words.append(words)
+        # the number of the atoms of each j that keep, and that remove, each group word
+        keeps_of.append(np.stack([keeps, count[:, None] - keeps]).ravel())
+    sizes, q = np.unique(np.concatenate(codes), return_inverse=True)
+    own = [np.nonzero(words) for words in (kept_words, removed_words)]  # each row's own words, row by row
+    starts = [np.searchsorted(rows, np.arange(len(value) + 1)) for rows, _ in own]
+    total, kept, removed = _accumulate(
+        len(sizes), d, value, q.ravel(), np.array(layout, dtype=np.int64).reshape(-1, 4), np.concatenate(counts),
+        np.concatenate(group_words).astype(np.int64), np.concatenate(keeps_of), starts[0], own[0][1], starts[1],
+        own[1][1],
+    )  # fmt: skip
     return sizes // (d + 1), sizes % (d + 1), total, kept, removed, n_atoms
+
+
+@compiled(cache=True, nogil=True)
+def _accumulate(n, d, value, q, layout, counts, group_words, keeps_of, kept_start, kept_words, removed_start,
+                removed_words):  # fmt: skip
+    """The sums by size of :func:`atoms_by_size`, each added in the order of the rows, then j, then the words.
+
+    ``layout`` holds each shared key's (first row, end, number of j values, number of group words); ``q`` the
+    size of each (row, j); ``keeps_of`` each key's atoms that keep, then remove, each group word, by j.  A cell
+    receives its terms in the order (key, row, j): the order in which the numpy version concatenated them for
+    ``np.bincount``, so the sums are the same bits.
+    """
+    total, kept, removed = np.zeros(n), np.zeros((n, d)), np.zeros((n, d))
+    at = count_at = word_at = keep_at = 0
+    for key in range(len(layout)):
+        first, end, n_present, n_group = layout[key, 0], layout[key, 1], layout[key, 2], layout[key, 3]
+        for row in range(first, end):
+            for j in range(n_present):
+                size = q[at]
+                at += 1
+                weight = value[row] * counts[count_at + j]
+                total[size] += weight
+                for i in range(kept_start[row], kept_start[row + 1]):
+                    kept[size, kept_words[i]] += weight
+                for i in range(removed_start[row], removed_start[row + 1]):
+                    removed[size, removed_words[i]] += weight
+                for w in range(n_group):
+                    word = group_words[word_at + w]
+                    kept[size, word] += value[row] * keeps_of[keep_at + j * n_group + w]
+                    removed[size, word] += value[row] * keeps_of[keep_at + (n_present + j) * n_group + w]
+        count_at += n_present
+        word_at += n_group
+        keep_at += 2 * n_present * n_group
+    return total, kept, removed
 
 
 def atom_probabilities(a, b, d):
