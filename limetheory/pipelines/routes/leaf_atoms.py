@@ -91,13 +91,14 @@ def _shared_counts(shared, columns, cache):
 def _rows(events, columns, d):
     """The events as rows (kept, removed, value), each event with at most ``LISTED_ATOMS`` atoms listed in its place.
 
-    Returns the rows' kept and removed words (boolean, one row each), their values, and for each shared tuple the
-    slice of the rows that carry it, in the order of their first row (the listed atoms carry ``()``, as the events
+    Returns each row's event and option (the group words its atom keeps and removes, 0: none), the options'
+    kept and removed words (boolean, one row each), the rows' values, and for each shared tuple the slice of the
+    rows that carry it, in the order of their first row (the listed atoms carry ``()``, as the events
     without groups do).  A listed event's atoms take its place among the other rows, in ``itertools.product``'s order of
     its groups' allowed subsets; the events that constrain the same groups alike share their list of atoms.
     Events of value 0 are dropped.
     """
-    kept_all, removed_all, value_all, shared_all = events
+    _, _, value_all, shared_all = events
     used = value_all != 0.0
     by_key = {}
     for e in np.flatnonzero(used & np.array([bool(key) for key in shared_all], dtype=bool)).tolist():
@@ -139,17 +140,14 @@ def _rows(events, columns, d):
     option = np.concatenate([np.zeros(len(plain), dtype=np.int64), np.array(options_of, dtype=np.int64)])
     order = np.argsort(np.concatenate([plain * step, np.array(places, dtype=np.int64)]))  # the () rows in place
     event, option = event[order], option[order]
-    kept_words = np.concatenate(
-        [kept_all[event] | _bit_matrix(option_kept, d)[option], *(kept_all[m] for m in groups.values())]
-    )
-    removed_words = np.concatenate(
-        [removed_all[event] | _bit_matrix(option_removed, d)[option], *(removed_all[m] for m in groups.values())]
-    )
     starts = np.cumsum([len(event)] + [len(m) for m in groups.values()])
     rows = {(): slice(0, len(event))} if len(event) else {}
     rows.update({key: slice(int(starts[i]), int(starts[i + 1])) for i, key in enumerate(groups)})
     rows = {key: rows[key] for key in sorted(rows, key=first_row.get)}  # the order of their first rows
-    return kept_words, removed_words, value_all[np.concatenate([event, *groups.values()])], rows
+    event = np.concatenate([event, *groups.values()])
+    option = np.concatenate([option, np.zeros(len(event) - len(option), dtype=np.int64)])
+    options = (_bit_matrix(option_kept, d), _bit_matrix(option_removed, d))
+    return event, option, options, value_all[event], rows
 
 
 def atoms_by_size(events, columns, d):
@@ -166,11 +164,14 @@ def atoms_by_size(events, columns, d):
     listed instead, its atoms batched with the events without groups: cheaper for the few small groups of most
     documents ("The" and "the").
     """
-    kept_words, removed_words, value, by_shared = _rows(events, columns, d)
+    event, option, options, value, by_shared = _rows(events, columns, d)
     if not len(value):
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0), np.zeros((0, d)), np.zeros((0, d)), 0
-    a0, b0 = kept_words.sum(axis=1), removed_words.sum(axis=1)
+    # each row's words: its event's (from the walk's splits on one-word columns) and its option's (group words)
+    lists = [_word_lists(words) for words in (events.kept, events.removed, *options)]
+    a0 = lists[0][2][event] + lists[2][2][option]
+    b0 = lists[1][2][event] + lists[3][2][option]
     codes, layout, counts, group_words, keeps_of, n_atoms, cache = [], [], [], [], [], 0, {}
     for shared, e in by_shared.items():
         if shared:
@@ -188,19 +189,38 @@ def atoms_by_size(events, columns, d):
         # the number of the atoms of each j that keep, and that remove, each group word
         keeps_of.append(np.stack([keeps, count[:, None] - keeps]).ravel())
     sizes, q = np.unique(np.concatenate(codes), return_inverse=True)
-    own = [np.nonzero(words) for words in (kept_words, removed_words)]  # each row's own words, row by row
-    starts = [np.searchsorted(rows, np.arange(len(value) + 1)) for rows, _ in own]
     total, kept, removed = _accumulate(
         len(sizes), d, value, q.ravel(), np.array(layout, dtype=np.int64).reshape(-1, 4), np.concatenate(counts),
-        np.concatenate(group_words).astype(np.int64), np.concatenate(keeps_of), starts[0], own[0][1], starts[1],
-        own[1][1],
+        np.concatenate(group_words).astype(np.int64), np.concatenate(keeps_of), event, option,
+        *(part for start, words, _ in lists for part in (start, words)),
     )  # fmt: skip
     return sizes // (d + 1), sizes % (d + 1), total, kept, removed, n_atoms
 
 
 @compiled(cache=True, nogil=True)
-def _accumulate(n, d, value, q, layout, counts, group_words, keeps_of, kept_start, kept_words, removed_start,
-                removed_words):  # fmt: skip
+def _word_lists(words):
+    """A boolean (m, d) array as lists of its rows' set columns: (where each row starts, the columns, the counts)."""
+    m, d = words.shape
+    count = np.zeros(m, dtype=np.int64)
+    for r in range(m):
+        for j in range(d):
+            count[r] += words[r, j]
+    start = np.zeros(m + 1, dtype=np.int64)
+    start[1:] = np.cumsum(count)
+    columns = np.empty(start[m], dtype=np.int64)
+    at = 0
+    for r in range(m):
+        for j in range(d):
+            if words[r, j]:
+                columns[at] = j
+                at += 1
+    return start, columns, count
+
+
+@compiled(cache=True, nogil=True)
+def _accumulate(n, d, value, q, layout, counts, group_words, keeps_of, event, option, kept_start, kept_words,
+                removed_start, removed_words, option_kept_start, option_kept, option_removed_start,
+                option_removed):  # fmt: skip
     """The sums by size of :func:`atoms_by_size`, each added in the order of the rows, then j, then the words.
 
     ``layout`` holds each shared key's (first row, end, number of j values, number of group words); ``q`` the
@@ -218,10 +238,15 @@ def _accumulate(n, d, value, q, layout, counts, group_words, keeps_of, kept_star
                 at += 1
                 weight = value[row] * counts[count_at + j]
                 total[size] += weight
-                for i in range(kept_start[row], kept_start[row + 1]):
+                e, o = event[row], option[row]  # the row's own words: its event's, then its option's (disjoint)
+                for i in range(kept_start[e], kept_start[e + 1]):
                     kept[size, kept_words[i]] += weight
-                for i in range(removed_start[row], removed_start[row + 1]):
+                for i in range(option_kept_start[o], option_kept_start[o + 1]):
+                    kept[size, option_kept[i]] += weight
+                for i in range(removed_start[e], removed_start[e + 1]):
                     removed[size, removed_words[i]] += weight
+                for i in range(option_removed_start[o], option_removed_start[o + 1]):
+                    removed[size, option_removed[i]] += weight
                 for w in range(n_group):
                     word = group_words[word_at + w]
                     kept[size, word] += value[row] * keeps_of[keep_at + j * n_group + w]
