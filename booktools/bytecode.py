@@ -17,20 +17,9 @@ import sys
 
 from booktools.forked_kernel import PRELOAD
 
-#: what each pytest worker imports before its first test, and the book's build as it starts, besides ``PRELOAD``
-ALSO = (
-    "pytest",
-    "xdist",
-    "nbval.plugin",
-    "hypothesis",
-    "jupyter_client",
-    "nbformat",
-    "nbclient",
-    "jupytext",
-    "sphinx.application",
-    "jupyter_book.cli.main",
-    "myst_nb.sphinx_ext",
-)
+#: what both pytest workers import as they collect, besides ``PRELOAD``; the book's build (one process, beside pytest)
+#: compiles its own imports, on a core that the setup's single warm-up would leave idle
+ALSO = ("pytest", "xdist", "nbval.plugin", "hypothesis", "jupyter_client", "nbformat", "jupytext", "packaging", "yaml")
 
 
 def warm(modules) -> list[str]:
