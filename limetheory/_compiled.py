@@ -9,13 +9,20 @@ written, in numba's user-wide cache (``NUMBA_CACHE_DIR``, else the user's cache 
 Where neither can be written (a read-only install run by a user without a writable home), numba refuses to build
 a cached function at all ("cannot cache function ...: no locator available"); the kernel is then compiled without
 a cache, once per process, and a warning says how to keep the machine code (tests/test_read_only_install.py).
+
+Processes that call a cached kernel for the first time at the same moment (the workers of ``explain_many``, a test
+suite's) would each compile it, seconds of CPU apiece, before any of them has written the cache: the first call in a
+process holds an exclusive lock on a file beside the module's ``__pycache__`` (POSIX ``flock``; where there is none,
+or the folder cannot be written, no lock), so that one process compiles and writes the cache and the others load it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import warnings
+from pathlib import Path
 
 #: the numba.njit options the package's kernels may use (checked at decoration, where numba is not yet imported)
 _NJIT_OPTIONS = frozenset({"cache", "error_model", "nogil", "fastmath", "boundscheck", "parallel", "inline"})
@@ -48,6 +55,9 @@ class CompiledKernel:
         dispatcher = self._dispatcher
         if dispatcher is None:
             dispatcher = self.dispatcher()
+            if self._options.get("cache"):  # the first call compiles or loads: one process at a time
+                with _first_call_lock(self.py_func):
+                    return dispatcher(*args)
         return dispatcher(*args)
 
     def dispatcher(self):
@@ -60,6 +70,26 @@ class CompiledKernel:
     def __repr__(self):
         state = "not compiled yet" if self._dispatcher is None else "compiled"
         return f"<compiled kernel {self.__qualname__} ({state})>"
+
+
+@contextlib.contextmanager
+def _first_call_lock(py_func):
+    """An exclusive lock, across processes, on ``py_func``'s first call (a no-op where no lock file can be made)."""
+    try:
+        import fcntl
+
+        folder = Path(py_func.__code__.co_filename).parent / "__pycache__"
+        folder.mkdir(exist_ok=True)
+        handle = open(folder / f"{py_func.__module__}.{py_func.__qualname__}.lock", "a")  # noqa: SIM115
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: compile as before
+            pass
+        yield  # closing the file releases the lock, also when the call raises
 
 
 def _build(py_func, options):
