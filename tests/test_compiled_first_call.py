@@ -33,10 +33,9 @@ def total(values):
 CALL = """
 import json, sys, time
 import numpy as np
-sys.path.insert(0, sys.argv[1])
 import numba  # imported before the start: only the compilation or the load races
-import shared_kernel
-while time.time() < float(sys.argv[2]):
+import shared_kernel  # from the temporary folder, on PYTHONPATH
+while time.time() < float(sys.argv[1]):
     time.sleep(0.001)
 value = shared_kernel.total(np.arange(4.0))
 stats = shared_kernel.total._dispatcher.stats
@@ -46,12 +45,11 @@ print(json.dumps([value, sum(stats.cache_hits.values()), sum(stats.cache_misses.
 
 def test_two_processes_calling_a_kernel_at_once_compile_it_once(tmp_path):
     (tmp_path / "shared_kernel.py").write_text(KERNEL)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     env.pop("NUMBA_CACHE_DIR", None)  # the cache beside the module, in tmp_path
     start = time.time() + 4.0  # both interpreters are up by then (a late one only finds the cache written)
     runs = [
-        subprocess.Popen([sys.executable, "-c", CALL, str(tmp_path), repr(start)], env=env, stdout=subprocess.PIPE)
-        for _ in range(2)
+        subprocess.Popen([sys.executable, "-c", CALL, repr(start)], env=env, stdout=subprocess.PIPE) for _ in range(2)
     ]
     results = sorted(json.loads(run.communicate(timeout=300)[0]) for run in runs)
     assert [run.returncode for run in runs] == [0, 0]
