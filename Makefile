@@ -77,7 +77,8 @@ lint: venv
 	$(VENV)/bin/ruff format --check $(LINTED)
 
 # two workers (this machine has two cores); --dist loadfile keeps each notebook's cells in one kernel, in order, and
-# hands out whole files in the command line's order: the chapters first, costliest first (booktools/schedule.py),
+# hands out whole files, with --no-loadscope-reorder in the command line's order (pytest-xdist 3 otherwise sorts the
+# files by their number of tests): the chapters first, costliest first (booktools/schedule.py),
 # so that the package's short test files fill the end instead of one worker idling through a long chapter; the
 # cheapest chapters come after the tests, to fill the gap the last test file would leave.
 # The chapters' kernels are forked from a process per worker that has imported the chapters' libraries once
@@ -89,7 +90,7 @@ SCHEDULED = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py --tests tests $(CH
 pytest: venv $(DOT) bytecode
 	JUPYTER_PATH=$(CURDIR)/booktools $(PYTHON) -m pytest $(SCHEDULED) --nbval-lax \
 		--nbval-kernel-name limetheory-forked --nbval-cell-timeout=1800 \
-		-n 2 --dist loadfile $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
+		-n 2 --dist loadfile --no-loadscope-reorder $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
 
 # the editable package's own modules compiled once (compileall skips what is up to date), before make test's
 # processes start: otherwise each of them would compile them at the same moment

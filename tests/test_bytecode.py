@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from booktools import bytecode
 from booktools.forked_kernel import PRELOAD
 
@@ -35,13 +37,28 @@ def test_warm_writes_bytecode_under_pythondontwritebytecode_and_skips_what_does_
     assert written == ["warmed_here"]
 
 
-def test_main_warms_the_kernels_preload_and_the_workers_first_imports(monkeypatch):
-    asked = []
+def test_main_warms_the_kernels_preload_and_the_workers_first_imports_in_two_processes(monkeypatch):
+    asked, started = [], []
+
+    class Child:
+        def __init__(self, argv):
+            started.append(argv)
+
+        def wait(self):
+            started.append("waited")
+
     monkeypatch.setattr(bytecode, "warm", asked.append)
+    monkeypatch.setattr(bytecode.subprocess, "Popen", Child)
     monkeypatch.delenv("MPLBACKEND", raising=False)
-    bytecode.main()
-    assert asked == [[*PRELOAD, *bytecode.ALSO]]
+    bytecode.main([])
+    assert started == [[sys.executable, "-m", "booktools.bytecode", "--second-half"], "waited"]
+    bytecode.main(["--second-half"])
+    assert asked == [bytecode.HALVES[0], bytecode.HALVES[1]]
+    # every module once, between the two halves
+    assert [*asked[0], *asked[1]] == [*PRELOAD, *bytecode.ALSO]
     assert {"pytest", "xdist", "nbval.plugin"} <= set(bytecode.ALSO)
-    assert not set(PRELOAD) & set(bytecode.ALSO)  # each module named once
+    assert not set(PRELOAD) & set(bytecode.ALSO)
     # matplotlib reads its backend when imported: the one a kernel's zygote sets
     assert os.environ["MPLBACKEND"] == "module://matplotlib_inline.backend_inline"
+    with pytest.raises(SystemExit, match="usage"):
+        bytecode.main(["--third-half"])
