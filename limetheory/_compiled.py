@@ -11,9 +11,10 @@ a cached function at all ("cannot cache function ...: no locator available"); th
 a cache, once per process, and a warning says how to keep the machine code (tests/test_read_only_install.py).
 
 Processes that call a cached kernel for the first time at the same moment (the workers of ``explain_many``, a test
-suite's) would each compile it, seconds of CPU apiece, before any of them has written the cache: the first call in a
-process holds an exclusive lock on a file beside the module's ``__pycache__`` (POSIX ``flock``; where there is none,
-or the folder cannot be written, no lock), so that one process compiles and writes the cache and the others load it.
+suite's) would each compile it, seconds of CPU apiece, before any of them has written the cache: before its first
+call in a process, the kernel is compiled for the call's argument types under an exclusive lock on a file beside the
+module's ``__pycache__`` (POSIX ``flock``; where there is none, or the folder cannot be written, no lock), so that one
+process compiles and writes the cache and the others load it; the call itself runs outside the lock.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class CompiledKernel:
             dispatcher = self.dispatcher()
             if self._options.get("cache"):  # the first call compiles or loads: one process at a time
                 with _first_call_lock(self.py_func):
-                    return dispatcher(*args)
+                    _compile_for(dispatcher, args)
         return dispatcher(*args)
 
     def dispatcher(self):
@@ -90,6 +91,18 @@ def _first_call_lock(py_func):
         except OSError:  # a file system without locks: compile as before
             pass
         yield  # closing the file releases the lock, also when the call raises
+
+
+def _compile_for(dispatcher, args):
+    """Compile (or load from the cache) the dispatcher's specialisation for ``args``, without running it.
+
+    The argument types are those the call would infer, so the lock covers the compilation only, not a long first
+    computation. Whatever fails here is left to the call itself, which compiles the same way and raises numba's error.
+    """
+    try:
+        dispatcher.compile(tuple(dispatcher.typeof_pyval(arg) for arg in args))
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _build(py_func, options):
