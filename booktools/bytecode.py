@@ -4,8 +4,8 @@
 both cores on every fresh clone, and ``make test`` imports about a quarter of them); Python writes a module's bytecode
 when a process first imports it (the Makefile unexports ``PYTHONDONTWRITEBYTECODE``, which this machine sets). Right
 after the install, ``python -m booktools.bytecode`` imports once what the chapters' kernels (``forked_kernel.PRELOAD``)
-and the pytest workers import as they start: otherwise the two workers, their two kernel zygotes and the book's build
-would all compile numpy, scipy, scikit-learn, pandas, sympy and matplotlib at the same moment. It warms two halves
+and the pytest workers import as they start: otherwise the two workers and their two kernel zygotes would all
+compile numpy, scipy, scikit-learn, pandas, sympy and matplotlib at the same moment. It warms two halves
 side by side, one in a child process, so that both cores work while apt installs Graphviz beside it. Bytecode is
 written here even under ``PYTHONDONTWRITEBYTECODE``; a module that does not import is skipped (this only saves time).
 """

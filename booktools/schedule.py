@@ -7,6 +7,9 @@ longest-processing-time rule) leaves the package's many short test files to fill
 the book's table records (``book/chapter_costs.json``: each chapter's CPU seconds at its last execution); a chapter
 without a recorded cost goes first, as if it were the costliest.
 
+The order holds only if pytest-xdist keeps it: ``make pytest`` passes ``--no-loadscope-reorder`` (by default
+pytest-xdist 3 sorts the files by their number of tests).
+
 The package's tests (one more argument, ``tests``) go in before the cheapest chapters (``with_tests``): their
 files are handed out alphabetically, so the last test file on one worker (``test_wheel.py``, about 20 CPU-s) would
 otherwise end the run with the other worker idle; the few short chapters after them fill that gap.
