@@ -85,6 +85,7 @@ import numpy as np
 from ..._validation import check_linear_arrays, check_memory, check_nu
 from ...units import bandwidth_keyword
 from ..law import times_exp, weighted_law
+from .linear_adjoint import adjoint_beta
 from .linear_mixture import mixture_beta
 from .linear_moments import beta_from_weighted_moments, quadrature_moments, unnormalised_moments
 from .tfidf_model import check_groups, check_norm, scale_free_model
@@ -332,6 +333,8 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
     model = scale_free_model(lam, tfidf, groups, norm)
     law = weighted_law(model.d, nu)
     beta = mixture_beta(model, law)
+    if beta is None:  # the recursions, the shared columns' members by the gradient (linear_adjoint)
+        beta = adjoint_beta(model, law)
     if beta is not None:
         return beta
     moments = quadrature_moments(model)

@@ -1,0 +1,249 @@
+r"""β's sums for the words of shared columns as one gradient: the columns' recursion in reverse mode.
+
+β needs, besides E[f | s] for every s, only one weighted sum over s of the moments E[z_k f | s] for each word k
+(:func:`limetheory.theory.linear.linear_moments.beta_from_weighted_moments`).  Mark each word with a variable
+:math:`y_k` that multiplies its factor in every kept set (:math:`y \equiv 1`); then
+:math:`\mathbb{E}[z_k f \mid s] = \partial \mathbb{E}[f \mid s] / \partial y_k`, since the mean over the kept sets
+of size m = d - s of :math:`f(K) \prod_K y` has, as its derivative in :math:`y_k`, the same mean restricted to the
+sets that contain k.  So the weighted sum is the gradient of one number,
+
+.. math::
+
+   \sum_s m_s\, \mathbb{E}[z_k f \mid s] = \frac{\partial \Psi}{\partial y_k}, \qquad
+   \Psi = \sum_s m_s\, \mathbb{E}[f \mid s].
+
+The forward recursion (:mod:`limetheory.theory.linear.subset_means`, step 3 of
+:mod:`limetheory.theory.linear.linear_exact`'s docstring) takes the words alone in their column first and the shared
+columns last, one step each.  For a member of a shared column the derivative needs only the state before its
+column's step and the adjoint of the state after it (the derivative of Ψ in that state's entries), which reverse-mode
+differentiation carries back over the columns' steps alone: about S e d operations per node for S columns of e words,
+where the leave-one-out route's prefix x suffix products cost d per word of the later columns for each column (the
+quadratic term in S that made a document of 24 shared columns cost three times its other recursions).  The words
+alone in their column keep the two-sided leave-one-out recursion (``subset_means.leave_one_out_sums``), on the same
+arrays: their sums, and E[f | s], are the leave-one-out route's to the bit.
+
+Accuracy.  Every step of the columns' recursion is a combination with nonnegative coefficients (the hypergeometric
+weights and the column's subset means), and so is its transpose: the adjoint of the means of :math:`e^{-uR}` sums
+nonnegative terms, and every term of the others is a product of such terms and one weight :math:`w_j`.  Nothing is
+divided or subtracted, so each member's sum is accurate to a few roundings per step relative to the same sum with
+:math:`\lvert w \rvert` in place of w: the recursions' accuracy, in the unit of ``linear_exact.BETA_ACCURACY`` (its
+module docstring, "Accuracy").  Tests compare it with the leave-one-out route and with enumeration.
+
+The columns' states cost 16 bytes per node, column and size: :func:`adjoint_beta` returns None beyond
+``ADJOINT_MAX_ENTRIES`` of them, and beyond one block of nodes (``linear_moments.quadrature_moments``' memory
+budget), where the leave-one-out route answers as before.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._compiled import compiled
+from ..._validation import check_work
+from .linear_moments import FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT, beta_from_weighted_moments, shared_column_weights
+from .linear_quadrature import inverse_power_quadrature
+from .subset_means import full_means, leave_one_out_sums, negligible_sizes, subset_masks
+
+__all__ = ["adjoint_beta"]
+
+#: most entries (nodes x columns x sizes) of the kept states of the columns' recursion, two float64 arrays of this
+#: many (32 MB each); beyond, the leave-one-out route answers
+ADJOINT_MAX_ENTRIES = 1 << 22
+#: cost, in the unit of the package's work limit, per node, size and word of a shared column (plus one per column),
+#: of the columns' forward and adjoint passes: their loops do about 16 operations per entry (a bound, not measured:
+#: the passes cost a few percent of the words' recursions on the Yelp reviews)
+FLOPS_COLUMNS = 16.0
+
+
+def adjoint_beta(model, law):
+    r"""β of a :class:`~limetheory.theory.linear.tfidf_model.ScaleFreeModel` at the law ``law``, or None.
+
+    E[f | s] and the words' leave-one-out sums as in ``linear_moments.quadrature_moments`` (the same kernels, one
+    block of nodes), the shared columns' members by the gradient of :math:`\Psi = \sum_s m_s E[f | s]` (module
+    docstring), assembled by :func:`~limetheory.theory.linear.linear_moments.beta_from_weighted_moments`.  None when
+    the columns' kept states would exceed ``ADJOINT_MAX_ENTRIES``.
+    """
+    moments = adjoint_moments(model, law.m)
+    if moments is None:
+        return None
+    return beta_from_weighted_moments(law, *moments)
+
+
+def adjoint_moments(model, weights_over_s):
+    """(E[f | s] for s = 1..d, sum_s weights[s - 1] E[z_k f | s] for every word k), or None when too large."""
+    d, singles, shared = model.d, model.singles, model.shared
+    distinct, first, class_of = model.classes
+    nodes, weights = inverse_power_quadrature(model.r_min, model.power)
+    tops = negligible_sizes(model, nodes)
+    if nodes.size * (len(shared) + 1) * (d + 1) > ADJOINT_MAX_ENTRIES:
+        return None
+    top = min(int(tops[0]), d)
+    columns = sum((members.size + 1) * d + (members.size << members.size) for members in shared)
+    check_work(
+        nodes.size * (FLOPS_FORWARD * d * top + FLOPS_LEAVE_ONE_OUT * d * distinct.size + FLOPS_COLUMNS * columns),
+        f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)",
+        f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)",
+    )
+    functional = np.zeros(d + 1)  # Ψ's weight of the means over the m = d - s kept words, s = 1..d-1
+    weights_over_s = np.asarray(weights_over_s, dtype=float)
+    functional[1:d] = weights_over_s[: d - 1][::-1]
+    with np.errstate(under="ignore"):
+        factors = np.exp(-np.outer(nodes, model.omega[singles]))
+    P, Pw = full_means(factors, model.w[singles], min(top, singles.size))
+    P, Pw, members = _columns_kernel(nodes, weights, P, Pw, functional, *_column_arrays(model))
+    f_by_size = weights @ Pw
+    f_given_s = np.zeros(d)
+    f_given_s[: d - 1] = f_by_size[d - np.arange(1, d)]
+    mean_zf = np.empty(d)
+    if distinct.size:  # linear_moments.LeaveOneOutMoments.weighted, for the words alone in their column
+        out0, slope = leave_one_out_sums(
+            factors[:, first], nodes, model.rest[singles[first]], float(model.w.sum()), d, P, Pw, weights, tops
+        )
+        s = np.arange(1, d)
+        v = (weights_over_s[: d - 1] * (d - s) / d)[::-1][: out0.shape[0]]
+        mean_zf[singles] = (v @ out0)[class_of] + (v @ slope)[class_of] * model.w[singles]
+    if shared:
+        mean_zf[np.concatenate(shared)] = members
+    return f_given_s, mean_zf
+
+
+def _column_arrays(model):
+    """The shared columns' arrays, flat: sizes, subsets (t, w, size), C(e, k) rows and forward tables (start, width)."""
+    shared = model.shared
+    int_empty, empty = np.zeros(0, dtype=np.int64), np.zeros(0)
+    if not shared:
+        return int_empty, empty, empty, int_empty, empty, empty, np.zeros(1, dtype=np.int64), int_empty
+    sizes = np.array([members.size for members in shared], dtype=np.int64)
+    subset_t, subset_w, subset_sizes, counts = [], [], [], []
+    for members in shared:
+        column_masks, column_sizes = subset_masks(members.size)
+        subset_t.append(column_masks @ model.t[members])
+        subset_w.append(column_masks @ model.w[members])
+        subset_sizes.append(column_sizes)
+        counts.append([float(math.comb(members.size, k)) for k in range(members.size + 1)])
+    forward = shared_column_weights(model)[0]
+    table_sizes = np.array([table.size for table in forward], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
+    return (
+        sizes, np.concatenate(subset_t), np.concatenate(subset_w), np.concatenate(subset_sizes).astype(np.int64),
+        np.concatenate(counts), np.concatenate([table.ravel() for table in forward]), starts,
+        np.array([table.shape[1] for table in forward], dtype=np.int64),
+    )  # fmt: skip
+
+
+@compiled(cache=True, error_model="numpy")
+def _columns_kernel(u, q, P0, Pw0, functional, sizes, subset_t, subset_w, subset_sizes, counts, tables, starts,
+                    table_columns):  # fmt: skip
+    """The shared columns multiplied into the singles' means (P0, Pw0), then Ψ's gradient in their members' markers.
+
+    The forward steps are ``subset_means``' (``column_means`` and ``times_column``: the same operations in the same
+    order, so the final means are theirs to the bit), node by node, each state kept; the adjoint ``lam``/``lam_w`` of
+    the state after a column is the derivative of Ψ in its entries, carried back over the column (the transposed
+    step), and a member's derivative is the adjoint after its column times the derivative of the column's step in the
+    member's marker: the column's subsets that contain it.  Returns the final means (B, d + 1) and the members'
+    q-weighted sums, in the columns' order.
+    """
+    B, width0 = P0.shape
+    S = sizes.size
+    d = width0 - 1
+    for i in range(S):
+        d += sizes[i]
+    P = np.zeros((B, d + 1))
+    Pw = np.zeros((B, d + 1))
+    members = np.zeros(d - (width0 - 1))
+    subset_starts = np.zeros(S + 1, dtype=np.int64)
+    count_starts = np.zeros(S + 1, dtype=np.int64)
+    member_starts = np.zeros(S + 1, dtype=np.int64)
+    largest = 1
+    for i in range(S):
+        e = sizes[i]
+        subset_starts[i + 1] = subset_starts[i] + (1 << e)
+        count_starts[i + 1] = count_starts[i] + e + 1
+        member_starts[i + 1] = member_starts[i] + e
+        largest = max(largest, e)
+    states = np.zeros((S + 1, d + 1))  # this node's means before each column (row i), and after the last
+    states_w = np.zeros((S + 1, d + 1))
+    G = np.zeros((max(S, 1), largest + 1))
+    Gw = np.zeros((max(S, 1), largest + 1))
+    F = np.zeros((largest, largest))  # F[p, k - 1]: the factors of the column's k-subsets that contain member p
+    FW = np.zeros((largest, largest))
+    A = np.zeros(largest + 1)
+    Bw = np.zeros(largest + 1)
+    lam = np.zeros(d + 1)
+    lam_w = np.zeros(d + 1)
+    before = np.zeros(d + 1)
+    before_w = np.zeros(d + 1)
+    for b in range(B):
+        ub = u[b]
+        n1 = width0 - 1
+        for a in range(width0):
+            states[0, a], states_w[0, a] = P0[b, a], Pw0[b, a]
+        for i in range(S):  # column_means, then times_column (its loops, for this node)
+            e = sizes[i]
+            s0, c0 = subset_starts[i], count_starts[i]
+            for k in range(e + 1):
+                G[i, k], Gw[i, k] = 0.0, 0.0
+            for index in range(1 << e):
+                f = np.exp(-(ub * subset_t[s0 + index] ** 2))
+                G[i, subset_sizes[s0 + index]] += f
+                Gw[i, subset_sizes[s0 + index]] += f * subset_w[s0 + index]
+            for k in range(e + 1):
+                G[i, k] /= counts[c0 + k]
+                Gw[i, k] /= counts[c0 + k]
+            h = tables[starts[i] : starts[i + 1]].reshape((e + 1, table_columns[i]))
+            total = n1 + 1 + e
+            old, old_w, new, new_w = states[i], states_w[i], states[i + 1], states_w[i + 1]
+            for a in range(total):
+                new[a], new_w[a] = 0.0, 0.0
+            for k in range(min(e + 1, total)):
+                span = min(n1 + 1, total - k)
+                g, gw = G[i, k], Gw[i, k]
+                for a0 in range(span):
+                    hk = h[k, a0]
+                    new[k + a0] += hk * (g * old[a0])
+                    new_w[k + a0] += hk * (g * old_w[a0] + gw * old[a0])
+            n1 += e
+        for a in range(d + 1):
+            P[b, a], Pw[b, a] = states[S, a], states_w[S, a]
+            lam[a], lam_w[a] = 0.0, functional[a]  # dΨ / d(the final means) at this node, before q
+        qb = q[b]
+        for i in range(S - 1, -1, -1):  # back over the columns, last first
+            e = sizes[i]
+            n1 -= e
+            s0 = subset_starts[i]
+            h = tables[starts[i] : starts[i + 1]].reshape((e + 1, table_columns[i]))
+            old, old_w = states[i], states_w[i]
+            for p in range(e):
+                for k in range(e):
+                    F[p, k], FW[p, k] = 0.0, 0.0
+            for index in range(1, 1 << e):  # subset 0 is empty: it contains no member
+                f = np.exp(-(ub * subset_t[s0 + index] ** 2))
+                fw = f * subset_w[s0 + index]
+                m = subset_sizes[s0 + index]
+                for p in range(e):
+                    if (index >> p) & 1:
+                        F[p, m - 1] += f
+                        FW[p, m - 1] += fw
+            for a in range(n1 + 1):
+                before[a], before_w[a] = 0.0, 0.0
+            for k in range(e + 1):
+                g, gw = G[i, k], Gw[i, k]
+                total, total_w = 0.0, 0.0
+                for a0 in range(n1 + 1):
+                    hk = h[k, a0]
+                    la, lw = lam[k + a0], lam_w[k + a0]
+                    total += hk * (la * old[a0] + lw * old_w[a0])
+                    total_w += hk * (lw * old[a0])
+                    before[a0] += hk * (g * la + gw * lw)
+                    before_w[a0] += hk * (g * lw)
+                A[k], Bw[k] = total, total_w
+            for p in range(e):
+                g = 0.0
+                for k in range(1, e + 1):
+                    g += (F[p, k - 1] * A[k] + FW[p, k - 1] * Bw[k]) / counts[count_starts[i] + k]
+                members[member_starts[i] + p] += qb * g
+            for a in range(n1 + 1):
+                lam[a], lam_w[a] = before[a], before_w[a]
+    return P, Pw, members

@@ -1,0 +1,99 @@
+"""``linear_adjoint``: the shared columns' members by the gradient of Ψ = Σ_s m_s E[f | s], against enumeration and
+against the leave-one-out route (``linear_moments.quadrature_moments``), and its fallback beyond its memory budget."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import limetheory as lt
+from limetheory.theory.linear import linear_adjoint, linear_moments
+from limetheory.theory.linear.linear_exact import MOMENTS_ACCURACY, beta_linear_exact
+from limetheory.theory.linear.tfidf_model import scale_free_model
+
+EPS = np.finfo(float).eps
+
+
+def _grouped_document(d, columns, seed):
+    """d words over ``columns`` columns (words of one column share it and its λ), a few invisible words."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, columns, d)
+    groups[rng.random(d) < 0.1] = -1
+    lam = rng.normal(size=columns)[np.maximum(groups, 0)]
+    tfidf = np.where(groups >= 0, rng.choice([1.0, 2.0, 3.5], d) * rng.uniform(1.0, 4.0, columns)[groups], 0.0)
+    return lam, tfidf, groups
+
+
+def _enumerated(lam, tfidf, groups, norm):
+    """E[f | s] and E[z_k f | s] (s = 1..d) over every mask: the columns summed, then normalised."""
+    d = lam.size
+    z = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(float)
+    columns = np.zeros((d, max(int(groups.max()) + 1, 1)))
+    visible = groups >= 0
+    columns[np.flatnonzero(visible), groups[visible]] = tfidf[visible]
+    values = z @ columns
+    coefficient = np.zeros(columns.shape[1])
+    coefficient[groups[visible]] = lam[visible]
+    total = np.sqrt((values**2).sum(axis=1)) if norm == "l2" else values.sum(axis=1)
+    f = np.divide(values @ coefficient, total, out=np.zeros(2**d), where=total > 0)
+    removed = d - z.sum(axis=1).astype(int)
+    counts = np.array([math.comb(d, s) for s in range(1, d + 1)], float)
+    f_given_s = np.bincount(removed, weights=f, minlength=d + 1)[1:] / counts
+    zf = np.stack([np.bincount(removed, weights=f * z[:, k], minlength=d + 1)[1:] / counts for k in range(d)], 1)
+    return f_given_s, zf
+
+
+@pytest.mark.parametrize(("d", "columns", "seed"), [(6, 3, 0), (9, 4, 1), (11, 5, 2), (12, 4, 3)])
+@pytest.mark.parametrize("nu", [0.25, np.inf])
+def test_moments_match_enumeration(d, columns, seed, nu):
+    """E[f | s] and Σ_s m_s E[z_k f | s] against the 2^d masks: within MOMENTS_ACCURACY |f|(ξ) (|f|(ξ) = Σ|w|), the
+    route's accuracy for every moment, which a weighted sum with Σ_s m_s <= 1 keeps."""
+    lam, tfidf, groups = _grouped_document(d, columns, seed)
+    model = scale_free_model(lam, tfidf, groups, "l2")
+    assert model.shared  # the gradient's part is exercised
+    law = lt.theory.law.weighted_law(d, nu)
+    f_given_s, mean_zf = linear_adjoint.adjoint_moments(model, law.m)
+    expected_f, expected_zf = _enumerated(lam, tfidf, groups, "l2")
+    unit = np.abs(model.w).sum()
+    np.testing.assert_allclose(f_given_s, expected_f, rtol=0, atol=MOMENTS_ACCURACY * unit)
+    np.testing.assert_allclose(mean_zf, law.m @ expected_zf, rtol=0, atol=MOMENTS_ACCURACY * unit)
+
+
+@pytest.mark.parametrize(
+    ("d", "columns", "seed", "norm"),
+    [(30, 22, 1, "l2"), (60, 45, 2, "l2"), (200, 150, 4, "l2"), (400, 330, 5, "l2"), (80, 60, 6, "l1")],
+)
+def test_agrees_with_the_leave_one_out_route(d, columns, seed, norm):
+    """The same moments as quadrature_moments' weighted sums: E[f | s] to the bit where it takes one block of nodes
+    (the same kernels on the same arrays), and every word's weighted sum within 4 d eps Σ|w|: both routes sum the
+    same terms in other orders, each step adding a few roundings relative to the same sums with |w| (at most Σ|w|),
+    over d steps."""
+    lam, tfidf, groups = _grouped_document(d, columns, seed)
+    model = scale_free_model(lam, tfidf, groups, norm)
+    law = lt.theory.law.weighted_law(d, 0.25)
+    f_given_s, mean_zf = linear_adjoint.adjoint_moments(model, law.m)
+    moments = linear_moments.quadrature_moments(model)
+    if d <= 60:  # one block of nodes in quadrature_moments, as here (its blocks shrink as d times the columns grows)
+        np.testing.assert_array_equal(f_given_s, moments.f_given_s)
+    else:
+        np.testing.assert_allclose(f_given_s, moments.f_given_s, rtol=0, atol=4 * d * EPS * np.abs(model.w).sum())
+    np.testing.assert_allclose(mean_zf, moments.weighted(law.m), rtol=0, atol=4 * d * EPS * np.abs(model.w).sum())
+
+
+def test_beta_takes_the_gradient_route_below_its_budget(monkeypatch):
+    """beta_linear_exact is adjoint_beta's β; with no budget for the columns' states the leave-one-out route answers,
+    and the two agree within 4 d eps Σ|w| (divided by Σ's smallest scale, bulk_ratio, for the words)."""
+    lam, tfidf, groups = _grouped_document(120, 80, 7)
+    model = scale_free_model(lam, tfidf, groups, "l2")
+    law = lt.theory.law.weighted_law(120, 0.25)
+    beta = beta_linear_exact(lam, tfidf, nu=0.25, groups=groups)
+    np.testing.assert_array_equal(beta, linear_adjoint.adjoint_beta(model, law))
+    monkeypatch.setattr(linear_adjoint, "ADJOINT_MAX_ENTRIES", 0)
+    assert linear_adjoint.adjoint_beta(model, law) is None
+    moments = linear_moments.quadrature_moments(model)
+    expected = linear_moments.beta_from_weighted_moments(law, moments.f_given_s, moments.weighted(law.m))
+    np.testing.assert_array_equal(beta_linear_exact(lam, tfidf, nu=0.25, groups=groups), expected)
+    scale = 4 * 120 * EPS * np.abs(model.w).sum() * (1 + 1 / law.bulk_ratio)
+    np.testing.assert_allclose(beta, expected, rtol=0, atol=scale)
