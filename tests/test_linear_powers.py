@@ -122,7 +122,7 @@ def _with_word_kept(lam, t, k, others):
     d = t.size
     scaled = t / np.sqrt((t**2).sum())
     omega, w = scaled**2, lam * scaled
-    nodes, base = linear_powers.inverse_power_quadrature(float(omega.min()), 1.0)
+    nodes, base = linear_powers.trapezoidal_power_quadrature(float(omega.min()), 1.0)
     order = 4
     weights = np.zeros((nodes.size, order))
     for q in range(1, order):

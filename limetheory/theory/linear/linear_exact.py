@@ -62,8 +62,8 @@ amplifies the errors of the moments in β as ν falls: about sixteen-fold from �
 
 The forward recursion costs O(d²) per quadrature node; the leave-one-out recursion O(d K) with K distinct
 weights; the mixture O(d) per node for the truncated recursions plus O(K √d) for the integral over p.
-The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), with relative error below
-about 1e-13 uniformly in r in [r_min, 1] (see
+The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), its nodes below u = 1 replaced by
+the 7-node Gauss rule of their weights, with relative error below about 1e-13 uniformly in r in [r_min, 1] (see
 :func:`limetheory.theory.linear.linear_quadrature.inverse_sqrt_quadrature`). The kernel enters only afterwards, through
 the tilted law of s, without forming Σ or Γ (:func:`limetheory.theory.explanation.beta_from_conditional_moments` does
 the same from the moments for every s), so β stays exact where Σ is numerically singular (small ν, small d);
@@ -161,7 +161,7 @@ def conditional_moments_linear_exact(lam, tfidf, *, groups=None, norm="l2"):
         string or None.
     ValueError
         As :func:`beta_linear_exact`; or a cost beyond the limits (``limetheory._validation``): about 1.3 Q d²
-        units for the forward recursion (Q ~ 60 to 80 quadrature nodes) plus 2.9 Q d K for K distinct weights
+        units for the forward recursion (Q ~ 50 to 70 quadrature nodes) plus 2.9 Q d K for K distinct weights
         (``linear_moments.FLOPS_FORWARD`` and ``FLOPS_LEAVE_ONE_OUT``), within 2e10 (about ten seconds; 5 s at
         d = 9938 here), and 24 d² bytes for the d x d result.
 
@@ -298,7 +298,7 @@ def beta_linear_exact(lam, tfidf, *, nu, groups=None, norm="l2"):
         of max_j |β_j| (``benchmarks/linear_exact_accuracy.py``; module docstring, "Accuracy").  Relative to
         max |lam| it is up to √d times larger (1.8e-11 at d = 10⁴, ν = 0.05, λ ≡ 1), and it grows as ν falls
         below 0.05 (Σ's conditioning).  Cost O(d² Q) for the forward recursion plus O(d K Q) for K distinct
-        weights (Q ~ 60 to 80 quadrature nodes) below 1000 words: 0.28 s at d = 900; from 1000 words on, the
+        weights (Q ~ 50 to 70 quadrature nodes) below 1000 words: 0.28 s at d = 900; from 1000 words on, the
         size mixture (module docstring, step 4) costs O(d Q) instead: 0.7 s at d = 9938, where the recursions
         take 12 s (CPU time on one core).
 

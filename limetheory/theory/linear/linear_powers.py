@@ -23,12 +23,12 @@ the estimate of a logistic regression's probabilities (:mod:`limetheory.pipeline
    loses more than a factor 2 to cancellation) or, for a word of a shared column, by multiplying the other
    columns again.
 
-The rule over u is :func:`limetheory.theory.linear.linear_quadrature.inverse_power_quadrature`'s for 1/r
-(step 0.25 in v), whose nodes serve every power :math:`r^{-q\rho}` with the weights multiplied by
-:math:`u^{q\rho - 1} / \Gamma(q\rho)`: relative error below 3e-15 on [r_min, 1] for qρ = 1/2, 1, 3/2
-(measured on 200 points of r for r_min = 1e-2 to 1e-8) and the integrand's tail beyond
-:math:`u = 45 / r_{min}` below :math:`45^{q\rho} e^{-45}`.  The cost is O(Q d² p²) for Q nodes (about 55 for a
-30-word review), plus a product of the other columns per shared column.
+The rule over u is :func:`limetheory.theory.linear.linear_quadrature.trapezoidal_power_quadrature`'s for 1/r
+(step 0.25 in v, without the Gauss rule that ``linear_exact`` puts below u = 1), whose nodes serve every power
+:math:`r^{-q\rho}` with the weights multiplied by :math:`u^{q\rho - 1} / \Gamma(q\rho)`: relative error below
+3e-15 on [r_min, 1] for qρ = 1/2, 1, 3/2 (measured on 200 points of r for r_min = 1e-2 to 1e-8) and the integrand's
+tail beyond :math:`u = 45 / r_{min}` below :math:`45^{q\rho} e^{-45}`.  The cost is O(Q d² p²) for Q nodes (about 55
+for a 30-word review), plus a product of the other columns per shared column.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import numpy as np
 
 from ..._compiled import compiled
 from ..._validation import check_int, check_linear_arrays
-from .linear_quadrature import MIN_WEIGHT_RATIO, inverse_power_quadrature
+from .linear_quadrature import MIN_WEIGHT_RATIO, trapezoidal_power_quadrature
 from .tfidf_model import check_groups, check_norm
 
 __all__ = ["power_moments"]
@@ -157,7 +157,7 @@ def _f_moments(lam, t, shared, norm, max_power):
             scaled = t / t.sum()
             omega, rho = scaled, 1.0
         # R_K >= the smallest positive ω over the sets with a visible word (a shared column's sum is >= its words)
-        nodes, base = inverse_power_quadrature(float(omega[omega > 0].min()), 1.0)
+        nodes, base = trapezoidal_power_quadrature(float(omega[omega > 0].min()), 1.0)
         weights = np.zeros((nodes.size, order))
         for q in range(1, order):
             weights[:, q] = base * nodes ** (q * rho - 1.0) / math.gamma(q * rho)
