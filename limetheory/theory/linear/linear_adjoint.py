@@ -42,9 +42,9 @@ import numpy as np
 
 from ..._compiled import compiled
 from ..._validation import check_work
-from .linear_moments import FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT, beta_from_weighted_moments, shared_column_weights
+from .linear_moments import FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT, beta_from_weighted_moments
 from .linear_quadrature import inverse_power_quadrature
-from .subset_means import full_means, leave_one_out_sums, negligible_sizes, subset_masks
+from .subset_means import full_means, hypergeometric_weights, leave_one_out_sums, negligible_sizes, subset_masks
 
 __all__ = ["adjoint_beta"]
 
@@ -123,7 +123,10 @@ def _column_arrays(model):
         subset_w.append(column_masks @ model.w[members])
         subset_sizes.append(column_sizes)
         counts.append([float(math.comb(members.size, k)) for k in range(members.size + 1)])
-    forward = shared_column_weights(model)[0]
+    forward, n = [], model.singles.size  # linear_moments.shared_column_weights' first list: column i into the rest
+    for e in sizes.tolist():
+        forward.append(hypergeometric_weights(n, e))
+        n += e
     table_sizes = np.array([table.size for table in forward], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
     return (

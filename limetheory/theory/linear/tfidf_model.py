@@ -88,22 +88,29 @@ def check_groups(groups, lam, tfidf):
     starts = np.flatnonzero(np.concatenate([[True], sorted_labels[1:] != sorted_labels[:-1]]))
     ends = np.append(starts[1:], sorted_labels.size)
     several = ends - starts >= 2  # a column of one word is not shared (most columns: only these are visited)
-    shared = []
-    for start, end in zip(starts[several].tolist(), ends[several].tolist(), strict=True):
-        members = np.sort(seen[order[start:end]])
-        if not (lam[members] == lam[members[0]]).all():
-            raise ValueError(
-                f"lam must be equal within a column (it is the coefficient of the column): words "
-                f"{members.tolist()} share column {sorted_labels[start]} but have lam {lam[members].tolist()}"
-            )
-        if members.size > MAX_SHARED_WORDS:
-            raise ValueError(
-                f"groups: at most {MAX_SHARED_WORDS} visible words may share a column (the exact route sums over "
-                f"the subsets of each column's words), got {members.size} in column {sorted_labels[start]}"
-            )
-        shared.append(members)
-    shared.sort(key=lambda members: members[0])
-    return tuple(shared)
+    if not several.any():
+        return ()
+    # the stable sort keeps each column's words in increasing order; the checks run on every column at once
+    words = seen[order]
+    first_of = np.repeat(starts, ends - starts)
+    unequal = np.flatnonzero(lam[words] != lam[words[first_of]])
+    if unequal.size:
+        start = first_of[unequal[0]]
+        members = words[start : ends[np.searchsorted(starts, start)]]
+        raise ValueError(
+            f"lam must be equal within a column (it is the coefficient of the column): words "
+            f"{members.tolist()} share column {sorted_labels[start]} but have lam {lam[members].tolist()}"
+        )
+    large = np.flatnonzero(several & (ends - starts > MAX_SHARED_WORDS))
+    if large.size:
+        start = starts[large[0]]
+        raise ValueError(
+            f"groups: at most {MAX_SHARED_WORDS} visible words may share a column (the exact route sums over "
+            f"the subsets of each column's words), got {ends[large[0]] - start} in column {sorted_labels[start]}"
+        )
+    columns = [words[start:end] for start, end in zip(starts[several].tolist(), ends[several].tolist(), strict=True)]
+    columns.sort(key=lambda members: members[0])
+    return tuple(columns)
 
 
 def scale_free_model(lam, tfidf, groups, norm):
@@ -120,11 +127,11 @@ def scale_free_model(lam, tfidf, groups, norm):
         check_groups(groups, lam, t)
     d = t.size
     in_shared = np.zeros(d, dtype=bool)
-    for members in shared:
-        in_shared[members] = True
+    if shared:
+        in_shared[np.concatenate(shared)] = True
     singles = np.flatnonzero(~in_shared)
     if norm == "l2":
-        column_totals = np.concatenate([t[singles] ** 2, [t[members].sum() ** 2 for members in shared]])
+        column_totals = np.concatenate([t[singles] ** 2, _column_sums(t, shared) ** 2])
         scale = column_totals.sum()
         power, omega, w = 0.5, t**2 / scale, lam * t / np.sqrt(scale)
     else:
@@ -138,6 +145,17 @@ def scale_free_model(lam, tfidf, groups, norm):
     scaled_t = t / np.sqrt(scale) if norm == "l2" else t / scale
     rest = np.zeros(d)
     rest[singles] = (prefix + suffix)[: singles.size]
-    for members, others in zip(shared, (prefix + suffix)[singles.size :], strict=True):  # the column without j
-        rest[members] = others + (scaled_t[members].sum() - scaled_t[members]) ** 2
+    if shared:  # a shared column's word: the other columns, and its column without it
+        members = np.concatenate(shared)
+        sizes = [column.size for column in shared]
+        others = np.repeat((prefix + suffix)[singles.size :], sizes)
+        rest[members] = others + (np.repeat(_column_sums(scaled_t, shared), sizes) - scaled_t[members]) ** 2
     return ScaleFreeModel(d, power, scaled_t, omega, w, singles, shared, rest, float(omega[omega > 0].min()))
+
+
+def _column_sums(values, shared):
+    """The sum of ``values`` over each shared column's words (left to right, as the columns are listed)."""
+    if not shared:
+        return np.zeros(0)
+    members = np.concatenate(shared)
+    return np.add.reduceat(values[members], np.cumsum([0] + [column.size for column in shared[:-1]]))
