@@ -22,6 +22,7 @@ document by explain's ``LinearReading``, with the chunk's one model call for the
 from __future__ import annotations
 
 import functools
+import itertools
 import warnings
 import weakref
 
@@ -32,7 +33,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
-from ...engine.tokens import indexed_string, kept_token_documents
+from ...engine.tokens import indexed_string
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model, unique_masks
 from ..reading.lime_call import LIME_NUM_SAMPLES
@@ -220,9 +221,23 @@ def _documents(texts, random_state):
         masks, unique, inverse = _self_check_masks(len(words), random_state)
         document = _Document(position, text, words, [len(positions) for positions in indexed.positions], masks)
         document.rows = len(strings) + inverse
-        strings += kept_token_documents(indexed.as_list, indexed.positions, unique == 1)
+        strings += _mask_strings(indexed.as_list, indexed.positions, document.counts, unique)
         pending.append(document)
     return pending, strings
+
+
+def _mask_strings(tokens, positions, counts, unique):
+    """``kept_token_documents(tokens, positions, unique == 1)``: the same strings, each word's tokens found at once.
+
+    kept_token_documents places each word's tokens with one numpy assignment per word (d of them); here every
+    word's positions are concatenated and placed by one.  The strings are the same joins of the same tokens.
+    """
+    word_of_token = np.full(len(tokens), -1, dtype=np.int64)
+    word_of_token[list(itertools.chain.from_iterable(positions))] = np.repeat(np.arange(len(positions)), counts)
+    keep = np.ones((unique.shape[0], len(tokens)), dtype=bool)
+    is_word = word_of_token >= 0
+    keep[:, is_word] = unique[:, word_of_token[is_word]] == 1
+    return ["".join(itertools.compress(tokens, row)) for row in keep.tolist()]
 
 
 @functools.lru_cache(maxsize=1024)
