@@ -18,7 +18,7 @@ import pytest
 import limetheory as lt
 from limetheory.book import mpreference, mpreference_linear
 from limetheory.theory.law import weighted_law
-from limetheory.theory.linear import linear_exact, linear_mixture, tfidf_model
+from limetheory.theory.linear import linear_adjoint, linear_exact, linear_mixture, tfidf_model
 from limetheory.theory.linear.linear_moments import beta_from_weighted_moments, quadrature_moments
 
 
@@ -95,14 +95,18 @@ def test_equal_weights_reference_refuses_bad_input():
 @pytest.mark.parametrize("kind", ["ones", "random"])
 @pytest.mark.parametrize(("d", "nu"), [(100, 0.05), (100, math.inf), (1000, 0.05), (1000, 0.25)])
 def test_beta_within_its_stated_accuracy_on_both_routes(kind, d, nu):
-    """Both routes (the recursions, and the size mixture where it applies) within BETA_ACCURACY |f|(ξ)."""
+    """Both routes (the recursions, assembled as quadrature_moments and as linear_adjoint does for beta_linear_exact,
+    and the size mixture where it applies) within BETA_ACCURACY |f|(ξ)."""
     lam = coefficients(kind, d)
     t = np.ones(d)
     exact = mpreference_linear.beta_linear_equal_weights(lam.tolist(), nu=nu)
     model = tfidf_model.scale_free_model(lam, t, None, "l2")
     law = weighted_law(d, nu)
     moments = quadrature_moments(model)
-    routes = {"recursions": beta_from_weighted_moments(law, moments.f_given_s, moments.weighted(law.m))}
+    routes = {
+        "recursions": beta_from_weighted_moments(law, moments.f_given_s, moments.weighted(law.m)),
+        "recursions, beta_linear_exact's assembly": linear_adjoint.adjoint_beta(model, law),
+    }
     mixed = linear_mixture.mixture_beta(model, law)
     if mixed is not None:
         routes["mixture"] = mixed
@@ -113,7 +117,8 @@ def test_beta_within_its_stated_accuracy_on_both_routes(kind, d, nu):
         error = largest_error(beta, exact, dps)
         assert error <= linear_exact.BETA_ACCURACY * size_at_xi(lam), (route, error / size_at_xi(lam))
     np.testing.assert_array_equal(
-        lt.beta_linear_exact(lam, t, nu=nu), mixed if mixed is not None else routes["recursions"]
+        lt.beta_linear_exact(lam, t, nu=nu),
+        mixed if mixed is not None else routes["recursions, beta_linear_exact's assembly"],
     )
 
 

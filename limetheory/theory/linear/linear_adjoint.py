@@ -19,8 +19,9 @@ column's step and the adjoint of the state after it (the derivative of Ψ in tha
 differentiation carries back over the columns' steps alone: about S e d operations per node for S columns of e words,
 where the leave-one-out route's prefix x suffix products cost d per word of the later columns for each column (the
 quadratic term in S that made a document of 24 shared columns cost three times its other recursions).  The words
-alone in their column keep the two-sided leave-one-out recursion (``subset_means.leave_one_out_sums``), on the same
-arrays: their sums, and E[f | s], are the leave-one-out route's to the bit.
+alone in their column keep the forward and two-sided leave-one-out recursions (``subset_means.full_means`` and
+``leave_one_out_sums``); the steps around them (the distinct weights, the factors, the sums over the nodes and the
+sizes) are two compiled loops, where a review's few dozen small numpy calls cost as much as its recursions.
 
 Accuracy.  Every step of the columns' recursion is a combination with nonnegative coefficients (the hypergeometric
 weights and the column's subset means), and so is its transpose: the adjoint of the means of :math:`e^{-uR}` sums
@@ -60,7 +61,7 @@ FLOPS_COLUMNS = 16.0
 def adjoint_beta(model, law):
     r"""β of a :class:`~limetheory.theory.linear.tfidf_model.ScaleFreeModel` at the law ``law``, or None.
 
-    E[f | s] and the words' leave-one-out sums as in ``linear_moments.quadrature_moments`` (the same kernels, one
+    E[f | s] and the words' leave-one-out sums as in ``linear_moments.quadrature_moments`` (the same recursions, one
     block of nodes), the shared columns' members by the gradient of :math:`\Psi = \sum_s m_s E[f | s]` (module
     docstring), assembled by :func:`~limetheory.theory.linear.linear_moments.beta_from_weighted_moments`.  None when
     the columns' kept states would exceed ``ADJOINT_MAX_ENTRIES``.
@@ -72,40 +73,101 @@ def adjoint_beta(model, law):
 
 
 def adjoint_moments(model, weights_over_s):
-    """(E[f | s] for s = 1..d, sum_s weights[s - 1] E[z_k f | s] for every word k), or None when too large."""
+    """(E[f | s] for s = 1..d, sum_s weights[s - 1] E[z_k f | s] for every word k), or None when too large.
+
+    The steps around the recursions (the distinct weights, the factors, Ψ's weights; E[f | s] and the words' weighted
+    sums) are two compiled calls: a review's few dozen small numpy operations cost as much as its recursions.
+    """
     d, singles, shared = model.d, model.singles, model.shared
-    distinct, first, class_of = model.classes
     nodes, weights = inverse_power_quadrature(model.r_min, model.power)
-    tops = negligible_sizes(model, nodes)
     if nodes.size * (len(shared) + 1) * (d + 1) > ADJOINT_MAX_ENTRIES:
         return None
+    tops = negligible_sizes(model, nodes)
+    weights_over_s = np.ascontiguousarray(weights_over_s, dtype=float)
+    factors, x, rest, class_of, functional = _prepare_kernel(model.omega, model.rest, singles, nodes, weights_over_s)
     top = min(int(tops[0]), d)
     columns = sum((members.size + 1) * d + (members.size << members.size) for members in shared)
     check_work(
-        nodes.size * (FLOPS_FORWARD * d * top + FLOPS_LEAVE_ONE_OUT * d * distinct.size + FLOPS_COLUMNS * columns),
+        nodes.size * (FLOPS_FORWARD * d * top + FLOPS_LEAVE_ONE_OUT * d * x.shape[1] + FLOPS_COLUMNS * columns),
         f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)",
-        f"the cost grows as d^2 ({len(shared)} shared columns, {distinct.size} distinct weights)",
+        f"the cost grows as d^2 ({len(shared)} shared columns, {x.shape[1]} distinct weights)",
     )
-    functional = np.zeros(d + 1)  # Ψ's weight of the means over the m = d - s kept words, s = 1..d-1
-    weights_over_s = np.asarray(weights_over_s, dtype=float)
-    functional[1:d] = weights_over_s[: d - 1][::-1]
-    with np.errstate(under="ignore"):
-        factors = np.exp(-np.outer(nodes, model.omega[singles]))
-    P, Pw = full_means(factors, model.w[singles], min(top, singles.size))
+    w_singles = model.w[singles]
+    P, Pw = full_means(factors, w_singles, min(top, singles.size))
     P, Pw, members = _columns_kernel(nodes, weights, P, Pw, functional, *_column_arrays(model))
-    f_by_size = weights @ Pw
-    f_given_s = np.zeros(d)
-    f_given_s[: d - 1] = f_by_size[d - np.arange(1, d)]
-    mean_zf = np.empty(d)
-    if distinct.size:  # linear_moments.LeaveOneOutMoments.weighted, for the words alone in their column
-        out0, slope = leave_one_out_sums(
-            factors[:, first], nodes, model.rest[singles[first]], float(model.w.sum()), d, P, Pw, weights, tops
-        )
-        s = np.arange(1, d)
-        v = (weights_over_s[: d - 1] * (d - s) / d)[::-1][: out0.shape[0]]
-        mean_zf[singles] = (v @ out0)[class_of] + (v @ slope)[class_of] * model.w[singles]
+    out0 = slope = np.zeros((0, 0))
+    if x.shape[1]:  # linear_moments.LeaveOneOutMoments.weighted, for the words alone in their column
+        out0, slope = leave_one_out_sums(x, nodes, rest, float(model.w.sum()), d, P, Pw, weights, tops)
+    f_given_s, mean_zf = _finish_kernel(weights, Pw, out0, slope, weights_over_s, class_of, w_singles, singles, d)
     if shared:
         mean_zf[np.concatenate(shared)] = members
+    return f_given_s, mean_zf
+
+
+@compiled(cache=True, error_model="numpy")
+def _prepare_kernel(omega, rest, singles, u, weights_over_s):
+    """The single words' factors, their distinct weights, and Ψ's weight of the means over each number of kept words.
+
+    Returns exp(-u omega) at every node for every single, one column of it per distinct omega (its first single's),
+    that single's R without it, each single's distinct weight, and Ψ's weight of the means over m = d - s kept words.
+    """
+    d, n, B = omega.size, singles.size, u.size
+    values = np.empty(n)
+    for j in range(n):
+        values[j] = omega[singles[j]]
+    order = np.argsort(values, kind="mergesort")  # stable: each distinct weight's first single comes first
+    class_of = np.empty(n, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    C = 0
+    for i in range(n):
+        j = order[i]
+        if i == 0 or values[j] != values[order[i - 1]]:
+            first[C] = j
+            C += 1
+        class_of[j] = C - 1
+    factors = np.empty((B, n))
+    x = np.empty((B, C))
+    for b in range(B):
+        for j in range(n):
+            factors[b, j] = np.exp(-(u[b] * values[j]))
+        for c in range(C):
+            x[b, c] = factors[b, first[c]]
+    rest_first = np.empty(C)
+    for c in range(C):
+        rest_first[c] = rest[singles[first[c]]]
+    functional = np.zeros(d + 1)
+    for m in range(1, d):
+        functional[m] = weights_over_s[d - m - 1]
+    return factors, x, rest_first, class_of, functional
+
+
+@compiled(cache=True, error_model="numpy")
+def _finish_kernel(q, Pw, out0, slope, weights_over_s, class_of, w_singles, singles, d):
+    """E[f | s] and the singles' sum_s m_s E[z_k f | s] (the members' are set after).
+
+    E[f | s] is sum_q q Pw at the m = d - s kept words; a single's sum comes from its class's two sums over the sizes
+    (``LeaveOneOutMoments.weighted``: E[z_k f | s] = ((d - s) / d) loo[d - s - 1, k]).
+    """
+    B = q.size
+    f_given_s = np.zeros(d)
+    for s in range(1, d):
+        total = 0.0
+        for b in range(B):
+            total += q[b] * Pw[b, d - s]
+        f_given_s[s - 1] = total
+    rows, C = out0.shape
+    value = np.zeros(C)
+    gradient = np.zeros(C)
+    for a in range(rows):
+        s = d - 1 - a
+        v = weights_over_s[s - 1] * (d - s) / d
+        for c in range(C):
+            value[c] += v * out0[a, c]
+            gradient[c] += v * slope[a, c]
+    mean_zf = np.zeros(d)
+    for j in range(singles.size):
+        c = class_of[j]
+        mean_zf[singles[j]] = value[c] + gradient[c] * w_singles[j]
     return f_given_s, mean_zf
 
 
