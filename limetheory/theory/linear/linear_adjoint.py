@@ -37,15 +37,13 @@ budget), where the leave-one-out route answers as before.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..._compiled import compiled
 from ..._validation import check_work
 from .linear_moments import FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT, beta_from_weighted_moments
 from .linear_quadrature import inverse_power_quadrature
-from .subset_means import full_means, hypergeometric_weights, leave_one_out_sums, negligible_sizes, subset_masks
+from .subset_means import full_means, hypergeometric_weights, leave_one_out_sums, negligible_sizes
 
 __all__ = ["adjoint_beta"]
 
@@ -178,24 +176,50 @@ def _column_arrays(model):
     if not shared:
         return int_empty, empty, empty, int_empty, empty, empty, np.zeros(1, dtype=np.int64), int_empty
     sizes = np.array([members.size for members in shared], dtype=np.int64)
-    subset_t, subset_w, subset_sizes, counts = [], [], [], []
-    for members in shared:
-        column_masks, column_sizes = subset_masks(members.size)
-        subset_t.append(column_masks @ model.t[members])
-        subset_w.append(column_masks @ model.w[members])
-        subset_sizes.append(column_sizes)
-        counts.append([float(math.comb(members.size, k)) for k in range(members.size + 1)])
+    members = np.concatenate(shared)
+    subset_t, subset_w, subset_sizes, counts = _subsets_kernel(model.t[members], model.w[members], sizes)
     forward, n = [], model.singles.size  # linear_moments.shared_column_weights' first list: column i into the rest
     for e in sizes.tolist():
         forward.append(hypergeometric_weights(n, e))
         n += e
-    table_sizes = np.array([table.size for table in forward], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(table_sizes)]).astype(np.int64)
-    return (
-        sizes, np.concatenate(subset_t), np.concatenate(subset_w), np.concatenate(subset_sizes).astype(np.int64),
-        np.concatenate(counts), np.concatenate([table.ravel() for table in forward]), starts,
-        np.array([table.shape[1] for table in forward], dtype=np.int64),
-    )  # fmt: skip
+    starts = np.zeros(len(forward) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([table.size for table in forward])
+    tables = np.concatenate([table.ravel() for table in forward])
+    widths = np.array([table.shape[1] for table in forward], dtype=np.int64)
+    return sizes, subset_t, subset_w, subset_sizes, counts, tables, starts, widths
+
+
+@compiled(cache=True, error_model="numpy")
+def _subsets_kernel(t, w, sizes):
+    """Each column's subsets, the sums of t and of w over them and their sizes, and the column's C(e, k), k = 0..e.
+
+    The subsets come in binary order (member p in subset A when bit p of A is set: ``subset_masks``' order); the
+    binomial coefficients are floats, exact for e <= 12.
+    """
+    total, rows = 0, 0
+    for e in sizes:
+        total += 1 << e
+        rows += e + 1
+    subset_t = np.zeros(total)
+    subset_w = np.zeros(total)
+    subset_sizes = np.zeros(total, dtype=np.int64)
+    counts = np.zeros(rows)
+    first, at, row = 0, 0, 0
+    for e in sizes:
+        for index in range(1 << e):
+            for p in range(e):
+                if (index >> p) & 1:
+                    subset_t[at] += t[first + p]
+                    subset_w[at] += w[first + p]
+                    subset_sizes[at] += 1
+            at += 1
+        choose = 1.0
+        for k in range(e + 1):
+            counts[row + k] = choose
+            choose = choose * (e - k) / (k + 1)
+        first += e
+        row += e + 1
+    return subset_t, subset_w, subset_sizes, counts
 
 
 @compiled(cache=True, error_model="numpy")
