@@ -69,7 +69,22 @@ $(DOT):
 	$(SUDO) apt-get update
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y graphviz
 
-book: venv $(DOT)
+# Node.js typesets the book's formulas once, at the build (booktools/prerender_math.py), with MathJax from npm
+# (mathjax-full, pinned by booktools/mathjax/package-lock.json): `book`, and `pytest`, whose
+# tests/test_prerender_math.py typesets a page with it. Debian's nodejs and npm if missing, installed after Graphviz
+# (order-only): two apt-get processes at once, as make -j2 would start them, fail on dpkg's lock. `&:`: one
+# install for both
+NODE ?= /usr/bin/node
+NPM  ?= /usr/bin/npm
+$(NODE) $(NPM) &: | $(DOT)
+	$(SUDO) apt-get update
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y nodejs npm
+MATHJAX_NODE := booktools/mathjax/node_modules/.package-lock.json
+$(MATHJAX_NODE): booktools/mathjax/package.json booktools/mathjax/package-lock.json | $(NODE) $(NPM)
+	cd booktools/mathjax && PATH="$(dir $(NODE)):$$PATH" $(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+book: venv $(DOT) $(MATHJAX_NODE)
 	$(VENV)/bin/jupyter-book build . --builder html -W -n --keep-going
 
 lint: venv
@@ -87,7 +102,7 @@ lint: venv
 # seeds and large grids, each with a representative case left unmarked: pyproject.toml's markers); empty runs all
 PYTEST_MARKERS ?= not slow
 SCHEDULED = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py --tests tests $(CHAPTERS))
-pytest: venv $(DOT) bytecode
+pytest: venv $(DOT) $(MATHJAX_NODE) bytecode
 	JUPYTER_PATH=$(CURDIR)/booktools $(PYTHON) -m pytest $(SCHEDULED) --nbval-lax \
 		--nbval-kernel-name limetheory-forked --nbval-cell-timeout=1800 \
 		-n 2 --dist loadfile --no-loadscope-reorder $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
@@ -124,10 +139,10 @@ browser: venv $(CHROMEDRIVER) $(CHROME_BINARY) $(LAB_SETTINGS)
 # The book and then the browser run beside pytest (the book reads the checked .ipynb files, which nbval does not
 # write; no pytest test reads _build; the JupyterLab test runs its chapter from a copy): the machine's cores stay
 # busy to the end instead of pytest's last files leaving one idle and the browser's waits leaving both half idle.
-# Each output is printed whole when its target ends. Before them, the venv's packages and Graphviz install side by
-# side (uv's unpacking beside apt's downloads), then lint fails fast on a style error.
+# Each output is printed whole when its target ends. Before them, the venv's packages install beside Graphviz and
+# then Node.js's MathJax (uv's unpacking beside apt's and npm's downloads), then lint fails fast on a style error.
 test:
-	$(MAKE) --no-print-directory -j2 --output-sync=target venv $(DOT)
+	$(MAKE) --no-print-directory -j2 --output-sync=target venv $(DOT) $(MATHJAX_NODE)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target pytest book-then-browser
 

@@ -205,12 +205,13 @@ document.body.querySelectorAll('*').forEach(e => {
   if (e.parentElement !== document.body && parent.right > vw + 1) return;
   out.beyond.push([Math.round(box.right - vw), describe(e)]);
 });
-// the math's TeX, for the captions' text
+// the math's TeX, for the captions' text: from MathJax in the page, or from the data-latex attribute of a formula
+// typeset at the build (booktools/prerender_math.py)
 const tex = new Map();
 const jax = window.MathJax && MathJax.startup && MathJax.startup.document;
 if (jax && jax.math) { for (const item of jax.math) tex.set(item.typesetRoot, item.math); }
 const textOf = n => n.nodeType === 3 ? n.data
-  : (n.nodeName.toLowerCase() === 'mjx-container' ? ' ' + (tex.get(n) || '') + ' '
+  : (n.nodeName.toLowerCase() === 'mjx-container' ? ' ' + (tex.get(n) || n.getAttribute('data-latex') || '') + ' '
      : (n.classList && n.classList.contains('headerlink') ? '' : Array.from(n.childNodes).map(textOf).join('')));
 article.querySelectorAll('table').forEach(t => {
   if (!shown(t)) return;
