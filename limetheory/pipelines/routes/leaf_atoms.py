@@ -199,14 +199,17 @@ def atoms_by_size(events, columns, d):
 
 @compiled(cache=True, nogil=True)
 def _word_lists(words):
-    """A boolean (m, d) array as lists of its rows' set columns: (where each row starts, the columns, the counts)."""
+    """A boolean (m, d) array as lists of its rows' set columns: (where each row starts, the columns, the counts).
+
+    The starts are summed in the loop rather than by ``np.cumsum`` into a slice, which numba compiles in seconds.
+    """
     m, d = words.shape
     count = np.zeros(m, dtype=np.int64)
+    start = np.zeros(m + 1, dtype=np.int64)
     for r in range(m):
         for j in range(d):
             count[r] += words[r, j]
-    start = np.zeros(m + 1, dtype=np.int64)
-    start[1:] = np.cumsum(count)
+        start[r + 1] = start[r] + count[r]
     columns = np.empty(start[m], dtype=np.int64)
     at = 0
     for r in range(m):
