@@ -48,8 +48,8 @@ _MATH_ELEMENT = re.compile(
 )
 _FORMULA = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.S)
 _SCRIPTS = re.compile(
-    r'[ \t]*<script>window\.MathJax = [^<]*</script>\n?|[ \t]*<script[^>]*src="[^"]*mathjax/tex-chtml\.js(?:\?[^"]*)?"[^>]*>'
-    r"</script>\n?"
+    r"[ \t]*<script>window\.MathJax = [^<]*</script>\n?"
+    r'|[ \t]*<script[^>]*src="[^"]*mathjax/tex-chtml\.js(?:\?[^"]*)?"[^>]*></script>\n?'
 )
 
 
@@ -75,21 +75,24 @@ def formulas(page_html):
 
 
 def rewrite(page_html, typeset, css):
-    """``page_html`` with its formulas replaced by ``typeset`` (one markup string per formula, in order), the
+    r"""``page_html`` with its formulas replaced by ``typeset`` (one markup string per formula, in order), the
     stylesheet ``css`` added to its head and its MathJax scripts removed.
 
     Examples
     --------
-    >>> page = ('<html><head><script>window.MathJax = {}</script>\\n</head><body>'
-    ...         '<span class="math notranslate nohighlight">\\\\(x\\\\)</span></body></html>')
-    >>> rewrite(page, ["<mjx-container>x</mjx-container>"], "mjx-container {}")
-    '<html><head><style id="MJX-CHTML-styles">mjx-container {}</style>\\n</head><body><span class="math notranslate nohighlight"><mjx-container>x</mjx-container></span></body></html>'
+    >>> page = ('<html><head><script>window.MathJax = {}</script>\n</head><body>'
+    ...         '<span class="math notranslate nohighlight">\\(x\\)</span></body></html>')
+    >>> out = rewrite(page, ["<mjx-container>x</mjx-container>"], "mjx-container {}")
+    >>> out[: out.index("<body>")]
+    '<html><head><style id="MJX-CHTML-styles">mjx-container {}</style>\n</head>'
+    >>> out[out.index("<body>") :]
+    '<body><span class="math notranslate nohighlight"><mjx-container>x</mjx-container></span></body></html>'
     """
     spans = formulas(page_html)
     if len(typeset) != len(spans):
         raise ValueError(f"typeset has {len(typeset)} formulas, the page {len(spans)}")
     parts, last = [], 0
-    for (start, end, _, _), markup in zip(spans, typeset):
+    for (start, end, _, _), markup in zip(spans, typeset, strict=True):
         parts += [page_html[last:start], markup]
         last = end
     parts.append(page_html[last:])
@@ -113,9 +116,7 @@ def typeset(pages, node=None):
             for url, items in pages
         ],
     }
-    done = subprocess.run(
-        [node, str(SCRIPT)], input=json.dumps(request), capture_output=True, text=True, check=False
-    )
+    done = subprocess.run([node, str(SCRIPT)], input=json.dumps(request), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{SCRIPT.name} failed: {done.stderr.strip()[-2000:]}")
     return [(page["html"], page["css"], page["errors"]) for page in json.loads(done.stdout)["pages"]]
@@ -152,7 +153,7 @@ def prerender_book(app, exception):
         logger.warning(f"the formulas are left to the readers' browsers: {why} (`make book` installs both)")
         return
     results = typeset([(url, items) for _, _, _, url, items in todo])
-    for (docname, path, page_html, _, items), (markup, css, errors) in zip(todo, results):
+    for (docname, path, page_html, _, items), (markup, css, errors) in zip(todo, results, strict=True):
         for error in errors:
             index = int(error.split(":", 1)[0].split()[1])
             logger.warning(f"{docname}: formula {index + 1} ({items[index][0][:80]!r}): {error.split(': ', 1)[1]}")

@@ -726,3 +726,80 @@ def test_blueprint_graph_labels_are_legible():
         if shown < 12:
             problems.append(f"{graph.name}: labels at {shown:.1f} px")
     assert not problems, _report(problems)
+
+
+def test_every_formula_is_typeset_at_the_build():
+    # booktools/prerender_math.py: no page is left with TeX for the reader's browser, nor loads MathJax to do it
+    from booktools.prerender_math import formulas
+
+    problems, typeset = [], 0
+    for page in _pages():
+        text = (HTML / page).read_text(encoding="utf-8")
+        left = formulas(text)
+        if left:
+            problems.append(f"{page}: {len(left)} formulas left as TeX, the first {left[0][2][:60]!r}")
+        if re.search(r"<script[^>]*mathjax/tex-chtml\.js", text):
+            problems.append(f"{page}: loads MathJax")
+        typeset += text.count("<mjx-container")
+    assert typeset >= 5000 and not problems, (typeset, _report(problems))
+
+
+# each formula's markup as the browser's DOM serialises it: its source, and the mjx-math element MathJax built
+TYPESET_MATH = """
+return Array.from(document.querySelectorAll('mjx-container')).map(c => [
+  c.getAttribute('data-latex') || '', c.getAttribute('display') === 'true',
+  c.querySelector(':scope > mjx-math').outerHTML]);
+"""
+
+
+def _normalised(markup: str) -> str:
+    """Markup compared as the DOM reads it: attributes in order, one spelling of lengths and of the class list."""
+
+    def tag(match):
+        attributes = sorted(re.findall(r'([\w-]+)="([^"]*)"', match.group(2)))
+        attributes = [
+            (key, ";".join(sorted(p.strip() for p in value.split(";") if p.strip())) if key == "style" else value)
+            for key, value in attributes
+        ]
+        return "<" + match.group(1) + "".join(f' {key}="{value}"' for key, value in attributes) + ">"
+
+    markup = re.sub(r"(\d)px", r"\1", markup.replace('class=" MJX-TEX"', 'class="MJX-TEX"').lower())
+    return re.sub(r'<([\w-]+)((?:\s+[\w-]+="[^"]*")*)\s*>', tag, markup)
+
+
+def test_build_typesetting_is_the_browsers_mathjax(server, browser, tmp_path):
+    """The formulas of the notation page (every symbol of the book), typeset at the build, against the same TeX
+    typeset in the browser by sphinx-mathjax-offline's MathJax: the same mjx-math markup, formula by formula."""
+    import html as html_module
+
+    base, _ = server
+    at_desktop(browser)
+    browser.get(urljoin(base, "book/notation.html"))
+    built = browser.execute_script(TYPESET_MATH)
+    assert len(built) >= 200 and all(tex for tex, _, _ in built), len(built)
+    formulas = "".join(
+        f'<div class="math">\\[{html_module.escape(tex)}\\]</div>'
+        if display
+        else f'<p><span class="math">\\({html_module.escape(tex)}\\)</span></p>'
+        for tex, display, _ in built
+    )
+    (tmp_path / "_static").symlink_to(HTML / "_static", target_is_directory=True)
+    (tmp_path / "page.html").write_text(
+        '<html><head><script>window.MathJax = {"options": {"processHtmlClass": "math"}}</script>'
+        f'<script defer src="_static/mathjax/tex-chtml.js"></script></head><body>{formulas}</body></html>',
+        encoding="utf-8",
+    )
+    httpd, local, _ = _serve(tmp_path)
+    try:
+        browser.get(urljoin(local, "page.html"))
+        assert browser.execute_async_script(MATHJAX_DONE) is True
+        live = browser.execute_script(TYPESET_MATH)
+    finally:
+        httpd.shutdown()
+    assert len(live) == len(built)
+    differ = [
+        tex
+        for (tex, _, ours), (_, _, theirs) in zip(built, live, strict=True)
+        if _normalised(ours) != _normalised(theirs)
+    ]
+    assert not differ, _report(differ)

@@ -44,7 +44,9 @@ sphinx:
   extra_extensions:
     - sphinx_proof
     - sphinx.ext.graphviz
+    - sphinx-mathjax-offline
     - booktools.bookext
+    - booktools.prerender_math
   config:
     nitpick_ignore_regex: [["py:class", ".*"]]
     graphviz_output_format: svg
@@ -189,8 +191,14 @@ def test_the_extension_renders_the_generated_pages_of_a_miniature_book(tmp_path)
     assert 'id="check-mini-check"' in chapter
     # the statement's title after a dash, without parentheses around it
     assert "Proposition 1.1 — Proposition 1 of the paper: the mini result" in _text(book, "notebooks/01-mini.html")
-    # the summary renders as a table, its symbolic value as mathematics
-    assert re.search(r"<table.*?Quantity.*?limit.*?\\\(\\frac\{D - 1\}\{12 D\}\\\).*?yes.*?</table>", chapter, re.S)
+    # the summary renders as a table, its symbolic value as mathematics, typeset at the build
+    # (booktools.prerender_math: the formula's markup, its source in data-latex, no MathJax script left)
+    assert re.search(
+        r'<table.*?Quantity.*?limit.*?<mjx-container[^>]*data-latex="\\frac\{D - 1\}\{12 D\}".*?yes.*?</table>',
+        chapter,
+        re.S,
+    )
+    assert "tex-chtml.js" not in chapter and 'id="MJX-CHTML-styles"' in chapter
     # the marker is a tag, not text of the cell: readers do not see it
     assert "check-mini-check" not in _text(book, "notebooks/01-mini.html")
     # the errata: the entry numbered E1 in the table and on the page, its proof linked to the chapter

@@ -2,9 +2,9 @@
 
 A bare machine (no Graphviz, no Node.js, no Chromium) must pass `make test`, and `make pytest` or `make browser`
 alone.  The Makefile names each program by a variable (``DOT``, ``NODE``, ``NPM``, ``CHROMEDRIVER``,
-``CHROME_BINARY``) whose file is also a target that installs it.  Pointing the variables at files that do not exist and asking make for its plan
-(``make -n``) shows, without running anything, whether the install comes before the first command that needs the
-program: the plan must hold the install, and hold it first.
+``CHROME_BINARY``) whose file is also a target that installs it.  Pointing the variables at files that do not exist
+and asking make for its plan (``make -n``) shows, without running anything, whether the install comes before the
+first command that needs the program: the plan must hold the install, and hold it first.
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ def test_the_check_fails_on_a_makefile_that_forgets_a_prerequisite(tmp_path):
     """The same plan, for a copy of the Makefile whose pytest target lost $(DOT), no longer installs dot first."""
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     # (Node.js's install, ordered after Graphviz's, would install dot too: that order goes as well)
-    broken = text.replace("pytest: venv $(DOT)", "pytest: venv").replace("$(NODE) $(NPM) &: | $(DOT)", "$(NODE) $(NPM) &:")
+    broken = text.replace("pytest: venv $(DOT)", "pytest: venv")
+    broken = broken.replace("$(NODE) $(NPM) &: | $(DOT)", "$(NODE) $(NPM) &:")
     assert broken.count("$(DOT)") == text.count("$(DOT)") - 2, "the Makefile's pytest or Node.js rule has changed"
     (tmp_path / "Makefile").write_text(broken, encoding="utf-8")
     names = ("requirements.txt", "requirements-exclude.txt", "pyproject.toml", "requirements.lock")
