@@ -6,16 +6,18 @@ norm, p = 1 for the L1 norm) and :math:`R_K^{-p} = \frac{1}{\Gamma(p)} \int_0^\i
 after the substitution u = exp(v - exp(-v)), with relative error below about 1e-13 uniformly in r in [r_min, 1], its
 nodes below u = ``GAUSS_LEFT_END`` replaced by the ``GAUSS_LEFT_NODES``-node Gauss rule of their own weights.
 
-That replacement: the rule's nodes u_q <= u* carry the discrete measure mu = sum_q w_q delta(u_q), and only
-sum_q w_q e^{-u_q r} with r in [0, 1] is ever asked of them (every R_K <= R(all words) = 1).  The n-node Gauss rule of
-mu (positive weights, nodes in [0, u*]) integrates every polynomial of degree below 2n exactly, so its error on
-e^{-u r} is at most max |d^2n/du^2n e^{-u r}| / (2n)! times the integral over mu of the squared monic orthogonal
-polynomial, which is at most that of the monic Chebyshev polynomial of [0, u*], 4 (u*/4)^2n mu([0, u*]): with u* = 1
-and n = 7, below 4 * 2 * 4^-14 / 14! = 3e-19, against values >= 1 (the whole rule's r^-p).  Its nodes and weights come
-from the Lanczos process on mu (float64, fully reorthogonalised): their rounding leaves about 2e-16 relative
-(tests/test_linear_exact.py checks the whole rule against mpmath).  It removes 10 of the rule's 17 nodes below u = 1
-(14 of 21 for 1/r), each a node at which every size of the kept sets counts: a fifth of the exact route's work on a
-review.
+That replacement: the rule's nodes :math:`u_q \le u^*` carry the discrete measure
+:math:`\mu = \sum_q w_q \delta_{u_q}`, and only :math:`\sum_q w_q e^{-u_q r}` with :math:`r \in [0, 1]` is ever
+asked of them (every :math:`R_K \le R(\text{all words}) = 1`).  The n-node Gauss rule of :math:`\mu` (positive
+weights, nodes in :math:`[0, u^*]`) integrates every polynomial of degree below 2n exactly, so its error on
+:math:`e^{-u r}` is at most :math:`\max_u |\partial_u^{2n} e^{-u r}| / (2n)!` times the integral over :math:`\mu` of
+the squared monic orthogonal polynomial, which is at most that of the monic Chebyshev polynomial of :math:`[0, u^*]`,
+:math:`4 (u^*/4)^{2n} \mu([0, u^*])`: with :math:`u^* = 1` and n = 7, below
+:math:`4 \cdot 2 \cdot 4^{-14} / 14! = 3 \cdot 10^{-19}`, against values :math:`\ge 1` (the whole rule's
+:math:`r^{-p}`).  Its nodes and weights come from the Lanczos process on :math:`\mu` (float64, fully
+reorthogonalised): their rounding leaves about 2e-16 relative (tests/test_linear_exact.py checks the whole rule
+against mpmath).  It removes 10 of the rule's 17 nodes below u = 1 (14 of 21 for 1/r), each a node at which every
+size of the kept sets counts: a fifth of the exact route's work on a review.
 """
 
 from __future__ import annotations
