@@ -222,13 +222,15 @@ def _subsets_kernel(t, w, sizes):
     return subset_t, subset_w, subset_sizes, counts
 
 
-@compiled(cache=True, error_model="numpy")
+# reassoc: the adjoint's sums over the sizes become vectorised reductions (0.36 -> 0.21 s for the Yelp reviews' 770
+# documents with shared columns); any order of these sums keeps the module docstring's bound (terms of known sign)
+@compiled(cache=True, error_model="numpy", fastmath={"reassoc"})
 def _columns_kernel(u, q, P0, Pw0, functional, sizes, subset_t, subset_w, subset_sizes, counts, tables, starts,
                     table_columns):  # fmt: skip
     """The shared columns multiplied into the singles' means (P0, Pw0), then Ψ's gradient in their members' markers.
 
-    The forward steps are ``subset_means``' (``column_means`` and ``times_column``: the same operations in the same
-    order, so the final means are theirs to the bit), node by node, each state kept; the adjoint ``lam``/``lam_w`` of
+    The forward steps are ``subset_means``' (``column_means`` and ``times_column``: the same operations, node by
+    node, each state kept); the adjoint ``lam``/``lam_w`` of
     the state after a column is the derivative of Ψ in its entries, carried back over the column (the transposed
     step), and a member's derivative is the adjoint after its column times the derivative of the column's step in the
     member's marker: the column's subsets that contain it.  Returns the final means (B, d + 1) and the members'
