@@ -61,8 +61,37 @@ def adjoint_beta(model, law):
 
     E[f | s] and the words' leave-one-out sums as in ``linear_moments.quadrature_moments`` (the same recursions, one
     block of nodes), the shared columns' members by the gradient of :math:`\Psi = \sum_s m_s E[f | s]` (module
-    docstring), assembled by :func:`~limetheory.theory.linear.linear_moments.beta_from_weighted_moments`.  None when
-    the columns' kept states would exceed ``ADJOINT_MAX_ENTRIES``.
+    docstring), assembled by :func:`~limetheory.theory.linear.linear_moments.beta_from_weighted_moments`.
+
+    Parameters
+    ----------
+    model : ScaleFreeModel
+        The checked model (``tfidf_model.scale_free_model``).
+    law : WeightedLaw
+        LIME's tilted law of the number of removed words (``limetheory.theory.law.weighted_law(model.d, nu)``).
+
+    Returns
+    -------
+    ndarray of shape (d + 1,) or None
+        β (intercept first), within ``linear_exact.BETA_ACCURACY`` |f|(ξ) as
+        :func:`~limetheory.theory.linear.linear_exact.beta_linear_exact` (which returns it); None when the columns'
+        kept states would exceed ``ADJOINT_MAX_ENTRIES``.
+
+    Raises
+    ------
+    ValueError
+        A cost beyond the package's work limit (``limetheory._validation.check_work``).
+
+    Examples
+    --------
+    Two words that share a column (lower-cased "The" and "the") and one of their own:
+
+    >>> from limetheory.theory.law import weighted_law
+    >>> from limetheory.theory.linear.tfidf_model import scale_free_model
+    >>> model = scale_free_model(np.array([1.0, 1.0, -2.0]), np.array([1.0, 2.0, 1.5]), np.array([0, 0, 1]), "l2")
+    >>> beta = adjoint_beta(model, weighted_law(3, 0.25))
+    >>> beta.shape, bool(beta[1] > 0 > beta[3])
+    ((4,), True)
     """
     moments = adjoint_moments(model, law.m)
     if moments is None:

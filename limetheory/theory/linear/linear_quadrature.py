@@ -75,6 +75,18 @@ def trapezoidal_power_quadrature(r_min, power):
     For callers that reweight the nodes for other powers (``linear_powers``: weights times
     :math:`u^{q - 1}`, which the trapezoidal rule in v allows and a Gauss rule of the 1/r weights does not).
 
+    Parameters
+    ----------
+    r_min : float
+        Smallest value of r the rule must serve, in (0, 1] (checked as by :func:`inverse_sqrt_quadrature`).
+    power : {0.5, 1.0}
+        p: the L2 norm's 1/2 (step 0.3 in v) or the L1 norm's 1 (step 0.25).
+
+    Returns
+    -------
+    nodes, weights : ndarray, ndarray
+        Read-only, shape (Q,), the nodes increasing; relative error below about 1e-13 on [r_min, 1].
+
     Examples
     --------
     >>> nodes, weights = trapezoidal_power_quadrature(1e-3, 1.0)
