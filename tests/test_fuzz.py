@@ -20,6 +20,7 @@ the call too: they mean an extreme argument reached arithmetic that was not mean
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import os
@@ -962,8 +963,22 @@ _word_lists = either(st.sampled_from([WORDS, MANY_WORDS, ["good"]]), st.sampled_
 REGISTRY["beta_boolean"].args = st.tuples(st.sampled_from(FORMULAS), _word_lists, bandwidths())
 # corpora and Shapley values: a small corpus's frame, explained once, feeds the corpus views
 _CORPUS = ["good food", "bad service", "good service", "slow staff"]
-_CORPUS_FRAME = lt.explain_many(EXPLAIN_MODEL, _CORPUS, output="decision_function", progress=False)
-_MOMENTS = lt.conditional_moments_linear_exact([1.0, -2.0, 0.5], [1.0, 1.0, 2.0])
+
+
+def _made_on_first_draw(make):
+    """``st.just(make())``, with ``make()`` called when a test first draws it, not when the module is imported.
+
+    Both pytest workers import every test file to collect it, and only one runs this one: the corpus's frame and
+    the moments (numba's kernels loaded, or compiled on a fresh clone) are made by that worker alone.  The deferred
+    strategy draws nothing itself, so the examples are those of ``st.just`` with the value made at import.
+    """
+    return st.deferred(lambda: st.just(make()))
+
+
+_CORPUS_FRAME = _made_on_first_draw(
+    lambda: lt.explain_many(EXPLAIN_MODEL, _CORPUS, output="decision_function", progress=False)
+)
+_MOMENTS = functools.cache(lambda: lt.conditional_moments_linear_exact([1.0, -2.0, 0.5], [1.0, 1.0, 2.0]))
 REGISTRY.update(
     {
         "explain_many": Spec(
@@ -984,21 +999,21 @@ REGISTRY.update(
         ),
         "explanation_matrix": Spec(
             lt.explanation_matrix,
-            st.tuples(either(st.just(_CORPUS_FRAME))),
+            st.tuples(either(_CORPUS_FRAME)),
             _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
             check=is_instance(tuple),
             examples=15,
         ),
         "global_importance": Spec(
             lt.global_importance,
-            st.tuples(either(st.just(_CORPUS_FRAME))),
+            st.tuples(either(_CORPUS_FRAME)),
             _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
             check=is_instance(pd.DataFrame, pd.Series),
             examples=15,
         ),
         "submodular_pick": Spec(
             lt.submodular_pick,
-            st.tuples(either(st.just(_CORPUS_FRAME)), either(ints(1, 4))),
+            st.tuples(either(_CORPUS_FRAME), either(ints(1, 4))),
             _kw(num_features=either(ints(1, 4)), refit=either(st.booleans())),
             check=is_instance(pd.DataFrame),
             examples=15,
@@ -1094,8 +1109,8 @@ REGISTRY.update(
             lt.shapley_from_conditional_moments,
             st.tuples(
                 either(st.just(0.7), reals()),
-                either(st.just(_MOMENTS[0]), float_arrays((3,))),
-                either(st.just(_MOMENTS[1]), float_arrays((3, 3))),
+                either(_made_on_first_draw(lambda: _MOMENTS()[0]), float_arrays((3,))),
+                either(_made_on_first_draw(lambda: _MOMENTS()[1]), float_arrays((3, 3))),
             ),
             check=is_instance(np.ndarray),
         ),
@@ -1279,7 +1294,7 @@ def fuzz(name, spec):
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled_tree_route():
-    """The tree route's compiled loops loaded before any call is timed (compiled, on a fresh clone: about 12 CPU-s).
+    """The tree route's compiled loops loaded before any call is timed (compiled, on a fresh clone: about 4 CPU-s).
 
     The budget bounds what a call computes, not numba's compilation of the package's loops, once per signature and
     machine; on a fresh clone the first tree call of this worker would otherwise compile them under the timer.
