@@ -100,8 +100,30 @@ def code_cells(markdown: str) -> list[tuple[int, str]]:
     return cells
 
 
+#: the float literals :func:`bare_tolerances` reads (NUMBER tokens of this form), as they stand in a file's text
+LITERAL = re.compile(r"[\d.]+[eE]-\d+")
+
+
+def may_hold_a_finding(text: str) -> bool:
+    """Whether ``text`` holds, anywhere (code, strings, comments, prose), a literal in the flagged range.
+
+    Every literal :func:`bare_tolerances` flags stands in the text in this form, so a file without one has no
+    finding and need not be tokenized (most files: tokenizing is most of the scan's CPU time).
+    """
+    for match in LITERAL.finditer(text):
+        try:
+            value = float(match.group())
+        except ValueError:  # dots the tokenizer would read otherwise: tokenize to be sure
+            return True
+        if UNDERFLOW_RANGE <= value < THRESHOLD:
+            return True
+    return False
+
+
 def findings_in(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
+    if not may_hold_a_finding(text):
+        return []
     pieces = code_cells(text) if path.suffix == ".md" else [(1, text)]
     out = []
     for first_line, code in pieces:
@@ -131,6 +153,14 @@ def findings_in(path: Path) -> list[str]:
 )
 def test_flags_a_bare_absolute_tolerance(code):
     assert len(bare_tolerances(code)) == 1, code
+    assert may_hold_a_finding(code), code  # the text's pre-check lets it through to the tokenizer
+
+
+def test_the_pre_check_skips_text_without_a_literal_in_range():
+    """Literals at or above the threshold, in the underflow range or without a negative exponent let a text be
+    skipped; one in range anywhere, even in a comment or a string, sends it to the tokenizer."""
+    assert not may_hold_a_finding("x = 1e-14\ny = 1e-300\nz = 2.5e-3, 1e5, 0.0000001  # atol=1e-13")
+    assert may_hold_a_finding("message = 'atol=1e-15'") and may_hold_a_finding("x = 1  # 3E-16")
 
 
 @pytest.mark.parametrize(
