@@ -60,13 +60,31 @@ def normalised_body(function: ast.FunctionDef | ast.AsyncFunctionDef, *, without
             node.id = name
 
 
+@functools.cache
+def parsed(source: str) -> ast.Module:
+    """``ast.parse(source)``, once per process (tests/test_no_duplicates.py reads the package's files too); the trees
+    are shared: :func:`normalised_body` leaves them as it found them."""
+    return ast.parse(source)
+
+
+def _has_guards(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function's first statement after the docstring is an argument check."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+        if isinstance(body[0].value.value, str):
+            body = body[1:]
+    return bool(body) and _is_guard(body[0])
+
+
 def functions_in(source: str, where: str, *, without_guards: bool = False):
     """(where:line, name, normalised body) of every function defined in ``source``, at any depth (with
     ``without_guards``, a second entry without the argument checks where the function has some)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            bodies = {normalised_body(node), normalised_body(node, without_guards=without_guards)}
+            bodies = {normalised_body(node)}
+            if without_guards and _has_guards(node):  # otherwise the same body again
+                bodies.add(normalised_body(node, without_guards=True))
             found += [(f"{where}:{node.lineno}", node.name, body) for body in sorted(bodies)]
     return found
 

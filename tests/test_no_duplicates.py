@@ -12,10 +12,11 @@ coincide without being shared logic. The check reads files as text and needs no 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
-from test_chapter_reuse import CHAPTERS, code_cells, normalised_body
+from test_chapter_reuse import CHAPTERS, code_cells, normalised_body, parsed
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*(ROOT / "limetheory").rglob("*.py"), *(ROOT / "booktools").glob("*.py")])
@@ -32,14 +33,24 @@ def statement_count(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return sum(isinstance(node, ast.stmt) for statement in body for node in ast.walk(statement))
 
 
+@functools.cache
+def long_functions(source: str) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]:
+    """The functions of ``source`` (at any depth) of at least :data:`MIN_STATEMENTS` statements, in ``ast.walk``'s
+    order; once per process (both scans of the package below read them)."""
+    return tuple(
+        node
+        for node in ast.walk(parsed(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement_count(node) >= MIN_STATEMENTS
+    )
+
+
 def repeated_bodies(sources):
     """Groups of two or more places (``where:line name``) whose functions have the same normalised body of at least
     :data:`MIN_STATEMENTS` statements; ``sources`` is a sequence of (where, source text)."""
     places = {}
     for where, source in sources:
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement_count(node) >= MIN_STATEMENTS:
-                places.setdefault(normalised_body(node), []).append(f"{where}:{node.lineno} {node.name}")
+        for node in long_functions(source):
+            places.setdefault(normalised_body(node), []).append(f"{where}:{node.lineno} {node.name}")
     return [group for group in places.values() if len(group) > 1]
 
 
@@ -49,8 +60,8 @@ def test_the_scan_reads_the_package_and_the_tooling():
     bodies = [
         node
         for path in SOURCES
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.FunctionDef) and statement_count(node) >= MIN_STATEMENTS
+        for node in long_functions(path.read_text(encoding="utf-8"))
+        if isinstance(node, ast.FunctionDef)
     ]
     assert len(bodies) > 100
 
