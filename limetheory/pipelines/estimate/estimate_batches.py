@@ -330,13 +330,13 @@ class BatchEstimator:
 
     # ------------------------------------------------------------------ the pilot
 
-    def pilot(self, size):
+    def pilot(self, size, per_stratum=4):
         """Score the pilot batch (4 masks or more per live stratum) and fit each column's design, control, surrogate.
 
         Returns the pilot's allocation to the strata; no term of the estimate comes from the pilot.
         """
         live = int(self.sampled.live.sum())
-        counts = allocate(self.sampled, max(size, 4 * live))
+        counts = allocate(self.sampled, max(size, per_stratum * live))
         bins, sizes, z = self.draw(counts)
         f = _scores(self.score_masks, z)
         self.spend(z)

@@ -88,8 +88,24 @@ NEYMAN_FLOOR = 0.05
 #: bound stopped the calls at 3863 of 5000.  At 1%: 4500 calls, the largest standard error 1.9 -> 1.2 of lime's
 #: first-order sd, the median 1.35 -> 0.88 (seed 0).  On a VADER-like function of the same document (x / sqrt(x² +
 #: 15), x the kept words' valences in VADER's lexicon) over seeds 1-8: the median standard error 1.48 -> 1.11 of lime's
-#: sd (2%: 1.19, 0.3%: 1.06), mean z² 1.02 -> 1.01 against a 300000-call estimate; seeds 10-25 at 1%: 1.05, z² 1.06
-WORDS_NEYMAN_FLOOR = 0.01
+#: sd (2%: 1.19, 0.3%: 1.06), mean z² 1.02 -> 1.01 against a 300000-call estimate; seeds 10-25 at 1%: 1.05, z² 1.06.
+#: The 1% was of the largest spread of one bin, read from a few masks: on VADER one mask where the score flips sign
+#: (about 1% of the masks keeping 8% to 38% of the words, 87% of their variance) sets it, and the floor stood above
+#: the true spreads of every bin keeping most words, which took half the masks.  With the spreads pooled
+#: (``SPREAD_WINDOW``) and the pilot's masks cut (``WORDS_PILOT_PER_STRATUM``), 0.1% (VADER, the 1043-token document,
+#: load 8-11): at seeds 0-6 the largest standard error over lime's first-order sd was 1.19, 0.97, 1.43, 1.36, 1.50,
+#: 1.77, 1.60 at 1% unpooled (median over the words 0.75-1.38), 1.10, 1.27, 0.87, 1.27, 1.17, 0.99, 1.09 at 0.3% and
+#: a window of 2, and 1.07, 1.07, 0.97, 0.97, 1.38, 0.99 at 0.1% and 3 (seeds 0-5, medians 0.83-1.02), every one
+#: within lime's 5000 calls and at most 2.45 million of its 2.60 million words
+WORDS_NEYMAN_FLOOR = 0.001
+#: on such a document Neyman's rule reads each bin's spread pooled with its ``SPREAD_WINDOW`` neighbours on either
+#: side (the root mean square): the spread changes smoothly with s, and a bin's own, from a few masks, is mostly chance
+SPREAD_WINDOW = 3
+#: the pilot's masks per stratum on such a document (4 elsewhere): it only fits the controls, which see the words
+#: through a few directions there and take little of such a model's variance, and no term of the estimate comes from
+#: it; its masks go to the batches (VADER at 0.3% and a window of 2, seeds 0, 1, 4, 5: the largest standard error
+#: 1.10, 1.27, 1.17, 0.99 with 4 a stratum, 1.07, 1.00, 1.11, 1.11 with 2)
+WORDS_PILOT_PER_STRATUM = 2
 #: the stopping decision reads lime's sd afresh when the ratio to the target, with lime's sd as last read
 #: (``estimate_batches.LIME_STD_REFRESH``), is at most this
 NEAR_TARGET = 1.25
@@ -187,7 +203,7 @@ def estimate_limit(
     pilot_calls : int or None
         Masks of the pilot batch (None: about a tenth of ``max_calls``, between 4 per stratum and 4000); at most
         a tenth of ``max_calls`` (a larger value is capped: a long pilot leaves the batches too few masks for
-        honest standard errors).
+        honest standard errors).  None with binned strata and ``max_words``: ``WORDS_PILOT_PER_STRATUM`` a stratum.
     cheap_calls : bool
         True when a model call costs about as much as a mask (rows from counts, a linked reading): the controls
         then use fewer pairs of words and fit on fewer rows per batch, so that the masks, not the fits, are the
@@ -298,10 +314,12 @@ def estimate_limit(
     # ones it misses by much (single masks of the strata with few words kept): at max_calls = 1500 for 8 words, a
     # pilot of half the budget gave mean z² 1.58 over 100 seeds, a tenth 0.98
     pilot = min(check_int(pilot, "pilot_calls", minimum=2), budget // PILOT_SHARE)
+    if _words_binned(estimator) and pilot_calls is None:  # a pilot of WORDS_PILOT_PER_STRATUM masks a stratum
+        return _run(estimator, WORDS_PILOT_PER_STRATUM * live, WORDS_PILOT_PER_STRATUM)
     return _run(estimator, pilot)
 
 
-def _run(estimator, pilot_size):
+def _run(estimator, pilot_size, per_stratum=4):
     from tqdm import TqdmWarning
 
     with warnings.catch_warnings():  # tqdm.auto warns in a notebook without ipywidgets; its text bar serves
@@ -312,7 +330,7 @@ def _run(estimator, pilot_size):
     bar = tqdm(total=estimator.budget, delay=2.0, disable=not estimator.progress, unit="call", desc="estimate",
                leave=False)  # fmt: skip
     try:
-        counts = estimator.pilot(pilot_size)
+        counts = estimator.pilot(pilot_size, per_stratum)
         bar.update(estimator.calls)
         spread = estimator.pilot_spread
         target_met = False
@@ -342,6 +360,8 @@ def _run(estimator, pilot_size):
                 break
             size = int(min(size, remaining, estimator.max_batch))
             share = WORDS_NEYMAN_FLOOR if _words_binned(estimator) else NEYMAN_FLOOR
+            if _words_binned(estimator) and spread is not None:
+                spread = _pooled(spread, SPREAD_WINDOW)
             floor = share * (spread.max() if spread is not None and spread.max() > 0 else 1.0)
             neyman = None if spread is None else np.maximum(spread, floor)
             if estimator.max_words is not None:
@@ -457,6 +477,18 @@ def _rounding_floor(estimator, beta):
 def _words_binned(estimator):
     """Whether the strings' words are budgeted on a document whose strata are bins of s (``WORDS_NEYMAN_FLOOR``)."""
     return estimator.max_words is not None and estimator.strata.count < estimator.d
+
+
+def _pooled(spread, window):
+    """Each bin's spread pooled with its ``window`` neighbours on either side (the root mean square).
+
+    Examples
+    --------
+    >>> _pooled(np.array([0.0, 0.0, 3.0, 0.0]), 1).round(3).tolist()  # the ends pool the bins they have
+    [0.0, 1.732, 1.732, 2.121]
+    """
+    ones = np.ones(2 * window + 1)
+    return np.sqrt(np.convolve(spread**2, ones, "same") / np.convolve(np.ones(len(spread)), ones, "same"))
 
 
 def _within_words(estimator, neyman, size, live):
