@@ -1293,13 +1293,19 @@ def fuzz(name, spec):
 
 
 @pytest.fixture(scope="module", autouse=True)
-def compiled_tree_route():
-    """The tree route's compiled loops loaded before any call is timed (compiled, on a fresh clone: about 4 CPU-s).
+def compiled_routes():
+    """The tree and linear routes' compiled loops loaded before any call is timed (compiled, on a fresh clone: about
+    4 and 12 CPU-s).
 
     The budget bounds what a call computes, not numba's compilation of the package's loops, once per signature and
-    machine; on a fresh clone the first tree call of this worker would otherwise compile them under the timer.
+    machine; on a fresh clone the first tree or linear call of this worker would otherwise compile them under the
+    timer (each norm, and words sharing a column, have loops of their own).
     """
     lt.beta_tree_model(FOREST, PRESENCE_VECTORIZER, TEXTS[1], nu=0.25)
+    for norm in ("l2", "l1"):
+        lt.beta_linear_exact([1.0, -2.0, 0.5], [1.0, 2.0, 3.0], nu=0.25, norm=norm)
+        lt.beta_linear_exact([1.0, 1.0, 0.5], [1.0, 2.0, 3.0], nu=0.25, groups=[0, 0, 1], norm=norm)
+    lt.explain(EXPLAIN_MODEL, TEXTS[1], output="decision_function")
 
 
 def _public_symbolic_names():
