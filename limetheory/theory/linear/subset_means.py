@@ -568,7 +568,7 @@ def node_sums_at_once(u, q, factors, w_singles, top, x, rest, w_total, d, tops, 
         np.concatenate(subset_t) if shared else empty, np.concatenate(subset_w) if shared else empty,
         np.concatenate(subset_sizes).astype(np.int64) if shared else np.zeros(0, dtype=np.int64),
         np.concatenate(masks) if shared else empty, np.concatenate(counts) if shared else empty,
-        np.concatenate(choose) if shared else empty, flat, starts, shapes,
+        np.concatenate(choose) if shared else empty, flat, starts, shapes, False,
     )  # fmt: skip
     return P, Pw, (out0 if x.shape[1] else None), (slope if x.shape[1] else None), member_loo
 
@@ -583,8 +583,11 @@ def _choose_row(e):
 
 @compiled(cache=True, error_model="numpy")
 def _node_sums_kernel(u, q, factors, w_singles, top, x, rest, w_total, d, tops, sizes, subset_t, subset_w,
-                      subset_sizes, masks, counts, choose, tables, starts, shapes):  # fmt: skip
-    """:func:`node_sums_at_once`, compiled: linear_moments.node_sums' calls of the kernels, in its order."""
+                      subset_sizes, masks, counts, choose, tables, starts, shapes, truncated):  # fmt: skip
+    """:func:`node_sums_at_once`, compiled: linear_moments.node_sums' calls of the kernels, in its order.
+
+    ``truncated`` is False, passed as a bool (not numba's literal False) to reuse leave_one_out_sums' compilation.
+    """
     B, n_singles = factors.shape
     S = sizes.size
     P, Pw = _FULL_MEANS(factors, w_singles, min(top, n_singles))
@@ -611,7 +614,7 @@ def _node_sums_kernel(u, q, factors, w_singles, top, x, rest, w_total, d, tops, 
     out0 = np.zeros((0, C))
     slope = np.zeros((0, C))
     if C:
-        out0, slope, _ = _LEAVE_ONE_OUT(x, u, rest, w_total, d, P, Pw, q, tops, min(tops[0], d - 1), False)
+        out0, slope, _ = _LEAVE_ONE_OUT(x, u, rest, w_total, d, P, Pw, q, tops, min(tops[0], d - 1), truncated)
     member_loo = np.zeros((d - 1, sizes.sum()))
     if S == 0:
         return P, Pw, out0, slope, member_loo
