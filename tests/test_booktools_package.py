@@ -113,7 +113,7 @@ def test_nothing_puts_the_tooling_on_sys_path():
 def test_the_book_loads_its_extensions_by_package_name():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["sphinx"]
     ours = [name for name in config["extra_extensions"] if name.startswith("booktools")]
-    assert ours == ["booktools.bookext", "booktools.running", "booktools.guards"]
+    assert ours == ["booktools.bookext", "booktools.running", "booktools.guards", "booktools.prerender_math"]
     assert "local_extensions" not in config
 
 
