@@ -10,9 +10,9 @@ That replacement: the rule's nodes :math:`u_q \le u^*` carry the discrete measur
 :math:`\mu = \sum_q w_q \delta_{u_q}`, and only :math:`\sum_q w_q e^{-u_q r}` with :math:`r \in [0, 1]` is ever
 asked of them (every :math:`R_K \le R(\text{all words}) = 1`).  The n-node Gauss rule of :math:`\mu` (positive
 weights, nodes in :math:`[0, u^*]`) integrates every polynomial of degree below 2n exactly, so its error on
-:math:`e^{-u r}` is at most :math:`\max_u \lvert \partial_u^{2n} e^{-u r} \rvert / (2n)!` times the integral over :math:`\mu` of
-the squared monic orthogonal polynomial, which is at most that of the monic Chebyshev polynomial of :math:`[0, u^*]`,
-:math:`4 (u^*/4)^{2n} \mu([0, u^*])`: with :math:`u^* = 1` and n = 7, below
+:math:`e^{-u r}` is at most :math:`\max_u \lvert \partial_u^{2n} e^{-u r} \rvert / (2n)!` times the integral
+over :math:`\mu` of the squared monic orthogonal polynomial, which is at most that of the monic Chebyshev polynomial
+of :math:`[0, u^*]`, :math:`4 (u^*/4)^{2n} \mu([0, u^*])`: with :math:`u^* = 1` and n = 7, below
 :math:`4 \cdot 2 \cdot 4^{-14} / 14! = 3 \cdot 10^{-19}`, against values :math:`\ge 1` (the whole rule's
 :math:`r^{-p}`).  Its nodes and weights come from the Lanczos process on :math:`\mu` (float64, fully
 reorthogonalised): their rounding leaves about 2e-16 relative (tests/test_linear_exact.py checks the whole rule
