@@ -24,6 +24,8 @@ import math
 import numpy as np
 
 from ..._compiled import compiled
+from .kernel_arrays import doubles as _doubles
+from .kernel_arrays import reading as _reading
 
 #: largest table of hypergeometric weights kept in the cache (at most 32 KiB)
 _CACHED_WEIGHT_ENTRIES = 4096
@@ -79,11 +81,6 @@ def _full_means_kernel(x, w, top):
                 mean_w[b] = mean_w[b] * c0 + carried
                 mean[b] = mean[b] * c0 + xp * c1
     return np.ascontiguousarray(by_size.T), np.ascontiguousarray(by_size_w.T)
-
-
-def _doubles(array):
-    """A C-contiguous float64 array (the kernels are compiled for that one layout, once)."""
-    return np.ascontiguousarray(array, dtype=np.float64)
 
 
 def hypergeometric_weights(n, e, width=None):
@@ -167,7 +164,7 @@ def times_column(P, Pw, G, Gw, weights, width=None):
     """
     n1, e = P.shape[1], G.shape[1] - 1
     total = n1 + e if width is None else min(n1 + e, width)
-    return _times_column_kernel(_doubles(P), _doubles(Pw), _doubles(G), _doubles(Gw), _doubles(weights), total)
+    return _times_column_kernel(_doubles(P), _doubles(Pw), _doubles(G), _doubles(Gw), _reading(weights), total)
 
 
 @compiled(cache=True, error_model="numpy")
@@ -212,7 +209,7 @@ def column_means(u, t_members, w_members):
     subset_t = masks @ t_members
     subset_w = masks @ w_members
     counts = np.array([math.comb(e, k) for k in range(e + 1)], dtype=float)
-    G, Gw, factor = _column_means_kernel(_doubles(u), subset_t, subset_w, sizes.astype(np.int64), counts)
+    G, Gw, factor = _column_means_kernel(_reading(u), subset_t, subset_w, _reading(sizes, np.int64), counts)
     return G, Gw, factor, masks, sizes, subset_w
 
 
@@ -262,8 +259,8 @@ def leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=F
     top = min(int(tops[0]), d - 1)
     tops = np.ascontiguousarray(tops, dtype=np.int64)
     out0, slope, lowest = _leave_one_out_kernel(
-        _doubles(x), _doubles(u), _doubles(rest), float(w_total), int(d), _doubles(P), _doubles(Pw),
-        _doubles(weights), tops, top, bool(truncated),
+        _doubles(x), _reading(u), _doubles(rest), float(w_total), int(d), _doubles(P), _doubles(Pw),
+        _reading(weights), tops, top, bool(truncated),
     )  # fmt: skip
     if truncated and lowest < top:
         return None
@@ -442,8 +439,9 @@ def shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combi
         h = member_weights[i]  # h[m - 1, b] / C(e - 1, m - 1): P(K meets the column in A | k in K, |K| = b + m)
         choose = np.array([float(math.comb(e - 1, m - 1)) for m in range(1, e + 1)])
         _member_sums_kernel(
-            _doubles(q), factor, masks, sizes, subset_w, _doubles(M), _doubles(Mw), h, choose, out, first
-        )
+            _reading(q), factor, _reading(masks), _reading(sizes, np.int64), subset_w, _doubles(M), _doubles(Mw),
+            _reading(h), choose, out, first,
+        )  # fmt: skip
         first += e
     return out
 
@@ -563,12 +561,12 @@ def node_sums_at_once(u, q, factors, w_singles, top, x, rest, w_total, d, tops, 
     flat = np.concatenate([table.ravel() for table in tables]) if tables else np.zeros(0)
     empty = np.zeros(0)
     P, Pw, out0, slope, member_loo = _node_sums_kernel(
-        _doubles(u), _doubles(q), _doubles(factors), _doubles(w_singles), int(top), _doubles(x), _doubles(rest),
+        _reading(u), _reading(q), _doubles(factors), _doubles(w_singles), int(top), _doubles(x), _doubles(rest),
         float(w_total), int(d), np.ascontiguousarray(tops, dtype=np.int64), np.array(sizes, dtype=np.int64),
         np.concatenate(subset_t) if shared else empty, np.concatenate(subset_w) if shared else empty,
-        np.concatenate(subset_sizes).astype(np.int64) if shared else np.zeros(0, dtype=np.int64),
-        np.concatenate(masks) if shared else empty, np.concatenate(counts) if shared else empty,
-        np.concatenate(choose) if shared else empty, flat, starts, shapes, False,
+        _reading(np.concatenate(subset_sizes) if shared else np.zeros(0), np.int64),
+        _reading(np.concatenate(masks) if shared else empty), np.concatenate(counts) if shared else empty,
+        np.concatenate(choose) if shared else empty, _reading(flat), starts, shapes, False,
     )  # fmt: skip
     return P, Pw, (out0 if x.shape[1] else None), (slope if x.shape[1] else None), member_loo
 
