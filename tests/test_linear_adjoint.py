@@ -94,3 +94,18 @@ def test_beta_takes_the_gradient_route_below_its_budget(monkeypatch):
     np.testing.assert_array_equal(beta_linear_exact(lam, tfidf, nu=0.25, groups=groups), expected)
     scale = 4 * 120 * EPS * np.abs(model.w).sum() * (1 + 1 / law.bulk_ratio)
     np.testing.assert_allclose(beta, expected, rtol=0, atol=scale)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 333])
+def test_prepare_kernel_groups_the_singles_by_distinct_weight_as_a_stable_sort(n):
+    """_prepare_kernel's merge sort (written out) gives np.unique's classes, each taking its first single's column."""
+    rng = np.random.default_rng(n)
+    d = n + 2
+    omega = rng.integers(0, max(n // 3, 1) + 1, size=d) * 0.25  # ties, in no order
+    singles = np.sort(rng.permutation(d)[:n])
+    u = np.array([0.1, 0.7])
+    rest = np.arange(d) * 0.5
+    factors, x, rest_first, class_of, _ = linear_adjoint._prepare_kernel(omega, rest, singles, u, np.ones(d))
+    _, first, inverse = np.unique(omega[singles], return_index=True, return_inverse=True)
+    assert np.array_equal(class_of, inverse)
+    assert np.array_equal(x, factors[:, first]) and np.array_equal(rest_first, rest[singles[first]])
