@@ -1295,7 +1295,7 @@ def fuzz(name, spec):
 @pytest.fixture(scope="module", autouse=True)
 def compiled_routes():
     """The tree and linear routes' compiled loops loaded before any call is timed (compiled, on a fresh clone: about
-    4 and 12 CPU-s).
+    4 and up to 20 CPU-s, ``benchmarks/linear_compile_cost.py``).
 
     The budget bounds what a call computes, not numba's compilation of the package's loops, once per signature and
     machine; on a fresh clone the first tree or linear call of this worker would otherwise compile them under the

@@ -11,9 +11,10 @@ docstring, where the stability of each recursion is argued.
 The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation:
 the public functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`:
 numba is not imported with the package).  ``cache=True`` keeps the machine code beside the module (``__pycache__``,
-else numba's user cache folder): the first call in a fresh clone compiles them (about 5 s), every later process
-loads them (about 0.5 s, once per process: joblib's workers too).  :func:`node_sums_at_once` chains them in one
-compiled call (``linear_moments.node_sums`` without truncation: the same kernels, arrays and order).
+else numba's user cache folder): the first call in a fresh clone compiles them (about 8 CPU-s:
+``benchmarks/linear_compile_cost.py``), every later process loads them (about 0.5 s, once per process: joblib's
+workers too).  :func:`node_sums_at_once` chains them in one compiled call (``linear_moments.node_sums`` without
+truncation: the same kernels, arrays and order).
 """
 
 from __future__ import annotations
