@@ -105,7 +105,8 @@ def rewrite(page_html, typeset, css):
 
 def typeset(pages, node=None):
     """Typeset ``pages`` (a list of ``(font_url, [(tex, display), ...])``) in one Node.js process: a list of
-    ``(markup, css, errors)``, one per page."""
+    ``(markup, css, errors)``, one per page, ``errors`` a list of ``[index, message]`` (the formula's index in
+    the page's list)."""
     node = node or shutil.which("node")
     request = {
         "em": EM,
@@ -154,9 +155,8 @@ def prerender_book(app, exception):
         return
     results = typeset([(url, items) for _, _, _, url, items in todo])
     for (docname, path, page_html, _, items), (markup, css, errors) in zip(todo, results, strict=True):
-        for error in errors:
-            index = int(error.split(":", 1)[0].split()[1])
-            logger.warning(f"{docname}: formula {index + 1} ({items[index][0][:80]!r}): {error.split(': ', 1)[1]}")
+        for index, message in errors:
+            logger.warning(f"{docname}: formula {index + 1} ({items[index][0][:80]!r}): {message}")
         path.write_text(rewrite(page_html, markup, css), encoding="utf-8")
 
 

@@ -93,7 +93,7 @@ def test_node_typesets_with_hidden_mathml_the_scale_and_the_source():
 @needs_node
 def test_node_reports_tex_errors_and_unknown_macros():
     [(markup, _, errors)] = pm.typeset([("f", [("x", False), ("\\frac{a}{b", False), ("\\nosuchmacro", False)])])
-    assert errors == ["item 1: Missing close brace", "item 2: Undefined control sequence \\nosuchmacro"]
+    assert errors == [[1, "Missing close brace"], [2, "Undefined control sequence \\nosuchmacro"]]
     assert "mjx-merror" in markup[1] and "mjx-merror" in markup[2] and "mjx-merror" not in markup[0]
 
 

@@ -4,7 +4,8 @@
 //   {"em": 16, "ex": 8, "pages": [{"fontURL": "../_static/mathjax/output/chtml/fonts/woff-v2",
 //                                  "items": [{"tex": "x^2", "display": false}, ...]}, ...],
 //    "scale": 1.273}
-// and writes {"pages": [{"html": ["<mjx-container ...>", ...], "css": "...", "errors": ["item 3: ...", ...]}]}.
+// and writes {"pages": [{"html": ["<mjx-container ...>", ...], "css": "...", "errors": [[3, "Missing close brace"], ...]}]}:
+// each error is [the formula's index in the page's items, MathJax's message].
 // Each page gets its own document, so that its stylesheet holds the rules of the characters it uses, as in a browser.
 'use strict';
 
@@ -31,7 +32,7 @@ function typesetPage(adaptor, page, em, ex, scale) {
   const tex = new TeX({
     packages: PACKAGES,
     formatError(jax, error) {
-      errors.push(`item ${current}: ${error.message}`);
+      errors.push([current, error.message]);
       return jax.formatError(error);
     },
   });
