@@ -112,8 +112,9 @@ pytest: venv $(DOT) $(MATHJAX_NODE) bytecode
 bytecode: venv
 	$(PYTHON) -m compileall -q limetheory booktools
 
-# `browser` runs Debian's chromium through chromium-driver: both come from one install if either is missing
-$(CHROMEDRIVER) $(CHROME_BINARY):
+# `browser` runs Debian's chromium through chromium-driver: both come from one install if either is missing (`&:`:
+# one recipe for the two, not one apt-get each)
+$(CHROMEDRIVER) $(CHROME_BINARY) &:
 	$(SUDO) apt-get update
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium chromium-driver
 

@@ -87,6 +87,11 @@ def test_the_installs_never_run_apt_get_twice_at_once():
     assert graphviz is not None and node is not None and graphviz < node, lines
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "$(NODE) $(NPM) &: | $(DOT)" in text, "Node.js's install is no longer ordered after Graphviz's"
+    # each pair of programs from one package install is one recipe (a grouped target), not one apt-get per program
+    browser = plan("browser")
+    assert sum(PROGRAMS["CHROME_BINARY"][1] in line for line in browser) == 1, browser
+    book = plan("book")
+    assert sum(PROGRAMS["NODE"][1] in line for line in book) == 1, book
 
 
 def test_the_whole_suite_installs_each_program_before_its_first_use():
