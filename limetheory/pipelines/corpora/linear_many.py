@@ -22,7 +22,6 @@ document by explain's ``LinearReading``, with the chunk's one model call for the
 from __future__ import annotations
 
 import functools
-import itertools
 import warnings
 import weakref
 
@@ -33,7 +32,6 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
-from ...engine.tokens import indexed_string
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model, unique_masks
 from ..reading.lime_call import LIME_NUM_SAMPLES
@@ -49,6 +47,7 @@ from ..reading.text_features import feature_epsilon, reads_words
 from ..results.agreement import agreement_notes, lime_disagreement
 from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
+from .chunk_tokens import lime_words, mask_strings
 
 #: the batched self-check accepts a document when every reconstruction is within this share of explain's tolerance:
 #: the chunk's sums run in another order than explain's (a few ulps of the magnitude, against a tolerance of
@@ -205,39 +204,25 @@ class _Document:
 def _documents(texts, random_state):
     """The documents with at least 2 words, their self-check masks (explain's, from the seed) and their strings.
 
-    Each text is tokenised once, by lime's tokenisation (``engine.tokens.indexed_string``, which explain reads
-    too): its words, their occurrences (word_columns' counts: each word's number of tokens) and the strings of its
-    distinct masks, in order (``perturbed_documents``' expansion of the masks to the tokens, without its argument
-    checks: the masks are 0/1 and the text is checked here); each document's ``rows`` index its masks in the strings.
+    Each text is tokenised once, by lime's tokenisation (``chunk_tokens.lime_words``: ``engine.tokens.indexed_string``'s
+    tokens, words and occurrences, which explain reads): its words, their occurrences (word_columns' counts: each
+    word's number of tokens) and the strings of its distinct masks, in order (``perturbed_documents``' expansion of
+    the masks to the tokens, without its argument checks: the masks are 0/1 and the text is checked here); each
+    document's ``rows`` index its masks in the strings.
     """
     pending, strings = [], []
     for position, text in enumerate(texts):
         if not isinstance(text, str) or not text.strip():
             continue  # check_text's refusals (explain raises)
-        indexed = indexed_string(text)
-        words = [str(word) for word in indexed.inverse_vocab]
-        if len(words) < 2:
+        words = lime_words(text)
+        if len(words.words) < 2:
             continue  # check_words' refusal
-        masks, unique, inverse = _self_check_masks(len(words), random_state)
-        document = _Document(position, text, words, [len(positions) for positions in indexed.positions], masks)
+        masks, unique, inverse = _self_check_masks(len(words.words), random_state)
+        document = _Document(position, text, words.words, words.counts, masks)
         document.rows = len(strings) + inverse
-        strings += _mask_strings(indexed.as_list, indexed.positions, document.counts, unique)
+        strings += mask_strings(words, unique)
         pending.append(document)
     return pending, strings
-
-
-def _mask_strings(tokens, positions, counts, unique):
-    """``kept_token_documents(tokens, positions, unique == 1)``: the same strings, each word's tokens found at once.
-
-    kept_token_documents places each word's tokens with one numpy assignment per word (d of them); here every
-    word's positions are concatenated and placed by one.  The strings are the same joins of the same tokens.
-    """
-    word_of_token = np.full(len(tokens), -1, dtype=np.int64)
-    word_of_token[list(itertools.chain.from_iterable(positions))] = np.repeat(np.arange(len(positions)), counts)
-    keep = np.ones((unique.shape[0], len(tokens)), dtype=bool)
-    is_word = word_of_token >= 0
-    keep[:, is_word] = unique[:, word_of_token[is_word]] == 1
-    return ["".join(itertools.compress(tokens, row)) for row in keep.tolist()]
 
 
 @functools.lru_cache(maxsize=1024)
