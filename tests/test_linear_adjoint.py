@@ -4,12 +4,13 @@ against the leave-one-out route (``linear_moments.quadrature_moments``), and its
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import pytest
 
 import limetheory as lt
-from limetheory.theory.linear import linear_adjoint, linear_moments
+from limetheory.theory.linear import linear_adjoint, linear_moments, subset_means
 from limetheory.theory.linear.linear_exact import MOMENTS_ACCURACY, beta_linear_exact
 from limetheory.theory.linear.tfidf_model import scale_free_model
 
@@ -105,7 +106,14 @@ def test_prepare_kernel_groups_the_singles_by_distinct_weight_as_a_stable_sort(n
     singles = np.sort(rng.permutation(d)[:n])
     u = np.array([0.1, 0.7])
     rest = np.arange(d) * 0.5
-    factors, x, rest_first, class_of, _ = linear_adjoint._prepare_kernel(omega, rest, singles, u, np.ones(d))
+    limit = subset_means.NEGLIGIBLE_LIMIT
+    factors, x, rest_first, class_of, _, _ = linear_adjoint._prepare_kernel(omega, rest, singles, u, np.ones(d), limit)
     _, first, inverse = np.unique(omega[singles], return_index=True, return_inverse=True)
     assert np.array_equal(class_of, inverse)
     assert np.array_equal(x, factors[:, first]) and np.array_equal(rest_first, rest[singles[first]])
+    # each node's negligible sizes, as subset_means.negligible_sizes finds them (np.sort, np.cumsum, np.searchsorted)
+    sums = np.unique(np.cumsum(np.sort(omega)))  # nodes whose bound is one of the sums: ties, found on the right
+    for nodes in (u, np.array([1e-3, 1.0, 600.0, 2300.0, 1e6]), limit / sums[sums > 0][-3:]):
+        model = types.SimpleNamespace(omega=omega, d=d)
+        got = linear_adjoint._prepare_kernel(omega, rest, singles, nodes, np.ones(d), limit)[5]
+        np.testing.assert_array_equal(got, subset_means.negligible_sizes(model, nodes))

@@ -43,7 +43,7 @@ from ..._compiled import compiled
 from ..._validation import check_work
 from .linear_moments import FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT, beta_from_weighted_moments
 from .linear_quadrature import inverse_power_quadrature
-from .subset_means import full_means, hypergeometric_weights, leave_one_out_sums, negligible_sizes
+from .subset_means import NEGLIGIBLE_LIMIT, full_means, hypergeometric_weights, leave_one_out_sums
 
 __all__ = ["adjoint_beta"]
 
@@ -109,9 +109,10 @@ def adjoint_moments(model, weights_over_s):
     nodes, weights = inverse_power_quadrature(model.r_min, model.power)
     if nodes.size * (len(shared) + 1) * (d + 1) > ADJOINT_MAX_ENTRIES:
         return None
-    tops = negligible_sizes(model, nodes)
     weights_over_s = np.ascontiguousarray(weights_over_s, dtype=float)
-    factors, x, rest, class_of, functional = _prepare_kernel(model.omega, model.rest, singles, nodes, weights_over_s)
+    factors, x, rest, class_of, functional, tops = _prepare_kernel(
+        model.omega, model.rest, singles, nodes, weights_over_s, NEGLIGIBLE_LIMIT
+    )
     top = min(int(tops[0]), d)
     columns = sum((members.size + 1) * d + (members.size << members.size) for members in shared)
     check_work(
@@ -132,28 +133,27 @@ def adjoint_moments(model, weights_over_s):
 
 
 @compiled(cache=True, error_model="numpy")
-def _prepare_kernel(omega, rest, singles, u, weights_over_s):
-    """The single words' factors, their distinct weights, and Ψ's weight of the means over each number of kept words.
+def _prepare_kernel(omega, rest, singles, u, weights_over_s, limit):
+    """The singles' factors and distinct weights, Ψ's weight of each number of kept words, each node's negligible size.
 
     Returns exp(-u omega) at every node for every single, one column of it per distinct omega (its first single's),
-    that single's R without it, each single's distinct weight, and Ψ's weight of the means over m = d - s kept words.
+    that single's R without it, each single's distinct weight, Ψ's weight of the means over m = d - s kept words, and
+    ``subset_means.negligible_sizes(model, u)`` (``limit`` = -log of its ``_NEGLIGIBLE_MEAN``).
     """
     d, n, B = omega.size, singles.size, u.size
-    values = np.empty(n)
-    for j in range(n):
-        values[j] = omega[singles[j]]
-    # np.argsort(values, kind="mergesort") written out as a bottom-up merge sort (numba's costs about 1.6 CPU-s of
-    # compilation on a fresh clone): stable, so each distinct weight's first single comes first, and the permutation
-    # of finite values is unique, so it is numpy's
-    order = np.arange(n)
-    merged = np.empty(n, dtype=np.int64)
+    # np.argsort(omega, kind="mergesort") written out as a bottom-up merge sort (numba's costs about 1.6 CPU-s of
+    # compilation on a fresh clone): stable, and the permutation of finite values is unique, so it is numpy's.  The
+    # singles in its order are their own stable sort (singles is increasing): each distinct weight's first single
+    # comes first, as np.unique's return_index has it
+    order = np.arange(d)
+    merged = np.empty(d, dtype=np.int64)
     width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+    while width < d:
+        for lo in range(0, d, 2 * width):
+            mid, hi = min(lo + width, d), min(lo + 2 * width, d)
             i, j = lo, mid
             for k in range(lo, hi):
-                if i < mid and (j >= hi or values[order[i]] <= values[order[j]]):
+                if i < mid and (j >= hi or omega[order[i]] <= omega[order[j]]):
                     merged[k] = order[i]
                     i += 1
                 else:
@@ -161,6 +161,36 @@ def _prepare_kernel(omega, rest, singles, u, weights_over_s):
                     j += 1
         order, merged = merged, order
         width *= 2
+    # negligible_sizes: R_min(a), the sum of the a smallest omega (np.cumsum's order), searched for each node's bound
+    lightest = np.empty(d + 1)
+    lightest[0] = 0.0
+    total = 0.0
+    for a in range(d):
+        total += omega[order[a]]
+        lightest[a + 1] = total
+    tops = np.empty(B, dtype=np.int64)
+    for b in range(B):
+        bound = limit / u[b]
+        low, high = 0, d + 1  # np.searchsorted(side="right"): the first a with lightest[a] > bound
+        while low < high:
+            middle = (low + high) // 2
+            if lightest[middle] <= bound:
+                low = middle + 1
+            else:
+                high = middle
+        tops[b] = low
+    position = np.full(d, -1, dtype=np.int64)
+    for j in range(n):
+        position[singles[j]] = j
+    values = np.empty(n)
+    for j in range(n):
+        values[j] = omega[singles[j]]
+    at = 0
+    for i in range(d):
+        if position[order[i]] >= 0:
+            merged[at] = position[order[i]]
+            at += 1
+    order = merged[:n]
     class_of = np.empty(n, dtype=np.int64)
     first = np.empty(n, dtype=np.int64)
     C = 0
@@ -183,7 +213,7 @@ def _prepare_kernel(omega, rest, singles, u, weights_over_s):
     functional = np.zeros(d + 1)
     for m in range(1, d):
         functional[m] = weights_over_s[d - m - 1]
-    return factors, x, rest_first, class_of, functional
+    return factors, x, rest_first, class_of, functional, tops
 
 
 @compiled(cache=True, error_model="numpy")

@@ -40,6 +40,7 @@ _UPWARD_SHARE = 0.5
 #: for d <= 1e4, far below the quadrature's relative 1e-13 of |f| (the unit of linear_exact.BETA_ACCURACY); and
 #: under it the means have lost digits (they are subnormal at 1e-308), so the recursions must not divide by them
 _NEGLIGIBLE_MEAN = 1e-250
+NEGLIGIBLE_LIMIT = float(-np.log(_NEGLIGIBLE_MEAN))  #: sizes with u R_min(a) above it are negligible (negligible_sizes)
 
 
 def full_means(x, w, top=None):
@@ -257,8 +258,7 @@ def leave_one_out_sums(x, u, rest, w_total, d, P, Pw, weights, tops, truncated=F
     increasing u, so ``tops`` does not increase, and node q runs both passes over the sizes below ``tops[q]``
     only (a node whose sizes are negligible from a on contributes nothing above a).
     """
-    top = min(int(tops[0]), d - 1)
-    tops = np.ascontiguousarray(tops, dtype=np.int64)
+    top, tops = min(int(tops[0]), d - 1), np.ascontiguousarray(tops, dtype=np.int64)
     out0, slope, lowest = _leave_one_out_kernel(
         _doubles(x), _reading(u), _doubles(rest), float(w_total), int(d), _doubles(P), _doubles(Pw),
         _reading(weights), tops, top, bool(truncated),
@@ -404,7 +404,7 @@ def negligible_sizes(model, nodes):
     exp(-u R) is below exp(-u R_min(a)); sizes with u R_min(a) > -log(_NEGLIGIBLE_MEAN) are negligible.
     """
     lightest = np.concatenate([[0.0], np.cumsum(np.sort(model.omega))])  # R_min(a), a = 0..d
-    return np.searchsorted(lightest, -np.log(_NEGLIGIBLE_MEAN) / nodes, side="right").clip(max=model.d + 1)
+    return np.searchsorted(lightest, NEGLIGIBLE_LIMIT / nodes, side="right").clip(max=model.d + 1)
 
 
 def shared_column_sums(u, q, d, shared, columns, prefixes, suffix_weights, combine_weights, member_weights,
