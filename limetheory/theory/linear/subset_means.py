@@ -1,20 +1,19 @@
 """Means over the sets of each size of products of per-word factors: the recursions of the exact linear route.
 
-For a node u of the quadrature over u (:mod:`limetheory.theory.linear.linear_quadrature`), word j's factor is
-x_j = exp(-u omega_j); the mean over the a-subsets A of prod_A x (and of W(A) prod_A x) is a normalised elementary
-symmetric polynomial.  This module holds the forward recursion over the words (:func:`full_means`), the products
-with the columns that several words share (:func:`times_column`, with the hypergeometric weights), the
-two-sided leave-one-out recursion of the words alone in their column (:func:`leave_one_out_sums`) and the sums for
-the words of a shared column (:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear.linear_exact`'s
-docstring, where the stability of each recursion is argued.
+For a node u of the quadrature over u (:mod:`limetheory.theory.linear.linear_quadrature`), word j's factor is x_j =
+exp(-u omega_j); the mean over the a-subsets A of prod_A x (and of W(A) prod_A x) is a normalised elementary symmetric
+polynomial. This module holds the forward recursion over the words (:func:`full_means`), the products with the columns
+that several words share (:func:`times_column`, with the hypergeometric weights), the two-sided leave-one-out recursion
+of the words alone in their column (:func:`leave_one_out_sums`) and the sums for the words of a shared column
+(:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear.linear_exact`'s docstring, where the stability of
+each recursion is argued.
 
-The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation:
-the public functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`:
-numba is not imported with the package).  ``cache=True`` keeps the machine code beside the module (``__pycache__``,
-else numba's user cache folder): the first call in a fresh clone compiles them (about 8 CPU-s:
-``benchmarks/linear_compile_cost.py``), every later process loads them (about 0.5 s, once per process: joblib's
-workers too).  :func:`node_sums_at_once` chains them in one compiled call (``linear_moments.node_sums`` without
-truncation: the same kernels, arrays and order).
+The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation: the public
+functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`: numba is not
+imported with the package). ``cache=True`` keeps the machine code beside the module (``__pycache__``, else numba's user
+cache folder): the first call in a fresh clone compiles them (about 8 CPU-s: ``benchmarks/linear_compile_cost.py``),
+every later process loads them (about 0.5 s, once per process: joblib's workers too). :func:`node_sums_at_once` chains
+them in one compiled call (``linear_moments.node_sums`` without truncation: the same kernels, arrays and order).
 """
 
 from __future__ import annotations
@@ -46,11 +45,11 @@ NEGLIGIBLE_LIMIT = float(-np.log(_NEGLIGIBLE_MEAN))  #: sizes with u R_min(a) ab
 def full_means(x, w, top=None):
     """Means over the a-subsets A of the n words of ``x`` of prod_A x and of W(A) prod_A x, for a = 0..n.
 
-    ``x`` has shape (B, n) (one row per quadrature node), ``w`` shape (n,); W(A) = sum_{i in A} w_i.  Returns
-    P and Pw of shape (B, n + 1), column a.  Adding a word updates every mean by a convex combination
-    (hypergeometric weights): P keeps its relative accuracy, and Pw its accuracy relative to the same mean
-    with |w| in place of w.  Sizes above ``top`` are left at 0 (the caller knows them negligible at these
-    nodes); a size never feeds a smaller one, so the others are unchanged.
+    ``x`` has shape (B, n) (one row per quadrature node), ``w`` shape (n,); W(A) = sum_{i in A} w_i. Returns P and Pw of
+    shape (B, n + 1), column a. Adding a word updates every mean by a convex combination (hypergeometric weights): P
+    keeps its relative accuracy, and Pw its accuracy relative to the same mean with |w| in place of w. Sizes above
+    ``top`` are left at 0 (the caller knows them negligible at these nodes); a size never feeds a smaller one, so the
+    others are unchanged.
     """
     n_words = x.shape[1]
     top = n_words if top is None else min(int(top), n_words)
@@ -109,14 +108,14 @@ def _cached_hypergeometric_weights(n, e):
 def _exact_hypergeometric_weights(n, e):
     """H[k, b] = C(e, k) C(n, b) / C(n + e, b + k) for k = 0..e, b = 0..n.
 
-    The share, among the (b + k)-subsets of n + e words, of those that take k of the last e words, divided by
-    the number of ways C(n, b) C(e, k) / C(n + e, b + k)... i.e. the weight of the product of two means: the mean
-    over the (b + k)-subsets of n + e words of a product that factorises over the two parts is
-    sum_k H[k, b] mean_b(first n) mean_k(last e).  Computed as C(e, k) times exp of two sums of logarithms (no
-    large factorials): sum_{i<=k} log((b + i)/(n + i)), of numbers <= 1, which grows with k by one term, and
-    sum_{i<=e-k} log((n - b + i)/(n + k + i)) = sum_{k<i<=e} log((n - b + e + 1 - i)/(n + i)), which loses one
-    term as k grows: two logarithms per entry, each term within a factor n + e of 1, so that the sums' rounding
-    (relative to their e terms) is at most about 2 e log(n + e) eps, and H's relative error as much.
+    The share, among the (b + k)-subsets of n + e words, of those that take k of the last e words, divided by the number
+    of ways C(n, b) C(e, k) / C(n + e, b + k)... i.e. the weight of the product of two means: the mean over the (b +
+    k)-subsets of n + e words of a product that factorises over the two parts is sum_k H[k, b] mean_b(first n)
+    mean_k(last e). Computed as C(e, k) times exp of two sums of logarithms (no large factorials): sum_{i<=k} log((b +
+    i)/(n + i)), of numbers <= 1, which grows with k by one term, and sum_{i<=e-k} log((n - b + i)/(n + k + i)) =
+    sum_{k<i<=e} log((n - b + e + 1 - i)/(n + i)), which loses one term as k grows: two logarithms per entry, each term
+    within a factor n + e of 1, so that the sums' rounding (relative to their e terms) is at most about 2 e log(n + e)
+    eps, and H's relative error as much.
     """
     return _exact_weights_kernel(int(n), int(e), np.array([float(math.comb(e, k)) for k in range(e + 1)]))
 
@@ -142,10 +141,9 @@ def _exact_weights_kernel(n, e, choose):
 def _truncated_hypergeometric_weights(n, e, width):
     """H[k, b] of :func:`_exact_hypergeometric_weights` for k <= min(e, width - 1), b <= min(n, width - 1).
 
-    By exact ratios: H[k + 1, 0] / H[k, 0] = (e - k) / (n + e - k) and
-    H[k, b + 1] / H[k, b] = (n - b)(b + k + 1) / ((b + 1)(n + e - b - k)), multiplied up (relative error at most
-    2 width roundings; every H is <= 1, so the products cannot overflow).  It costs width² operations whatever n
-    and e, where the exact table costs e² n.
+    By exact ratios: H[k + 1, 0] / H[k, 0] = (e - k) / (n + e - k) and H[k, b + 1] / H[k, b] = (n - b)(b + k + 1) /
+    ((b + 1)(n + e - b - k)), multiplied up (relative error at most 2 width roundings; every H is <= 1, so the products
+    cannot overflow). It costs width² operations whatever n and e, where the exact table costs e² n.
     """
     k = np.arange(min(e, width - 1) + 1, dtype=float)[:, None]
     b = np.arange(min(n, width - 1), dtype=float)[None, :]
@@ -359,7 +357,9 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
                 low = a - 1
         if low >= d - 1:
             continue
-        q = weights[b]
+        q, start = weights[b], top  # from 0, levels of negligible mean leave the state at 0 and add +0.0: skipped
+        while not (top == d - 1 and tops[b] > top) and start > low and P[b, start] < _NEGLIGIBLE_MEAN:
+            start -= 1
         for c in range(C):
             if top == d - 1 and tops[b] > top:
                 L[c] = np.exp(-u[b] * rest[c])
@@ -371,7 +371,7 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
         # relative), well within the bit a downward step may lose, where three divisions were a third of the time
         for c in range(C):
             inverse[c] = 1.0 / x[b, c]
-        for a in range(top, low, -1):
+        for a in range(start, low, -1):
             mean, mean_w = P[b, a], Pw[b, a]
             significant = mean >= _NEGLIGIBLE_MEAN
             keep, grow, below = (d - a) / d, d / a, a - 1.0
@@ -400,8 +400,8 @@ def _leave_one_out_kernel(x, u, rest, w_total, d, P, Pw, weights, tops, top, tru
 def negligible_sizes(model, nodes):
     """For each node, the smallest size a whose means are all below ``_NEGLIGIBLE_MEAN`` (d + 1 if none).
 
-    Every a-set has R >= the sum of the a smallest omega (a shared column only adds cross terms), so its
-    exp(-u R) is below exp(-u R_min(a)); sizes with u R_min(a) > -log(_NEGLIGIBLE_MEAN) are negligible.
+    Every a-set has R >= the sum of the a smallest omega (a shared column only adds cross terms), so its exp(-u R) is
+    below exp(-u R_min(a)); sizes with u R_min(a) > -log(_NEGLIGIBLE_MEAN) are negligible.
     """
     lightest = np.concatenate([[0.0], np.cumsum(np.sort(model.omega))])  # R_min(a), a = 0..d
     return np.searchsorted(lightest, NEGLIGIBLE_LIMIT / nodes, side="right").clip(max=model.d + 1)
@@ -485,12 +485,12 @@ def _without_each_column(d, columns, full, width):
 
     The means over all words are those over the others times the column's (:func:`times_column`):
     full_m = sum_k H[k, m - k] G_k M_{m-k}, with G_0 = 1 (the empty part of the column), so M is solved upwards,
-    M_m = (full_m - sum_{k>=1} ...) / H[0, m], for every column of e words at once (width steps, where the
-    prefix x suffix products cost width² per column).  All subtracted terms are >= 0 and, as in the words'
-    upward pass (:func:`leave_one_out_sums`), while they stay at most half of full_m each step adds a rounding
-    and passes on the inherited relative error without enlarging it.  Where they exceed half (a column whose
-    words carry most of the small sets), its entry is None and the caller takes the products.  Returns a list of
-    (M, Mw), each of shape (B, width), in the columns' order.
+    M_m = (full_m - sum_{k>=1} ...) / H[0, m], for every column of e words at once (width steps, where the prefix x
+    suffix products cost width² per column). All subtracted terms are >= 0 and, as in the words' upward pass
+    (:func:`leave_one_out_sums`), while they stay at most half of full_m each step adds a rounding and passes on the
+    inherited relative error without enlarging it. Where they exceed half (a column whose words carry most of the small
+    sets), its entry is None and the caller takes the products. Returns a list of (M, Mw), each of shape (B, width), in
+    the columns' order.
     """
     P, Pw = full
     B, W = P.shape[0], min(width, P.shape[1])
