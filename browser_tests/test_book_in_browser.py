@@ -247,10 +247,15 @@ def _ids(html: str) -> set[str]:
     return set(re.findall(r'\bid="([^"]+)"', html)) | set(re.findall(r'\bname="([^"]+)"', html))
 
 
-def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
-    """Open ``url`` and list what is wrong on it, by category (the page's name prefixes each finding)."""
+def inspect_page(browser, url: str, page: str, shoot=None) -> dict[str, list[str]]:
+    """Open ``url`` and list what is wrong on it, by category (the page's name prefixes each finding).
+
+    The page is measured at both widths in both colour modes, from one load: at the width the window has (the
+    desktop's or the phone's; any other size is set to the desktop's first), light then dark, then at the other width,
+    dark then light: one resize and two switches. ``shoot(width, theme)``, if given, is called in each of the four
+    states once its measurements are taken (for the screenshots)."""
     found: dict[str, list[str]] = {category: [] for category in CATEGORIES}
-    at_desktop(browser)
+    first = _start_width(browser)
     browser.get_log("browser")  # drop what earlier pages logged
     browser.get(url)
     if browser.execute_async_script(MATHJAX_DONE) is False:
@@ -275,32 +280,51 @@ def inspect_page(browser, url: str, page: str) -> dict[str, list[str]]:
                 context = line[max(0, match.start() - 50) : match.end() + 50].strip()
                 found["raw TeX"].append(f"{page} ({source}): ...{context}...")
                 break
-    found["listed displays"] = []
-    themes = THEMES  # light then dark at 1400 px, dark then light at 414 px: one switch fewer on each page
-    for width in (DESKTOP_WIDTH, PHONE_WIDTH):
-        if width != DESKTOP_WIDTH:
-            browser.set_window_size(width, PHONE[1])
+    # the findings of each width kept apart, and reported the desktop's first whichever width was measured first
+    by_width: dict[int, dict[str, list]] = {DESKTOP_WIDTH: {}, PHONE_WIDTH: {}}
+    themes = THEMES  # light then dark at the first width, dark then light at the second: one switch fewer
+    for width in (first, PHONE_WIDTH if first == DESKTOP_WIDTH else DESKTOP_WIDTH):
+        here = by_width[width]
+        if width != first:
+            browser.set_window_size(*(DESKTOP if width == DESKTOP_WIDTH else PHONE))
             browser.execute_async_script(SETTLED)
             browser.execute_async_script(FIGURES_READY)  # a figure of several panels is stacked at a phone's width
         for category, items in findings(page, width, browser.execute_script(MEASURE, SCROLL_CLASS)).items():
-            found[category] += items
+            here.setdefault(category, []).extend(items)
         for theme in themes:
             browser.execute_script(SET_THEME, theme)
             browser.execute_async_script(SETTLED)
             reading = reading_findings(page, width, theme, browser.execute_script(READING))
             for category in ("page wider than the screen", "wide tables", "figure alt text"):
-                found[category] += reading[category]
+                here.setdefault(category, []).extend(reading[category])
             if (width, theme) == (DESKTOP_WIDTH, "light"):  # the images as a desktop reader sees them
                 for source, natural, shown in browser.execute_script(BLURRY_IMAGES):
                     found["blurry images"].append(f"{page}: {natural} px image shown at {shown} px: {source}")
                 for image in browser.execute_script(BROKEN_IMAGES):
                     found["broken images"].append(f"{page}: {image[:120]}")
+            if shoot is not None:  # before the taps, which scroll the page
+                shoot(width, theme)
+            if (width, theme) == (PHONE_WIDTH, "light"):
+                found["figure taps"] += tap_figures(browser, page, sorted(set(reading["figures to tap"])))
+                browser.execute_script("window.scrollTo(0, 0);")  # a tap scrolled its figure into view, sideways too
         themes = themes[::-1]
-        if width == PHONE_WIDTH:  # in light mode, the last measured
-            found["figure taps"] += tap_figures(browser, page, sorted(set(reading["figures to tap"])))
-    # the page stays at the phone's width: the next page is opened at the desktop's after an empty page (at_desktop),
-    # sparing a relayout of this one at 1400 px (the heaviest chapter's took seconds)
+    for width in (DESKTOP_WIDTH, PHONE_WIDTH):
+        for category, items in by_width[width].items():
+            found.setdefault(category, []).extend(items)
+    # the page is left at the second width in light mode: the next page opens there (no empty page, no resize)
     return found
+
+
+def _start_width(browser) -> int:
+    """The width the next page opens at: the window's, if it is the desktop's or the phone's size; else the window is
+    set to the desktop's size on an empty page (resizing a page lays it out again)."""
+    size = browser.get_window_size()
+    size = (size["width"], size["height"])
+    if size == PHONE:
+        return PHONE_WIDTH
+    if size != DESKTOP:
+        at_desktop(browser)
+    return DESKTOP_WIDTH
 
 
 def at_desktop(browser) -> None:
@@ -373,8 +397,15 @@ def _screenshots(browser, shots: list[tuple[str, tuple[int, int], str]]) -> None
         if wanted_theme != theme:
             browser.execute_script(SET_THEME, wanted_theme)
             theme = wanted_theme
-        browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+        _save_png(browser, SCREENSHOTS / f"{name}.png")
     browser.execute_script(STORE_THEME, "light")
+
+
+def _save_png(browser, path: Path) -> None:
+    """The window's screenshot as PNG, encoded for speed (DevTools' optimizeForSpeed: a faster, larger PNG of the
+    same pixels; WebDriver's own screenshot spent about 0.3 s of Chromium's CPU a shot on encoding)."""
+    shot = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+    path.write_bytes(base64.b64decode(shot["data"]))
 
 
 # the browsers that open the book's pages side by side, each page in one of them (BROWSERS=1: one at a time). Two,
@@ -385,7 +416,18 @@ BROWSERS = max(1, int(os.environ.get("BROWSERS", "2")))
 
 def _visit(browser, base: str, page: str) -> dict:
     """Everything the book fixture takes from one page: its findings, its same-site links, its screenshots."""
-    found = inspect_page(browser, urljoin(base, page), page)
+    shoot = None
+    if page in WIDTH_PAGES:
+        # the four shots in the four states inspect_page measures (the window at DESKTOP or PHONE): no resize or
+        # switch of their own
+        name = Path(page).stem.split("-")[0]
+
+        def shoot(width, theme):
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            size = "phone" if width == PHONE_WIDTH else "desktop"
+            _save_png(browser, SCREENSHOTS / f"chapter-{name}-{size}-{theme}.png")
+
+    found = inspect_page(browser, urljoin(base, page), page, shoot)
     links = [
         href
         for href in browser.execute_script("return Array.from(document.links).map(a => a.href);")
@@ -397,13 +439,6 @@ def _visit(browser, base: str, page: str) -> dict:
         _screenshots(browser, [("concordance", (DESKTOP[0], 1600), "light")])
     elif page == "book/blueprint.html":
         _screenshots(browser, [(f"blueprint-{theme}", (DESKTOP[0], 2200), theme) for theme in ("light", "dark")])
-    if page in WIDTH_PAGES:
-        # inspect_page left the page at the phone's size in light mode: one resize and two switches for the four
-        name = Path(page).stem.split("-")[0]
-        order = [("phone", PHONE, "light"), ("phone", PHONE, "dark"), ("desktop", DESKTOP, "dark")]
-        order.append(("desktop", DESKTOP, "light"))
-        shots = [(f"chapter-{name}-{width}-{theme}", size, theme) for width, size, theme in order]
-        _screenshots(browser, shots)
     return {"found": found, "links": links}
 
 
@@ -613,9 +648,19 @@ def test_the_checks_can_fail(browser, tmp_path):
     (tmp_path / "faulty.html").write_text(page, encoding="utf-8")
     httpd, base, _ = _serve(tmp_path)
     try:
+        at_desktop(browser)
         found = inspect_page(browser, urljoin(base, "faulty.html"), "faulty.html")
+        # the book's pages open at whichever width the page before left (inspect_page): from the phone's, the same
+        browser.get("about:blank")
+        browser.set_window_size(*PHONE)
+        from_phone = inspect_page(browser, urljoin(base, "faulty.html"), "faulty.html")
     finally:
         httpd.shutdown()
+    # (the browser asks for the favicon once: its 404 is logged on the first load only)
+    assert {key: sorted(items) for key, items in from_phone.items() if key != "console errors"} == {
+        key: sorted(items) for key, items in found.items() if key != "console errors"
+    }
+    assert any("deliberate error" in item for item in from_phone["console errors"]), from_phone
     assert any("deliberate error" in item for item in found["console errors"]), found
     assert [item.split(": ")[1] for item in found["unnumbered statements"]] == ["p"], found
     assert len(found["bare kind references"]) == 1 and "'Proposition'" in found["bare kind references"][0], found
