@@ -21,7 +21,6 @@ import contextvars
 import numbers
 
 import numpy as np
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 #: largest memory (bytes) the work arrays of one call may take; checked before the work starts
 MEMORY_LIMIT_BYTES = 2 * 1024**3
@@ -350,6 +349,10 @@ def check_vectorizer(
     ...
     ValueError: vectorizer must use analyzer='word' and ngram_range=(1, 1): ...
     """
+    # imported here, not at the top: the theory's modules import this one, and scikit-learn (about 2 CPU-s in a
+    # fresh interpreter) is loaded only where a vectorizer is checked
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
     kind = TfidfVectorizer if tfidf else CountVectorizer
     if not isinstance(vectorizer, kind):
         wanted = "TfidfVectorizer" if tfidf else "CountVectorizer or TfidfVectorizer"
@@ -382,6 +385,8 @@ def check_vectorizer(
 
 def _unmirrored_settings(vectorizer) -> list[str]:
     """The settings of a vectorizer under which a lime word is not analysed on its own, one phrase each."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     problems = []
     if vectorizer.input != "content":
         problems.append(f"input={vectorizer.input!r} (only 'content')")
