@@ -77,6 +77,21 @@ for (let i = 0; i < cells.length; i++) {
 }
 return {status: widget.sessionContext.session.kernel.status, cells: code};
 """
+# what the wait polls for: the kernel's status, how many code cells have no execution count yet, and whether any
+# output is an error (not the outputs themselves, which carry the figures: read once, with CELLS, at the end)
+PROGRESS = """
+const path = arguments[0];
+const widget = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.context && w.context.path === path);
+const cells = widget.content.model.cells;
+let waiting = 0, errors = 0;
+for (let i = 0; i < cells.length; i++) {
+  const cell = cells.get(i);
+  if (cell.type !== 'code') continue;
+  if (cell.executionCount == null) waiting++;
+  for (let j = 0; j < cell.outputs.length; j++) { if (cell.outputs.get(j).type === 'error') errors++; }
+}
+return {status: widget.sessionContext.session.kernel.status, waiting: waiting, errors: errors};
+"""
 SCROLL_TO_CELL = """
 const [path, index, done] = arguments;
 const widget = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.context && w.context.path === path);
@@ -246,15 +261,11 @@ def _run_chapter(lab, browser):
     browser.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
 
     def finished_or_failed():
-        state = browser.execute_script(CELLS, name)
-        errors = [out for cell in state["cells"] for out in cell["outputs"] if out["output_type"] == "error"]
-        if errors:
-            return state
-        done = state["status"] == "idle" and all(cell["count"] is not None for cell in state["cells"])
-        return state if done else None
+        progress = browser.execute_script(PROGRESS, name)
+        return progress if progress["errors"] or (progress["status"] == "idle" and not progress["waiting"]) else None
 
-    state = _wait(f"every cell of {name} to run (server log: {server_log})", RUN_TIMEOUT, finished_or_failed, 2.0)
-    cells = state["cells"]
+    _wait(f"every cell of {name} to run (server log: {server_log})", RUN_TIMEOUT, finished_or_failed, 2.0)
+    cells = browser.execute_script(CELLS, name)["cells"]
     errors = [
         f"cell {cell['index']}: {out['ename']}: {out['evalue']}"
         for cell in cells
