@@ -73,19 +73,31 @@ const describe = e => { const holder = e.closest('[id]');
                                ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '')
                                + (holder ? ' in #' + holder.id : '') + ': '
                                + squash(e.textContent).slice(0, 60); };
-article.querySelectorAll('*').forEach(e => {
-  if (e.closest('mjx-container, svg') || !e.getClientRects().length) return;
+// the article's elements outside formulas and drawings (their subtrees skipped whole: most of a chapter's elements)
+const outside = (root, tags) => {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT, {acceptNode: n =>
+    tags.includes(n.localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  const list = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) list.push(n);
+  return list;
+};
+// whether a box between the element and the article clips it (each box's answer computed once)
+const clippedMemo = new Map();
+const clippedBy = parent => {
+  if (!parent || parent === article) return false;
+  if (!clippedMemo.has(parent)) {
+    clippedMemo.set(parent, getComputedStyle(parent).overflowX !== 'visible' || clippedBy(parent.parentElement));
+  }
+  return clippedMemo.get(parent);
+};
+outside(article, ['mjx-container', 'svg']).forEach(e => {
+  if (!e.getClientRects().length) return;
   if (scrolls(e) && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) {
     out.other.push(['scrolls ' + (e.scrollWidth - e.clientWidth) + ' px', describe(e)]);
     return;
   }
   const box = e.getBoundingClientRect();
-  let parent = e.parentElement, clipped = false;
-  while (parent && parent !== article) {
-    if (getComputedStyle(parent).overflowX !== 'visible') { clipped = true; break; }
-    parent = parent.parentElement;
-  }
-  if (!clipped && box.width > 0 && box.right > edge.right + 1) {
+  if (!clippedBy(e.parentElement) && box.width > 0 && box.right > edge.right + 1) {
     out.other.push(['sticks out ' + Math.round(box.right - edge.right) + ' px', describe(e)]);
   }
 });
@@ -197,14 +209,19 @@ const describe = e => { const holder = e.closest('[id]');
                                + (holder ? ' in #' + holder.id : '') + ': ' + squash(e.textContent).slice(0, 50); };
 const out = {page: [document.documentElement.scrollWidth, vw], beyond: [], tables: [], figures: []};
 // past the screen's right edge, outside any box that clips or scrolls (the outermost such element only)
-document.body.querySelectorAll('*').forEach(e => {
+// (formulas, drawings and dialogs skipped whole: a walker that rejects their subtrees, most of a chapter's elements)
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT, {acceptNode: n =>
+  ['mjx-container', 'svg', 'dialog'].includes(n.localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+for (let e = walker.nextNode(); e; e = walker.nextNode()) {
   const box = e.getBoundingClientRect();
-  if (box.width <= 0 || box.right <= vw + 1 || !shown(e) || e.closest('mjx-container, svg, dialog')) return;
-  for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) { if (clips(p)) return; }
+  if (box.width <= 0 || box.right <= vw + 1 || !shown(e)) continue;
+  let clipped = false;
+  for (let p = e.parentElement; p && p !== document.body && !clipped; p = p.parentElement) clipped = clips(p);
+  if (clipped) continue;
   const parent = e.parentElement.getBoundingClientRect();
-  if (e.parentElement !== document.body && parent.right > vw + 1) return;
+  if (e.parentElement !== document.body && parent.right > vw + 1) continue;
   out.beyond.push([Math.round(box.right - vw), describe(e)]);
-});
+}
 // the math's TeX, for the captions' text: from MathJax in the page, or from the data-latex attribute of a formula
 // typeset at the build (booktools/prerender_math.py)
 const tex = new Map();
