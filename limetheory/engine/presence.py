@@ -162,11 +162,14 @@ def document_columns(vectorizer, text, *, n_features=None):
             rows[g, t] = len(documents)
             documents.append(" ".join(" ".join([words[j]] * occurrences[j]) for i, j in enumerate(group) if t >> i & 1))
     matrix = vectorizer.transform(documents).tocsr()
-    first_row = matrix[0].toarray().ravel()
+    matrix.sum_duplicates()  # canonical (a no-op on the vectorizers' own output): row 0 read from its entries
+    text_columns, text_values = (part[matrix.indptr[0] : matrix.indptr[1]] for part in (matrix.indices, matrix.data))
     fed = sorted({c for columns in columns_of_word for c in columns})
     # (documents, fed columns) has about 2d x d entries, mostly zeros: read each column's nonzeros (a dense copy
-    # would take 1.6 GB at d = 10⁴); a group's documents are consecutive rows
-    by_column = matrix[:, fed].tocsc()
+    # would take 1.6 GB at d = 10⁴); a group's documents are consecutive rows.  The fed columns are picked from the
+    # CSC copy (a slice per column) rather than from the CSR rows (scipy's column indexing costs more than the
+    # conversion): the same columns, each with its rows in increasing order
+    by_column = matrix.tocsc()[:, fed]
     # each fed column's group and the first of its group's rows, then its nonzeros in those rows, all at once
     group_of_column = {
         c: g for g, group in enumerate(groups) for c in sorted({c for j in group for c in columns_of_word[j]})
@@ -180,15 +183,19 @@ def document_columns(vectorizer, text, *, n_features=None):
     inside = (row >= 0) & (row < size[entry_column])
     flat = np.zeros(int(offset[-1]), dtype=np.float32)
     flat[offset[entry_column[inside]] + row[inside]] = by_column.data[inside]
-    if np.any(flat[offset[1:] - 1] != first_row[fed].astype(np.float32)):
+    first_row = np.zeros(len(fed), dtype=matrix.dtype)  # the text's values in the fed columns (0 where absent)
+    in_fed = np.searchsorted(fed, text_columns)
+    found = in_fed < len(fed)
+    found[found] = np.asarray(fed, dtype=np.int64)[in_fed[found]] == text_columns[found]
+    first_row[in_fed[found]] = text_values[found]
+    if np.any(flat[offset[1:] - 1] != first_row.astype(np.float32)):
         raise ValueError(
             "the vectorizer's value of a column of text is not that of lime's words taken one by one: its "
             "analysis depends on the words' context"
         )
     position = {column: i for i, column in enumerate(fed)}
     values = {c: flat[offset[position[c]] : offset[position[c] + 1]].copy() for c in group_of_column}
-    unfed = np.setdiff1d(np.flatnonzero(first_row), list(group_of_column))
-    if unfed.size:
+    if any(c not in group_of_column for c in text_columns[text_values != 0].tolist()):
         raise ValueError(
             "the vectorizer gives text columns that none of lime's words feeds: its tokens span lime's separators"
         )
