@@ -138,8 +138,13 @@ def test_the_zygote_leaves_when_the_worker_it_serves_is_gone(tmp_path):
     worker = subprocess.Popen(["sleep", "600"])
     path = str(tmp_path / "zygote.sock")
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    # the zygote's main with nothing to preload: its imports (about 4 CPU-s) are the other tests' subject (their
+    # kernels come from the zygote `python -m booktools.forked_kernel --serve` starts), its lifetime is this one's
+    serve = (
+        "import sys\nfrom booktools import forked_kernel\nforked_kernel.PRELOAD = ()\nforked_kernel.main(sys.argv[1:])"
+    )
     zygote = subprocess.Popen(
-        [sys.executable, "-m", "booktools.forked_kernel", "--serve", path, "--watch", str(worker.pid)], env=env
+        [sys.executable, "-c", serve, "--serve", path, "--watch", str(worker.pid)], cwd=ROOT, env=env
     )
     try:
         deadline = time.monotonic() + 180
