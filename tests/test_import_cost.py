@@ -139,8 +139,9 @@ def _layer(module: str) -> str:
     return parts[1] if len(parts) > 2 else "root"
 
 
-def _module_level_heavy_imports(source: str) -> list[str]:
-    """``line: statement`` of each import of a HEAVY library in ``source`` that runs when the module is imported."""
+def _module_level_heavy_imports(source: str, libraries: tuple[str, ...] = HEAVY) -> list[str]:
+    """``line: statement`` of each import of one of ``libraries`` (HEAVY) in ``source`` that runs when the module is
+    imported."""
     found = []
 
     def visit(node):
@@ -156,7 +157,7 @@ def _module_level_heavy_imports(source: str) -> list[str]:
                 names = [child.module]
             else:
                 names = []
-            if any(name.split(".")[0] in HEAVY for name in names):
+            if any(name.split(".")[0] in libraries for name in names):
                 found.append(f"{child.lineno}: {ast.unparse(child)}")
             visit(child)
 
@@ -192,6 +193,20 @@ def test_the_modules_outside_pipelines_import_no_heavy_library_at_module_level(p
     outside = _outside(package_modules)
     assert "limetheory.theory.boolean" in outside and "limetheory.data" in outside  # the reading covers them
     found = {name: _module_level_heavy_imports(_source(name)) for name in outside}
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_the_theory_layer_imports_scikit_learn_only_where_it_uses_it():
+    """The theory's modules and the package's root modules (_validation, _compiled, data, units) import scikit-learn
+    inside the functions that use it: a process that imports only the theory (a compiled kernel's, a worker's) does
+    not pay scikit-learn's import (about 2 CPU-s, scipy.stats and pandas with it)."""
+    paths = sorted([*PACKAGE.glob("*.py"), *(PACKAGE / "theory").rglob("*.py")])
+    assert PACKAGE / "_validation.py" in paths and PACKAGE / "theory" / "coefficients.py" in paths
+    found = {
+        str(path.relative_to(ROOT)): _module_level_heavy_imports(path.read_text(encoding="utf-8"), ("sklearn",))
+        for path in paths
+        if path.name != "__init__.py" or path.parent != PACKAGE  # the package's __init__ imports the pipelines
+    }
     assert {name: lines for name, lines in found.items() if lines} == {}
 
 
