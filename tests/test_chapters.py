@@ -39,6 +39,24 @@ Thing()
 )
 
 
+@pytest.fixture(scope="module")
+def tiny_executed(tmp_path_factory) -> bytes:
+    """The tiny chapter's notebook as ``regenerate`` writes it, executed once for the tests that only need an executed
+    notebook to start from (each execution starts a kernel: about a CPU-second)."""
+    source = tmp_path_factory.mktemp("tiny") / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    return chapters.regenerate(source).read_bytes()
+
+
+def _executed_tiny_chapter(folder: Path, executed: bytes) -> tuple[Path, Path]:
+    """(source, target): the tiny chapter's source and its executed notebook, as ``regenerate`` left them."""
+    source = folder / "01-tiny.md"
+    source.write_text(TINY_CHAPTER)
+    target = source.with_suffix(".ipynb")
+    target.write_bytes(executed)
+    return source, target
+
+
 def test_there_are_chapters():
     assert SOURCES, "no notebooks/*.md found"
 
@@ -177,10 +195,8 @@ def test_drift_covers_tags(tmp_path):
     assert len(problems) == 1 and "cell 1 differs" in problems[0]
 
 
-def test_sync_prose_copies_prose_and_tags_and_keeps_the_outputs(tmp_path):
-    source = tmp_path / "01-tiny.md"
-    source.write_text(TINY_CHAPTER)
-    target = chapters.regenerate(source)
+def test_sync_prose_copies_prose_and_tags_and_keeps_the_outputs(tmp_path, tiny_executed):
+    source, target = _executed_tiny_chapter(tmp_path, tiny_executed)
     source.write_text(
         TINY_CHAPTER.replace("Some prose.", "Other prose.").replace(
             "```{code-cell} ipython3\nx = sum", "```{code-cell} ipython3\n:tags: [hide-input]\nx = sum"
@@ -201,10 +217,8 @@ def test_sync_prose_copies_prose_and_tags_and_keeps_the_outputs(tmp_path):
     ("old", "new", "message"),
     [("range(10)", "range(11)", "the code of cell 1 changed"), ("Some prose.", "Some.\n\n+++\n\nMore.", "cells")],
 )
-def test_sync_prose_refuses_when_the_code_or_the_cells_changed(tmp_path, capsys, old, new, message):
-    source = tmp_path / "01-tiny.md"
-    source.write_text(TINY_CHAPTER)
-    target = chapters.regenerate(source)
+def test_sync_prose_refuses_when_the_code_or_the_cells_changed(tmp_path, capsys, old, new, message, tiny_executed):
+    source, target = _executed_tiny_chapter(tmp_path, tiny_executed)
     written = target.read_bytes()
     source.write_text(TINY_CHAPTER.replace(old, new))
     with pytest.raises(ValueError, match=message):
