@@ -236,7 +236,12 @@ def mode_document_columns(text, vectorizer, mode, *, n_features=None):
         )
     d, counts = document.d, sp.csr_matrix(document.counts)
     q = len(document.columns)
-    graph = sp.bmat([[None, counts], [counts.T, None]], format="csr")  # features and columns, linked when fed
+    # features (0..d-1) and columns (d..d+q-1), linked when fed; built from the counts' entries (scipy's bmat
+    # costs more than the rest of the grouping); only which nodes share a component is read from the labels
+    feature_of, column_of = np.repeat(np.arange(d), np.diff(counts.indptr)), d + counts.indices
+    graph = sp.csr_matrix(
+        (counts.data, (feature_of, column_of)), shape=(d + q, d + q)
+    )  # fmt: skip
     _, label = connected_components(graph, directed=False)
     fed = np.diff(counts.indptr) > 0
     groups = {}
