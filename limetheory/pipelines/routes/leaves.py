@@ -230,7 +230,7 @@ def forest_nodes(trees):
 
 
 def jump_targets(forest, fed_nodes, nodes):
-    """For each of ``nodes``, the first node of ``fed_nodes`` on its default chain, or its leaf (:func:`_jumps`)."""
+    """For each of ``nodes``, the first node of ``fed_nodes`` on its default chain, or its leaf (``_jumps``)."""
     return _jumps(forest, fed_nodes, nodes)
 
 
