@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._compiled import compiled
+from .forest_rows import check_forest
 
 
 def sparse_forest_proba(forest):
@@ -52,23 +53,9 @@ def sparse_forest_proba(forest):
     >>> bool(np.array_equal(sparse_forest_proba(forest)(rows), forest.predict_proba(rows)))
     True
     """
-    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier  # here: most chapters train no forest
-
     from ..pipelines.routes.leaves import forest_nodes, jump_targets
 
-    if not isinstance(forest, (RandomForestClassifier, ExtraTreesClassifier)):
-        raise TypeError(
-            f"forest must be a fitted RandomForestClassifier or ExtraTreesClassifier, got {type(forest).__name__}"
-        )
-    if not hasattr(forest, "estimators_"):
-        raise TypeError("forest must be fitted (call forest.fit first)")
-    if forest.n_outputs_ != 1:
-        raise ValueError(f"forest must have one output, got n_outputs_ = {forest.n_outputs_}")
-    if forest.n_jobs not in (None, 1):
-        raise ValueError(
-            f"forest must predict with n_jobs None or 1 (its own sum then runs in the trees' order), got "
-            f"n_jobs = {forest.n_jobs}"
-        )
+    check_forest(forest)
     trees = forest.estimators_
 
     def proba(X):
