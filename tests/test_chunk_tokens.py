@@ -5,27 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from lime.lime_text import IndexedString
+from test_tokens import CRAFTED
 
 from limetheory.engine import tokens
 from limetheory.pipelines.corpora.chunk_tokens import lime_words, mask_strings
 from limetheory.pipelines.reading.pipeline_reading import self_check_masks
-
-CRAFTED = [
-    "a\x00b c\x00\x00 d\x00",  # NUL characters, which lime's numpy array of tokens strips from separators
-    "\x00 x \x00\x00",
-    "The the THE, the. The!",
-    "über_größe 12 3_4 ... x",
-    "émigré—naïve café's déjà-vu",
-    "tab\tnew\nline\r\nend",
-    "abc\n",  # "$" also matches before a final newline
-    "  spaced   out  ",
-    "日本語のテキスト と 単語",
-    "a_b-c_d __ _",
-    "\u00a0nbsp\u00a0words\u2003em",
-    "x",
-    "...",
-    "a\x00",
-]
 
 
 @pytest.fixture(scope="module")

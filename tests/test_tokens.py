@@ -19,6 +19,25 @@ from limetheory.engine.tokens import DocumentCounts, word_tokens
 CORPUS = ["The food was good", "the FOOD was bad", "I ate a pizza", "service: slow, food: cold"]
 
 
+#: texts where lime's tokenisation has corner cases (tests/test_chunk_tokens.py reads them too)
+CRAFTED = [
+    "a\x00b c\x00\x00 d\x00",  # NUL characters, which lime's numpy array of tokens strips from separators
+    "\x00 x \x00\x00",
+    "The the THE, the. The!",
+    "über_größe 12 3_4 ... x",
+    "émigré—naïve café's déjà-vu",
+    "tab\tnew\nline\r\nend",
+    "abc\n",  # "$" also matches before a final newline
+    "  spaced   out  ",
+    "日本語のテキスト と 単語",
+    "a_b-c_d __ _",
+    "\u00a0nbsp\u00a0words\u2003em",
+    "x",
+    "...",
+    "a\x00",
+]
+
+
 def _counts_from_words(text, vectorizer):
     """The vectorizer's count row of ``text`` rebuilt from word_columns: column c gets the counts of its words."""
     columns, counts = lt.word_columns(text, vectorizer)
@@ -152,20 +171,7 @@ def test_document_counts_keep_a_word_that_lower_casing_splits():
 
 def test_lime_tokenisation_is_lime_s_own_on_the_reviews_and_crafted_texts(data_dir):
     """engine.tokens reads lime's IndexedString without building it: the same tokens, words and positions."""
-    crafted = [
-        "a\x00b c\x00\x00 d\x00",  # NUL characters, which lime's numpy array of tokens strips from separators
-        "\x00 x \x00\x00",
-        "The the THE, the. The!",
-        "über_größe 12 3_4 ... x",
-        "émigré—naïve café's déjà-vu",
-        "tab\tnew\nline\r\nend",
-        "  spaced   out  ",
-        "日本語のテキスト と 単語",
-        "a_b-c_d __ _",
-        "\u00a0nbsp\u00a0words\u2003em",
-        "x",
-    ]
-    for text in lt.load_yelp_reviews()["text"].tolist() + crafted:
+    for text in lt.load_yelp_reviews()["text"].tolist() + CRAFTED:
         ours, lime_s = tokens._indexed(text), IndexedString(text)
         assert ours.as_list == [str(token) for token in lime_s.as_list], text
         assert ours.inverse_vocab == [str(word) for word in lime_s.inverse_vocab], text

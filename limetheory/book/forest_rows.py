@@ -86,10 +86,8 @@ def presence_forest_proba(forest):
 
     Raises
     ------
-    TypeError
-        ``forest`` not a fitted random forest or extra-trees classifier.
-    ValueError
-        A forest of several outputs, or one that predicts with several jobs.
+    TypeError, ValueError
+        The forest refused by :func:`check_forest`.
 
     Examples
     --------

@@ -38,10 +38,8 @@ def sparse_forest_proba(forest):
 
     Raises
     ------
-    TypeError
-        ``forest`` not a fitted random forest or extra-trees classifier.
-    ValueError
-        A forest of several outputs, or one that predicts with several jobs.
+    TypeError, ValueError
+        The forest refused by ``forest_rows.check_forest``.
 
     Examples
     --------
