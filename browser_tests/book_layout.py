@@ -39,6 +39,7 @@ SCROLL_CLASS = "bk-scrolls"
 
 MEASURE = r"""
 const scrollClass = arguments[0];
+// each display's TeX: from MathJax in the page, or from the data-latex attribute of a formula typeset at the build
 const tex = new Map();
 const jax = window.MathJax && MathJax.startup && MathJax.startup.document;
 if (jax && jax.math) { for (const item of jax.math) { if (item.display) tex.set(item.typesetRoot, item.math); } }
@@ -55,7 +56,8 @@ main.querySelectorAll('mjx-container[display="true"]').forEach(e => {
   if (!e.getClientRects().length) return;  // in a closed dropdown
   const style = getComputedStyle(e);
   const cue = e.classList.contains(scrollClass) && style.backgroundImage.includes('gradient') && scrolls(e);
-  out.displays.push([squash(tex.get(e) || e.textContent), e.scrollWidth, e.clientWidth, cue]);
+  out.displays.push([squash(tex.get(e) || e.getAttribute('data-latex') || e.textContent), e.scrollWidth,
+                    e.clientWidth, cue]);
 });
 const blockOf = e => { let b = e.parentElement;
                        while (b && getComputedStyle(b).display.startsWith('inline')) b = b.parentElement;

@@ -706,6 +706,80 @@ def test_the_checks_can_fail(browser, tmp_path):
     assert found["figure taps"] == ["faulty.html: figure 1 does not open on a tap"], found
 
 
+# -- a display that scrolls shows its cue as soon as a page opens at a phone's width -----------------------------
+
+# a sum that fits a desktop's column and not a phone's, and a formula that fits both, added to a page of the book
+WIDE_DISPLAY = " + ".join(f"a_{{{k}}}" for k in range(1, 15))
+NARROW_DISPLAY = "x + y"
+SHELL_PAGE = "book/intro.html"
+# each added display: whether it scrolls, whether bookext.js marked it, whether bookext.css draws its cue
+ADDED_DISPLAYS = """
+return Array.from(document.querySelectorAll('section.bk-added mjx-container[display="true"]')).map(e => [
+  e.scrollWidth > e.clientWidth + 1, e.classList.contains(arguments[0]),
+  getComputedStyle(e).backgroundImage.includes('gradient')]);
+"""
+
+
+def _page_with_displays(typeset_at: str) -> str:
+    """``SHELL_PAGE`` with the two displays added at the end of its article, typeset as the build typesets a page
+    (``booktools.prerender_math``: no MathJax loaded) or left to the browser's MathJax (as a build without Node.js
+    leaves them)."""
+    from booktools import prerender_math
+
+    page = (HTML / SHELL_PAGE).read_text(encoding="utf-8")
+    added = "".join(
+        f'<div class="math notranslate nohighlight">\\[{tex}\\]</div>' for tex in (WIDE_DISPLAY, NARROW_DISPLAY)
+    )
+    assert page.count("</article>") == 1, SHELL_PAGE
+    page = page.replace("</article>", f'<section class="bk-added">{added}</section></article>')
+    if typeset_at == "browser":
+        scripts = (
+            '<script>window.MathJax = {"options": {"processHtmlClass": "math"}}</script>'
+            '<script defer src="../_static/mathjax/tex-chtml.js"></script>'
+        )
+        return page.replace("</head>", scripts + "</head>", 1)
+    why = prerender_math.missing_tools()
+    if why:
+        pytest.fail(f"the build's typesetting cannot run here: {why} (`make book` installs both)")
+    items = [(tex, display) for _, _, tex, display in prerender_math.formulas(page)]
+    assert [tex for tex, _ in items] == [WIDE_DISPLAY, NARROW_DISPLAY], items
+    [(markup, css, errors)] = prerender_math.typeset([("../" + prerender_math.FONTS, items)])
+    assert not errors, errors
+    return prerender_math.rewrite(page, markup, css)
+
+
+@pytest.mark.parametrize("typeset_at", ["build", "browser"])
+def test_a_wide_display_shows_its_cue_on_a_page_opened_at_a_phones_width(browser, tmp_path, monkeypatch, typeset_at):
+    # opened at 414 px with no resize after (a phone's reader): the wide display is marked and draws its cue, the
+    # narrow one is not; the layout check accepts the wide one once it is listed by its TeX. At 1400 px both fit.
+    import book_layout
+
+    if not (HTML / SHELL_PAGE).is_file():
+        pytest.fail(f"no {SHELL_PAGE} in {HTML}: run `make book` first")
+    (tmp_path / "_static").symlink_to(HTML / "_static", target_is_directory=True)
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "added.html").write_text(_page_with_displays(typeset_at), encoding="utf-8")
+    monkeypatch.setattr(book_layout, "SCROLLING_DISPLAYS", {("book/added.html", WIDE_DISPLAY[:20]): "a test"})
+    httpd, base, _ = _serve(tmp_path)
+    try:
+        browser.get("about:blank")
+        browser.set_window_size(*PHONE)
+        browser.get(urljoin(base, "book/added.html"))
+        assert browser.execute_async_script(MATHJAX_DONE) is (True if typeset_at == "browser" else None)
+        browser.execute_async_script(SETTLED)
+        at_phone = browser.execute_script(ADDED_DISPLAYS, SCROLL_CLASS)
+        found = findings("book/added.html", PHONE_WIDTH, browser.execute_script(MEASURE, SCROLL_CLASS))
+        browser.set_window_size(*DESKTOP)
+        browser.execute_async_script(SETTLED)
+        at_desktop_width = browser.execute_script(ADDED_DISPLAYS, SCROLL_CLASS)
+    finally:
+        httpd.shutdown()
+        at_desktop(browser)
+    assert at_phone == [[True, True, True], [False, False, False]], at_phone
+    assert not found["wide displays"] and found["listed displays"] == [("book/added.html", WIDE_DISPLAY[:20])], found
+    assert at_desktop_width == [[False, False, False], [False, False, False]], at_desktop_width
+
+
 # how many of the elements given are shown (laid out, not hidden by visibility or opacity, nor by an ancestor)
 VISIBLE_ROWS = """
 return arguments[0].filter(e => e.checkVisibility({opacityProperty: true, visibilityProperty: true})).length;

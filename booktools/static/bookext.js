@@ -4,9 +4,14 @@
 
 // Display equations that scroll (wider than their box, on a phone) get the class bk-scrolls, which bookext.css
 // draws as shadows at the edges that hide more of the formula; re-measured when the window's width changes.
+// The formulas are typeset at the build (booktools/prerender_math.py): they are in the page from the start, and are
+// marked once the document is parsed and again once it has loaded (its fonts may change the column's width). A page
+// the build left to the browser's MathJax is marked once MathJax has typeset it.
 (function () {
   "use strict";
+  var width = null;  // the window's width at the last marking
   function mark() {
+    width = document.documentElement.clientWidth;
     var displays = Array.prototype.slice.call(document.querySelectorAll('mjx-container[display="true"]'));
     var scrolls = displays.map(function (display) {
       return display.scrollWidth > display.clientWidth + 1;
@@ -15,21 +20,32 @@
       display.classList.toggle("bk-scrolls", scrolls[index]);
     });
   }
+  function markTypeset() {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(mark);
+    } else if (!window.MathJax) {
+      mark();
+    }
+  }
   var pending = null;
+  // a phone fires resize when its address bar shows or hides (the height only): the displays' widths stay
   window.addEventListener("resize", function () {
     if (pending !== null) {
       cancelAnimationFrame(pending);
     }
     pending = requestAnimationFrame(function () {
       pending = null;
-      mark();
+      if (document.documentElement.clientWidth !== width) {
+        mark();
+      }
     });
   });
-  window.addEventListener("load", function () {
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-      MathJax.startup.promise.then(mark);
-    }
-  });
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", markTypeset);
+  } else {
+    markTypeset();
+  }
+  window.addEventListener("load", markTypeset);
 })();
 
 // The errata table's severity filter (tools/bookext.py, directive errata-table): a button shows the rows of one
