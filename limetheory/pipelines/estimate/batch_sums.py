@@ -113,6 +113,21 @@ def accumulate(z, residual, bins, pattern, sum_mapped, sum_squares, *, table=Non
     )
 
 
+def bin_sums(bins, values, count):
+    """Per-bin sums of the rows of ``values`` (``count`` bins); ``bins`` is sorted (masks are drawn bin after bin).
+
+    Examples
+    --------
+    >>> bin_sums(np.array([0, 0, 2]), np.array([[1.0], [2.0], [5.0]]), 3).tolist()
+    [[3.0], [0.0], [5.0]]
+    """
+    out = np.zeros((count, *values.shape[1:]))
+    if len(bins):
+        starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+        out[bins[starts]] = np.add.reduceat(values, starts, axis=0)
+    return out
+
+
 def unique_sizes(sizes):
     """``np.unique(sizes, return_inverse=True)`` (the inverse flat), without a sort when the sizes are sorted.
 

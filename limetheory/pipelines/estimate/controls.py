@@ -30,6 +30,7 @@ left 10-88 times less residual variance than the index's powers and g alone).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -155,27 +156,27 @@ class Design:
     exact: ExactPowers | None = None
     exact_degree: int = 3
 
-    @property
+    @functools.cached_property  # a frozen instance: computed once (read a dozen times a batch)
     def width(self):
         """The number of linear features r (d for the identity)."""
         return self.d if self.directions is None else self.directions.shape[1]
 
-    @property
+    @functools.cached_property
     def n_pairs(self):
         """The number of pair products."""
         return 0 if self.pairs is None else len(self.pairs[0])
 
-    @property
+    @functools.cached_property
     def n_index(self):
         """The number of index features (powers times polynomials in t)."""
         return 0 if self.index is None else len(INDEX_POWERS) * self.index_degree
 
-    @property
+    @functools.cached_property
     def n_exact(self):
         """The number of features of g's powers (powers times polynomials in t)."""
         return 0 if self.exact is None else self.exact.count * self.exact_degree
 
-    @property
+    @functools.cached_property
     def size(self):
         """The number of features K."""
         return self.degree * (1 + self.width) + self.pair_degree * self.n_pairs + self.n_index + self.n_exact

@@ -19,7 +19,7 @@ from scipy.special import ndtri, stdtrit
 from ...theory.explanation import beta_from_gamma
 from ..reading.lime_variance import lime_first_order_std
 from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
-from .batch_sums import accumulate, unique_sizes
+from .batch_sums import accumulate, bin_sums, unique_sizes
 from .controls import Design, ExactPowers, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
 from .strata import Strata, allocate, draw_sizes, make_strata, masks_removing
@@ -142,15 +142,6 @@ def _every_mask_removing(s, d):
     return z
 
 
-def _bin_sums(bins, values, count):
-    """Per-bin sums of the rows of ``values``; ``bins`` is sorted (masks are drawn bin after bin)."""
-    out = np.zeros((count, *values.shape[1:]))
-    if len(bins):
-        starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
-        out[bins[starts]] = np.add.reduceat(values, starts, axis=0)
-    return out
-
-
 #: the standard normal's 0.975 quantile (``scipy.stats.norm.ppf(0.975)``, bit for bit)
 Z_975 = float(ndtri(0.975))
 
@@ -263,6 +254,14 @@ class ColumnState:
         self.cheap_mapped = np.zeros((bins, d + 1))
         self.cheap_squares = np.zeros((bins, d + 1))
         self.cheap_fit = None
+        self.last_moments = (None, None)  # (coefficients and sizes, the design's moments there)
+
+    def moments(self, coefficients, unique):
+        """``design.moments(coefficients, unique)``, kept: the first batch's are the pilot's spread's (same fit)."""
+        key = (coefficients.tobytes(), unique.tobytes())
+        if self.last_moments[0] != key:
+            self.last_moments = (key, self.design.moments(coefficients, unique))
+        return self.last_moments[1]
 
 
 class BatchEstimator:
@@ -357,7 +356,7 @@ class BatchEstimator:
         else:  # a plain stratified average (O(m d)): only a direction for the controls
             terms = x[:, :, None] * f[:, None, :]
             sums = np.zeros((self.strata.count, d + 1, self.k))
-            sums += _bin_sums(bins, terms, self.strata.count)
+            sums += bin_sums(bins, terms, self.strata.count)
             gamma = np.einsum("b,bjk->jk", self.strata.weight / np.maximum(counts, 1), sums)
             ref = np.array([beta_from_gamma(gamma[:, c], d, nu=self.nu) for c in range(self.k)])
         self.columns, spreads = [], []
@@ -402,20 +401,24 @@ class BatchEstimator:
         return counts
 
     def _enumerate(self):
-        """Score every mask of the strata in ``enumerated``: their exact means of x (f - controls), once."""
-        for b in np.flatnonzero(self.enumerated):
-            s = b + 1  # one stratum per s
-            z = _every_mask_removing(s, self.d)
-            sizes = np.full(len(z), s)
-            bins = np.full(len(z), b)
-            f = _scores(self.score_masks, z)
-            self.spend(z)
-            e = _control_values(self.controls, z)
-            for c, column in enumerate(self.columns):
-                target = f[:, c] - e @ column.control_coefficients
-                column.exact_terms[b, 0] = target.mean()
-                column.exact_terms[b, 1:] = target @ z / len(z)
-            self._retain(z, sizes, bins, f)
+        """Score every mask of the strata in ``enumerated``, in one call: their exact means of x (f - controls)."""
+        strata = np.flatnonzero(self.enumerated)
+        if not len(strata):
+            return
+        parts = [_every_mask_removing(b + 1, self.d) for b in strata]  # one stratum per s = b + 1
+        z = np.concatenate(parts)
+        ends = np.cumsum([len(part) for part in parts])
+        bins = np.repeat(strata, [len(part) for part in parts])
+        f = _scores(self.score_masks, z)
+        self.spend(z)
+        e = _control_values(self.controls, z)
+        for c, column in enumerate(self.columns):
+            target = f[:, c] - e @ column.control_coefficients
+            for b, part, end in zip(strata, parts, ends, strict=True):
+                rows = slice(end - len(part), end)
+                column.exact_terms[b, 0] = target[rows].mean()
+                column.exact_terms[b, 1:] = target[rows] @ part / len(part)
+        self._retain(z, bins + 1, bins, f)
 
     def _pilot_spread(self, column, bins, counts, sizes, z, target):
         """Each stratum's spread of the terms on the pilot, under the control fitted on the pilot.
@@ -432,7 +435,7 @@ class BatchEstimator:
         unique, where = unique_sizes(sizes)
         mapped, squares = np.zeros((self.strata.count, self.d + 1)), np.zeros((self.strata.count, self.d + 1))
         accumulate(z, target - fitted, bins, self.sigma_pattern, mapped, squares,
-                   table=design.moments(coefficients[: design.size], unique), where=where)  # fmt: skip
+                   table=column.moments(coefficients[: design.size], unique), where=where)  # fmt: skip
         n = np.maximum(counts, 1)[:, None]
         var_bin = np.clip((squares - mapped**2 / n) / np.maximum(n - 1, 1), 0.0, None)
         return np.sqrt(var_bin.mean(axis=1))
@@ -493,7 +496,7 @@ class BatchEstimator:
                 # mix batches whose terms have different means (the estimate adds it once, at the end)
                 extra = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
             accumulate(z, residual, bins, self.sigma_pattern, column.sum_mapped, column.sum_squares,
-                       table=design.moments(coefficients[: design.size], unique), where=where, extra=extra,
+                       table=column.moments(coefficients[: design.size], unique), where=where, extra=extra,
                        extra_coef=coefficients[design.size] if extra is not None else 0.0,
                        sum_terms=column.sum_terms)  # fmt: skip
             if column.surrogate is not None:

@@ -319,16 +319,31 @@ def estimate_limit(
     return _run(estimator, pilot)
 
 
-def _run(estimator, pilot_size, per_stratum=4):
+class _NoBar:
+    """The progress bar of ``progress=False``: nothing shown, nothing built (a disabled tqdm costs 0.1 ms a call)."""
+
+    def update(self, _):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress_bar(estimator):
+    if not estimator.progress:
+        return _NoBar()
     from tqdm import TqdmWarning
 
     with warnings.catch_warnings():  # tqdm.auto warns in a notebook without ipywidgets; its text bar serves
         warnings.simplefilter("ignore", TqdmWarning)
         from tqdm.auto import tqdm
 
+    return tqdm(total=estimator.budget, delay=2.0, unit="call", desc="estimate", leave=False)
+
+
+def _run(estimator, pilot_size, per_stratum=4):
     start = time.process_time()
-    bar = tqdm(total=estimator.budget, delay=2.0, disable=not estimator.progress, unit="call", desc="estimate",
-               leave=False)  # fmt: skip
+    bar = _progress_bar(estimator)
     try:
         counts = estimator.pilot(pilot_size, per_stratum)
         bar.update(estimator.calls)

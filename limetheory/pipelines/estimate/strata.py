@@ -18,6 +18,7 @@ An expectation under LIME's own (untilted) law is :math:`\mathbb{E}[h] = \sum_b 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,11 +140,17 @@ def _select_words(uniforms, to_remove, kept, start, d):
             to_remove[i] -= np.float64(removed)
 
 
+@functools.lru_cache(maxsize=64)
 def kept_probabilities(d, count=3):
-    """P(p given words all kept | s) for p = 1..``count`` (default 3) and s = 1..d: ``count`` arrays of length d."""
+    """P(p given words all kept | s) for p = 1..``count`` (default 3) and s = 1..d: ``count`` arrays of length d.
+
+    Cached per (d, count), read-only: the controls' moments ask for them at every batch.
+    """
     s = np.arange(1, d + 1, dtype=float)
     out, p = [], np.ones(d)
     for r in range(count):  # C(d - r - 1, s) / C(d - r, s) = (d - r - s) / (d - r): one more given word kept
         p = p * np.maximum(d - s - r, 0) / max(d - r, 1)
         out.append(p)
+    for p in out:
+        p.flags.writeable = False
     return tuple(out)
