@@ -308,3 +308,30 @@ def test_mask_strings_are_kept_token_documents_of_the_chunk():
         _, unique, _ = linear_many._self_check_masks(d, 3)
         expected = kept_token_documents(indexed.as_list, indexed.positions, unique == 1)
         assert chunk_tokens.mask_strings(chunk_tokens.lime_words(text), unique) == expected
+
+
+def test_the_chunks_agreement_shortcut_is_lime_disagreements(reviews, pipelines):
+    """agreeing_documents (the chunk at once) says True only where lime_disagreement takes its shortcut, and does so
+    for all but the documents within its margin of the threshold (none here), at two kernel widths."""
+    from limetheory.pipelines.results.agreement import agreeing_documents, lime_disagreement
+
+    texts, _ = reviews
+    model = pipelines[0][1]
+    by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    chosen = [texts[i] for i in by_length[:10]] + texts[:MANY]  # short reviews, where lime's first row matters
+    kinds = set()
+    for kernel_width in (25, 5):  # at 5, lime at n = 5000 is far from the limit on every review
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            explanations = [e for e in explain_linear_many(model, chosen, output="decision_function",
+                                                           kernel_width=kernel_width) if e is not None]  # fmt: skip
+        starts = np.cumsum([0] + [e.beta.size for e in explanations])
+        y0 = np.array([e.y0 for e in explanations])
+        fast = agreeing_documents(np.concatenate([e.beta for e in explanations]), starts, kernel_width / 100, y0, 5000)
+        shortcut = []
+        for e in explanations:
+            flagged, spread = lime_disagreement(e)
+            shortcut.append(spread is None and not flagged.any())
+        np.testing.assert_array_equal(fast, shortcut)
+        kinds |= set(shortcut)
+    assert kinds == {True, False}

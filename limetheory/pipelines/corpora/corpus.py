@@ -32,7 +32,7 @@ from ..reading.blackbox import read_model
 from ..reading.lime_call import LIME_ONLY, LimeCall
 from ..routing import explain
 from . import store
-from .linear_many import explain_linear_many
+from .linear_many import linear_many_rows
 from .worker_heap import reused_heap
 
 #: the columns of explain_many's frame, in order
@@ -116,7 +116,7 @@ def explanations_frame(explanations, documents=None):
     Parameters
     ----------
     explanations : sequence of limetheory.Explanation
-        One per document.
+        One per document (or objects with the fields read here: ``linear_many.LinearRow``).
     documents : sequence of int or None
         The documents' positions (None: 0, 1, ...).
 
@@ -218,8 +218,9 @@ def _explain_chunk(model, documents, texts, options):
     """Explain one chunk (in a worker): its documents' positions and their frame.
 
     The first document goes through explain (it checks every option); when the options make the linear route
-    explain's first, the others go through explain_linear_many (one call of the pipeline for all their
-    self-checks, the same β bit for bit), and explain takes the documents that route leaves.
+    explain's first, the others go through linear_many_rows (explain_linear_many's answers, one call of the
+    pipeline for all their self-checks, the same β bit for bit, an Explanation built only where lime's agreement needs
+    its notes), and explain takes the documents that route leaves.
     """
     if isinstance(model, _ModelFile):
         model = model.load()
@@ -236,7 +237,7 @@ def _explain_chunk(model, documents, texts, options):
         if batch is not None and reader.pipeline is not None:
             # a bound method of a pipeline is that pipeline and its output, as explain reads it
             batch = {**batch, "output": reader.output}
-            rest = explain_linear_many(reader.pipeline, texts[1:], **batch)
+            rest = linear_many_rows(reader.pipeline, texts[1:], **batch)  # Explanations only where needed
         else:
             rest = [None] * (len(texts) - 1)
         for position, text, explanation in zip(documents[1:], texts[1:], rest, strict=True):

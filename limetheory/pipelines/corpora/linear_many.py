@@ -44,7 +44,7 @@ from ..reading.pipeline_reading import (
     self_check_tolerance,
 )
 from ..reading.text_features import feature_epsilon, reads_words
-from ..results.agreement import agreement_notes, lime_disagreement
+from ..results.agreement import agreeing_documents, agreement_notes, lime_disagreement
 from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
 from .chunk_tokens import lime_words, mask_strings
@@ -110,6 +110,55 @@ def explain_linear_many(
     >>> bool((many[0].beta == one.beta).all()), many[1]
     (True, None)
     """
+    rows = _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection)
+    return [row.explanation() if isinstance(row, LinearRow) else row for row in rows]
+
+
+def linear_many_rows(
+    model,
+    texts,
+    *,
+    kernel_width=25,
+    label=None,
+    output="predict_proba",
+    random_state=0,
+    num_features=10,
+    feature_selection="auto",
+):
+    """:func:`explain_linear_many` with the explanations lime agrees with left unbuilt: what a corpus's frame reads.
+
+    The same documents, β, words, labels and agreement as :func:`explain_linear_many` (the same code), and the same
+    warning; an entry is None, an :class:`Explanation` (where lime's agreement needed its full check), or a
+    :class:`LinearRow`: the frame's fields of an explanation without notes, whose ``explanation()`` builds
+    :func:`explain_linear_many`'s.  ``limetheory.pipelines.corpora.corpus`` builds its frame from them.
+
+    Parameters
+    ----------
+    model, texts, kernel_width, label, output, random_state, num_features, feature_selection
+        As for :func:`explain_linear_many`.
+
+    Returns
+    -------
+    list of LinearRow, Explanation or None
+        One entry per text.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> docs = ["good food", "bad food", "good service", "slow service"]
+    >>> model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(docs, [1, 0, 1, 0])
+    >>> row = linear_many_rows(model, ["good food, bad service and more food"], output="decision_function")[0]
+    >>> one = explain(model, "good food, bad service and more food", output="decision_function")
+    >>> type(row).__name__, bool((row.beta == one.beta).all()), row.words == one.words, row.lime_agrees
+    ('LinearRow', True, True, True)
+    """
+    return _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection)
+
+
+def _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection):
+    """linear_many_rows' entries (its docstring); the warning is raised at the public function's caller."""
     # explain's defaults: output None is a Pipeline's predict_proba, label None lime's label 1 (0 for one output)
     output = "predict_proba" if output is None else output
     first = model.steps[0][1] if isinstance(model, Pipeline) and model.steps else None
@@ -137,11 +186,11 @@ def explain_linear_many(
     estimator_reading = _EstimatorReading(model, label)
     readings = _readings(model, pending, output, label, estimator_reading)
     nu = kernel_width / 100.0
-    disagreements = []  # (position, message) where lime at n will not agree with the limit
     call = dict(
         kernel_width=kernel_width, output=output, random_state=random_state, num_features=num_features,
-        feature_selection=feature_selection, reader=reader, columns=values.shape[1],
+        feature_selection=feature_selection, reader=reader, columns=values.shape[1], label=label,
     )  # fmt: skip
+    accepted = []  # (document, beta, mask_fn, truth) of the documents the route explains
     for document, reading in zip(pending, readings, strict=True):
         if reading is None:
             continue
@@ -163,6 +212,21 @@ def explain_linear_many(
             continue
         if not np.isfinite(beta).all():
             continue
+        accepted.append((document, beta, mask_fn, truth))
+    if not accepted:
+        return results
+    # the agreement check's shortcut for the chunk at once: where it holds, agreement_notes adds no note and warns
+    # nothing, and the explanation is built only when asked for (LinearRow)
+    starts = np.cumsum([0] + [beta.size for _, beta, _, _ in accepted])
+    agree = agreeing_documents(
+        np.concatenate([beta for _, beta, _, _ in accepted]), starts, nu,
+        np.array([truth[0, label] for *_, truth in accepted]), LIME_NUM_SAMPLES,
+    )  # fmt: skip
+    disagreements = []  # (position, message) where lime at n will not agree with the limit
+    for (document, beta, mask_fn, truth), certain in zip(accepted, agree.tolist(), strict=True):
+        if certain:
+            results[document.position] = LinearRow(document, beta, mask_fn, truth, call)
+            continue
         explanation = _explanation(document, label, beta, mask_fn, truth, call)
         flagged, spread = lime_disagreement(explanation)
         if spread is None and not flagged.any():  # agreement_notes would add no note and warn nothing
@@ -179,7 +243,7 @@ def explain_linear_many(
             f"coefficients that lime at its n will not agree with (each explanation's notes say which); e.g. "
             f"document {position}: {message}",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     return results
 
@@ -489,6 +553,42 @@ class _LazyReading:
         if self.reading is None:
             self.reading = LinearReading(*self.arguments)
         return self.reading(z, **options)
+
+
+class LinearRow:
+    """One document the linear route explains and lime agrees with, before its :class:`Explanation` is built.
+
+    It holds what ``corpus.explanations_frame`` reads of an explanation (``words``, ``beta``, ``label``, ``exact``,
+    ``method``, ``stderr``, ``kernel_width``, ``lime_agrees``; no notes: lime agrees) and builds the explanation
+    :func:`explain_linear_many` returns on ``explanation()``.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(["good food", "bad food"], [1, 0])
+    >>> row = linear_many_rows(model, ["good food and bad food", "good"], output="decision_function")[0]
+    >>> row.words, row.explanation().words, row.explanation().notes
+    (['good', 'food', 'and', 'bad'], ['good', 'food', 'and', 'bad'], ())
+    """
+
+    __slots__ = ("words", "beta", "label", "_arguments")
+    exact, method, stderr, lime_agrees = True, "linear", None, True
+
+    def __init__(self, document, beta, mask_fn, truth, call):
+        self.words, self.beta, self.label = document.words, beta, call["label"]
+        self._arguments = (document, mask_fn, truth, call)
+
+    @property
+    def kernel_width(self):
+        """lime's kernel width of the call."""
+        return self._arguments[3]["kernel_width"]
+
+    def explanation(self):
+        """The :class:`Explanation` explain returns for the document (lime agrees: no notes)."""
+        document, mask_fn, truth, call = self._arguments
+        return _explanation(document, self.label, self.beta, mask_fn, truth, call)
 
 
 def _explanation(document, label, beta, mask_fn, truth, call):
