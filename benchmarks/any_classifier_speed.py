@@ -22,7 +22,8 @@
    from its linked reading (the same values: only the time differs).
 
 CPU times of this process (``time.process_time``; run with ``OPENBLAS_NUM_THREADS=1``, as make does).  Run with
-``python benchmarks/any_classifier_speed.py`` (about 3 minutes) with ``LIMETHEORY_DATA_DIR`` set.
+``python benchmarks/any_classifier_speed.py`` (about 3 minutes) with ``LIMETHEORY_DATA_DIR`` set;
+``--default-only`` runs part 1 alone (about 15 s: alternated runs of two checkouts, ``PYTHONPATH=<checkout>``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import sys
 import time
 
 import numpy as np
@@ -65,7 +67,8 @@ def one_lime(fn, text):
 
 
 def default_call(model, texts):
-    print("1. default call: logistic regression on TF-IDF, predict_proba (target >= 5x, stderr <= 0.1 x lime's sd)")
+    print("1. default call: logistic regression on TF-IDF, predict_proba (issue 37: a median of 20x, 8x at worst; "
+          "stderr <= 0.1 x lime's sd)")  # fmt: skip
     # the first call of a process compiles the estimate's loops (numba), or loads them from numba's cache: timed
     # apart, as a user's session pays it once
     _, first = seconds(lambda: lt.explain(model, texts[0], progress=False, random_state=SEED + 1))
@@ -80,6 +83,7 @@ def default_call(model, texts):
             f"  d = {len(result.words):3d}: lt.explain {ours * 1e3:7.1f} ms ({result.num_samples} calls, route "
             f"{result.method}), lime {lime * 1e3:7.1f} ms, ratio {lime / ours:5.1f}x, stderr / lime sd <= {worst:.3f}"
         )
+    print(f"  median {np.median(ratios):.1f}x, worst {min(ratios):.1f}x")
     return float(np.median(ratios))
 
 
@@ -193,7 +197,10 @@ def main():
     logistic = make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)).fit(texts, labels)
     d = np.array([len(lt.local_dictionary(t)) for t in texts])
     chosen = np.random.default_rng(SEED).choice(np.flatnonzero((d >= 25) & (d <= 40)), size=REVIEWS, replace=False)
-    ratios = {"default call (median over reviews; target >= 5x)": default_call(logistic, [texts[i] for i in chosen])}
+    ratios = {"default call (median over reviews; target >= 20x)": default_call(logistic, [texts[i] for i in chosen])}
+    if "--default-only" in sys.argv[1:]:
+        print(f"summary: default call median {ratios.popitem()[1]:.1f}x (package {lt.__file__})")
+        return
 
     print("2. black boxes on strings: efficiency against lime at equal calls (target >= 3x)")
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
