@@ -32,6 +32,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
+from ...theory.linear.linear_chunk import beta_linear_exact_chunk
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model, unique_masks
 from ..reading.lime_call import LIME_NUM_SAMPLES
@@ -191,6 +192,7 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
         feature_selection=feature_selection, reader=reader, columns=values.shape[1], label=label,
     )  # fmt: skip
     accepted = []  # (document, beta, mask_fn, truth) of the documents the route explains
+    parts = _part_betas(pending, readings, values, label, nu)
     for document, reading in zip(pending, readings, strict=True):
         if reading is None:
             continue
@@ -206,7 +208,7 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
                 ours, tolerance = reading.check_values
                 if not (np.abs(ours - truth[:, label]) <= tolerance).all():
                     continue  # explain decides (module docstring: _BATCH_CHECK_SHARE)
-                beta = LinearReading.beta(reading, nu)  # explain's code on the document's arrays
+                beta = _reading_beta(reading, parts.get(document.position), nu)
                 mask_fn = _LazyReading(model, document.text, output, label)
         except (RouteUnavailable, ValueError):  # a reading that does not reproduce the model, a β refused
             continue
@@ -246,6 +248,45 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
             stacklevel=3,
         )
     return results
+
+
+def _part_betas(pending, readings, values, label, nu):
+    """beta_linear_exact of the checked word readings' parts, for the chunk at once (linear_chunk), by position.
+
+    None where that leaves the document to beta_linear_exact (:func:`_reading_beta`).
+    """
+    chosen = []
+    for document, reading in zip(pending, readings, strict=True):
+        if not isinstance(reading, _WordReading) or not (reading.values > 0).any():
+            continue
+        truth = values[document.rows, label]
+        ours, tolerance = reading.check_values
+        if np.isfinite(truth).all() and (np.abs(ours - truth) <= tolerance).all():
+            chosen.append((document.position, reading))
+    if not chosen:
+        return {}
+    norms = {reading.norm for _, reading in chosen}
+    if len(norms) != 1:
+        return {}
+    starts = np.cumsum([0] + [reading.values.size for _, reading in chosen])
+    betas = beta_linear_exact_chunk(
+        np.concatenate([reading.lam for _, reading in chosen]),
+        np.concatenate([reading.values for _, reading in chosen]),
+        np.concatenate([reading.groups for _, reading in chosen]),
+        starts, nu=nu, norm=norms.pop(),
+    )  # fmt: skip
+    return {position: beta for (position, _), beta in zip(chosen, betas, strict=True)}
+
+
+def _reading_beta(reading, part_beta, nu):
+    """``LinearReading.beta(reading, nu)`` of a word reading (one part), its operations on the part's β if given."""
+    if part_beta is None:
+        return LinearReading.beta(reading, nu)  # explain's code on the document's arrays
+    d = len(reading.values)
+    beta = np.zeros(d + 1) + part_beta
+    beta[0] += reading.sign * reading.intercept + reading.mask_weight * d
+    beta[1:] -= reading.mask_weight
+    return beta
 
 
 def _linear_output(model, output):

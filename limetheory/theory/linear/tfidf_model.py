@@ -137,6 +137,23 @@ def scale_free_model(lam, tfidf, groups, norm):
     return ScaleFreeModel(d, 0.5 if norm == "l2" else 1.0, scaled_t, omega, w, singles, shared, rest, r_min)
 
 
+def scale_free_arrays(t, lam, singles, members, sizes, l2):
+    """(omega, w, the scaled t, R of all words but each one, the smallest positive omega): scale_free_model's pass.
+
+    ``t`` (the weights over their largest) and ``lam`` as float64 arrays, ``singles`` the words alone in their column,
+    ``members`` the shared columns' words (concatenated, int64) and ``sizes`` their sizes, ``l2`` the norm (else L1);
+    checked by the caller (``scale_free_model``, ``linear_chunk.beta_linear_exact_chunk``).
+
+    Examples
+    --------
+    >>> omega, w, t, rest, r_min = scale_free_arrays(np.array([1.0, 0.5]), np.array([2.0, -1.0]), np.array([0, 1]),
+    ...                                              np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), True)
+    >>> omega.tolist(), rest.tolist(), r_min
+    ([0.8, 0.2], [0.2, 0.8], 0.2)
+    """
+    return _scale_free_kernel(t, lam, singles, members, sizes, l2)
+
+
 @compiled(cache=True, error_model="numpy")
 def _scale_free_kernel(t, lam, singles, members, sizes, l2):
     """omega, w, the scaled t, R of all words but each one (no cancellation) and the smallest positive omega.
