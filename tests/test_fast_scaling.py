@@ -339,3 +339,24 @@ def test_fast_engine_at_d_2_is_within_the_condition_number_bound_of_the_exact_so
         kappa = np.linalg.cond(x.T @ x + np.eye(2))
         assert kappa > 100  # lime's weights make d = 2 ill-conditioned: the bound is not loose by construction
         np.testing.assert_allclose(beta[0], exact, rtol=0, atol=4 * 4 * EPS * kappa * np.abs(exact).max())
+
+
+@pytest.mark.parametrize("d", [1, 5, 33, 64, 65])
+def test_unique_rows_are_the_distinct_rows_in_key_order(d):
+    """Independent computation: each row's key sum(bit_j << j) as a Python int (beyond 64 words its bytes, least
+    significant first, compared as bytes), then the distinct keys in order."""
+    rng = np.random.default_rng(d)
+    masks = (rng.random((400, d)) < rng.random((400, 1))).astype(np.int8) * 3  # any nonzero entry is a kept word
+    masks[:50] = masks[50:100]  # repeated rows
+    for rows in (masks, masks.astype(bool), masks[::3]):  # int8, bool, a strided view
+        keys = [sum(1 << j for j in np.flatnonzero(row).tolist()) for row in rows]
+        if d > 64:
+            keys = [key.to_bytes((d + 7) // 8, "little") for key in keys]
+        distinct = sorted(set(keys))
+        first = [keys.index(key) for key in distinct]
+        unique, inverse = lime_sampler._unique_rows(rows)
+        np.testing.assert_array_equal(unique, rows[first])
+        assert unique.dtype == rows.dtype
+        np.testing.assert_array_equal(inverse, [distinct.index(key) for key in keys])
+    empty, none = lime_sampler._unique_rows(masks[:0])
+    assert empty.shape == (0, d) and none.shape == (0,)

@@ -18,6 +18,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._compiled import compiled
 from .._validation import check_int, check_memory, check_positive_finite, check_text, check_vectorizer
 from .lime_documents import LIME_SPLIT, WORD_CHARACTER, LimeCharacters, LimeTextCounts
 from .mt_masks import lime_masks_from_words
@@ -53,21 +54,38 @@ def _batched_masks(rng, d, num_samples, runs):
 
     Row i removes s_i ~ uniform{1..d} words, a uniform s_i-subset drawn by selection sampling (Knuth's
     algorithm S): word j is removed with probability (number still to remove) / (d - j), one column at a
-    time for all rows at once.
+    time for all rows at once.  The uniforms are drawn a block of words at a time (the same numbers as
+    ``rng.random((d, num_samples - 1))``, at most ``_MAX_CHUNK_ENTRIES`` of them held at once) and the selection
+    runs in one compiled loop (:func:`_select_words`), where numpy made five passes over each word's column.
     """
     count = num_samples - 1
     masks = np.empty((runs, num_samples, d), dtype=np.int8)
     masks[:, 0] = 1
+    words = max(1, min(d, _MAX_CHUNK_ENTRIES // max(count, 1)))
     kept = np.empty((d, count), dtype=np.int8)  # word-major, so that each step writes contiguous memory
     for run in range(runs):  # run by run, so that the draws do not depend on how runs are grouped
         to_remove = rng.integers(1, d + 1, size=count).astype(float)
-        for j in range(d):
-            # one word's uniforms at a time: the same numbers as rng.random((d, count)), without its n x d floats
-            removed = rng.random(count) < to_remove / (d - j)  # the ratio is exactly 1 when all remaining must go
-            np.logical_not(removed, out=kept[j], casting="unsafe")
-            to_remove -= removed
+        for start in range(0, d, words):
+            _select_words(rng.random((min(words, d - start), count)), to_remove, start, d, kept)
         masks[run, 1:] = kept.T
     return masks
+
+
+@compiled(cache=True, nogil=True)
+def _select_words(uniforms, to_remove, start, d, out):
+    """Words ``start``, ``start + 1``, ... of ``out`` (word-major) by selection sampling; ``to_remove`` counts down.
+
+    Word j (``uniforms[j - start, i]`` its uniform in row i) is removed when the uniform is below
+    to_remove[i] / (d - j): the float division and comparison numpy made (the ratio is exactly 1 when all
+    remaining words must go).
+    """
+    for w in range(uniforms.shape[0]):
+        word = start + w
+        left = d - word
+        for i in range(uniforms.shape[1]):  # branch-free: the comparisons are random
+            removed = uniforms[w, i] < to_remove[i] / left
+            out[word, i] = not removed
+            to_remove[i] -= removed
 
 
 def _distance_table(d, kept=None):
@@ -128,16 +146,41 @@ def _kernel(distances, kernel_width):
 
 
 def _unique_rows(masks):
-    """(unique masks, inverse) of an (m, d) 0/1 array."""
-    packed = np.packbits(masks.astype(bool), axis=1, bitorder="little")
-    if packed.shape[1] <= 8:
-        keys = np.zeros((len(packed), 8), dtype=np.uint8)
-        keys[:, : packed.shape[1]] = packed
-        keys = keys.view("<u8").ravel()
-    else:
+    """(unique masks, inverse) of an (m, d) 0/1 array: the distinct rows in the order of their binary keys.
+
+    The key of a row is the integer whose bit j is its entry j (``np.packbits(..., bitorder="little")`` read as
+    little-endian bytes); up to 64 words it is one uint64, computed in one compiled pass, and the rows are sorted
+    by an unstable argsort, each distinct row's first index being the smallest of its run: the unique rows and
+    inverse of ``np.unique(keys, return_index=True, return_inverse=True)``, without its stable sort.  Beyond 64
+    words the packed bytes are the keys, as before.
+    """
+    if masks.shape[1] > 64 or len(masks) == 0:
+        packed = np.packbits(masks.astype(bool), axis=1, bitorder="little")
         keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return masks[first], inverse.ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        return masks[first], inverse.ravel()
+    keys = _row_keys(masks)
+    order = np.argsort(keys)
+    ordered = keys[order]
+    starts = np.ones(len(keys), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    first = np.minimum.reduceat(order, np.flatnonzero(starts))  # the first occurrence of each distinct row
+    inverse = np.empty(len(keys), dtype=np.intp)
+    inverse[order] = np.cumsum(starts) - 1
+    return masks[first], inverse
+
+
+@compiled(cache=True, nogil=True)
+def _row_keys(masks):
+    """Each row's uint64 key: bit j set when entry j is nonzero (at most 64 columns)."""
+    keys = np.zeros(masks.shape[0], dtype=np.uint64)
+    for i in range(masks.shape[0]):
+        key = np.uint64(0)
+        for j in range(masks.shape[1]):
+            if masks[i, j] != 0:
+                key |= np.uint64(1) << np.uint64(j)
+        keys[i] = key
+    return keys
 
 
 def _distinct_outputs(document, masks, model_fn, label=None):
