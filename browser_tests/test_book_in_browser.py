@@ -19,6 +19,11 @@ its own test, so a failure names what is wrong:
 - an image that is not crisp at 2x (fewer than two image pixels per CSS pixel), unless it is SVG; a broken image;
 - a 404, a broken internal link or a missing ``#anchor``.
 
+A display that scrolls shows its cue on a page opened at 414 px, its formulas typeset at the build or by MathJax in
+the browser (``test_a_wide_display_shows_its_cue_on_a_page_opened_at_a_phones_width``, on a page of the book with
+two displays added), and the heaviest chapter at rest costs a phone's width no more CPU than the desktop's, within a
+budget drawn from the desktop's measurement (``test_an_idle_page_costs_a_phone_no_more_than_a_desktop``).
+
 ``test_the_checks_can_fail`` serves a page with one fault of each kind and checks that each is reported, opened from
 either width. Screenshots (``_build/screenshots``): the landing page, the concordance, the blueprint in light and dark
 mode, and three chapters (``WIDTH_PAGES``) at both widths in both modes. The Chrome binary and chromedriver come
@@ -189,8 +194,8 @@ def server():
     httpd.shutdown()
 
 
-def _chrome():
-    """A headless Chromium at the desktop size, logging the console."""
+def _chrome(*flags: str):
+    """A headless Chromium at the desktop size, logging the console (``flags``: more command-line flags)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -226,6 +231,7 @@ def _chrome():
         "--mute-audio",
         "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,"
         "CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,BackForwardCache,LazyFrameLoading",
+        *flags,
     ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -778,6 +784,77 @@ def test_a_wide_display_shows_its_cue_on_a_page_opened_at_a_phones_width(browser
     assert at_phone == [[True, True, True], [False, False, False]], at_phone
     assert not found["wide displays"] and found["listed displays"] == [("book/added.html", WIDE_DISPLAY[:20])], found
     assert at_desktop_width == [[False, False, False], [False, False, False]], at_desktop_width
+
+
+# -- a page at rest costs a phone no more than a desktop ---------------------------------------------------------
+
+# the heaviest chapter (827 formulas, about 62000 laid-out boxes), where an idle page at 414 px was reported to use
+# 0.63 CPU-s per 10 s against 0.05 at 1400 px
+IDLE_PAGE = "notebooks/20-linear-exact.html"
+# the idle page is measured in IDLE_WINDOWS consecutive windows of IDLE_SECONDS, and its cost is the cheapest window's
+# (work that runs on and on costs every window; the tail of the load lands in one)
+IDLE_WINDOWS, IDLE_SECONDS = 3, 3.0
+# the budget at 414 px: twice the desktop's idle CPU per window, plus 1% of the desktop's load CPU. At rest the
+# renderer costs 0 to 10 ms per window at both widths (chapter 20, 24 windows of 3 s and 10 s; DevTools' ProcessTime
+# counts in 10 ms ticks), against a load of 2-3.5 CPU-s (a budget of 20-35 ms); the work reported, 0.63 CPU-s per 10 s,
+# would cost about 190 ms a window
+IDLE_RATIO, IDLE_LOAD_FRACTION = 2.0, 0.01
+# V8's memory reducer, off in the browser that measures: in the 40 s after a load it runs two to four full garbage
+# collections of the page's heap (0.4-0.8 CPU-s on chapter 20, at either width; traced with DevTools), once, at times
+# that differ from run to run; it lands in one width's windows and not the other's (the 0.63 CPU-s reported). Work
+# that runs on and on (a timer, an animation frame loop, an observer that feeds itself) still costs every window.
+NO_MEMORY_REDUCER = "--js-flags=--no-memory-reducer"
+# CSS animations and transitions that run without end (none may, on a page at rest)
+ENDLESS_ANIMATIONS = """
+return document.getAnimations().filter(a => a.playState === 'running'
+                                            && !Number.isFinite(a.effect.getComputedTiming().endTime))
+  .map(a => (a.animationName || a.transitionProperty || a.constructor.name) + ' on '
+            + (a.effect.target ? a.effect.target.tagName.toLowerCase() + '.' + a.effect.target.className : '?'));
+"""
+
+
+def _renderer_seconds(browser) -> float:
+    """The page's renderer process's CPU time so far (DevTools' ProcessTime; its main, compositor and raster
+    threads)."""
+    metrics = browser.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+    return next(metric["value"] for metric in metrics if metric["name"] == "ProcessTime")
+
+
+def _idle_cost(browser, url: str, size: tuple[int, int]) -> tuple[float, float, list[str]]:
+    """``url`` opened at ``size`` (no resize after): the renderer's CPU for the load (until its figures are laid out and
+    the layout has settled), the cheapest idle window's CPU, and the endless animations then running."""
+    import time
+
+    browser.get("about:blank")
+    browser.set_window_size(*size)
+    start = _renderer_seconds(browser)
+    browser.get(url)
+    browser.execute_async_script(FIGURES_READY)
+    browser.execute_async_script(SETTLED)
+    load = _renderer_seconds(browser) - start
+    windows = []
+    for _ in range(IDLE_WINDOWS):
+        before = _renderer_seconds(browser)
+        time.sleep(IDLE_SECONDS)
+        windows.append(_renderer_seconds(browser) - before)
+    return load, min(windows), browser.execute_script(ENDLESS_ANIMATIONS)
+
+
+def test_an_idle_page_costs_a_phone_no_more_than_a_desktop(server):
+    base, _ = server
+    browser = _chrome(NO_MEMORY_REDUCER)
+    try:
+        browser.execute_cdp_cmd("Performance.enable", {})
+        load, desktop, desktop_endless = _idle_cost(browser, urljoin(base, IDLE_PAGE), DESKTOP)
+        _, phone, phone_endless = _idle_cost(browser, urljoin(base, IDLE_PAGE), PHONE)
+    finally:
+        browser.quit()
+    budget = IDLE_RATIO * desktop + IDLE_LOAD_FRACTION * load
+    assert not desktop_endless and not phone_endless, (desktop_endless, phone_endless)
+    assert phone <= budget, (
+        f"{IDLE_PAGE} at rest: {phone:.3f} CPU-s per {IDLE_SECONDS} s at {PHONE_WIDTH} px, over the budget "
+        f"{budget:.3f} (desktop {desktop:.3f} per window, load {load:.2f} CPU-s)"
+    )
 
 
 # how many of the elements given are shown (laid out, not hidden by visibility or opacity, nor by an ancestor)
