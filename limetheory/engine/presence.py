@@ -161,7 +161,14 @@ def document_columns(vectorizer, text, *, n_features=None):
         for t in range(2 ** len(group)):
             rows[g, t] = len(documents)
             documents.append(" ".join(" ".join([words[j]] * occurrences[j]) for i, j in enumerate(group) if t >> i & 1))
-    matrix = vectorizer.transform(documents).tocsr()
+    # one transform of each distinct document (the empty document of every group's first subset, above all): the
+    # vectorizer's row of a document does not depend on the other documents of the call
+    distinct = list(dict.fromkeys(documents))
+    if len(distinct) < len(documents):
+        where = {document: i for i, document in enumerate(distinct)}
+        matrix = vectorizer.transform(distinct).tocsr()[[where[document] for document in documents]]
+    else:
+        matrix = vectorizer.transform(documents).tocsr()
     matrix.sum_duplicates()  # canonical (a no-op on the vectorizers' own output): row 0 read from its entries
     text_columns, text_values = (part[matrix.indptr[0] : matrix.indptr[1]] for part in (matrix.indices, matrix.data))
     fed = sorted({c for columns in columns_of_word for c in columns})

@@ -261,14 +261,15 @@ def mode_document_columns(text, vectorizer, mode, *, n_features=None):
     for group, start in zip(groups, starts[:-1].tolist(), strict=True):
         subsets = np.arange(2 ** len(group))
         masks[start : start + len(subsets), list(group)] = (subsets[:, None] >> np.arange(len(group))) & 1
-    matrix = sp.csr_matrix(document.transform(masks))
     # the mirror against the vectorizer's transform of lime's strings, on the first 64 masks, each distinct mask once
-    # (every group's all-kept subset is row 0, the document itself)
+    # (every group's all-kept subset is row 0, the document itself); checked first, so that the mirror learns the
+    # vectorizer's matrix class from this transform instead of one more call on the document
     checked = masks[: min(len(masks), 64)]
     first = {}
     for i, row in enumerate(checked):
         first.setdefault(row.tobytes(), i)
     document.self_check(checked[list(first.values())])
+    matrix = sp.csr_matrix(document.transform(masks))
     dense = matrix[:, document.columns].toarray()
     component = label.tolist()
     members = {}  # each component's columns (positions in document.columns), in order
