@@ -4,7 +4,7 @@ Three models fitted on the 1000 reviews (labels: ``stars``), as in ``explain_spe
 
 * a logistic regression on the default ``TfidfVectorizer()`` explained through ``decision_function`` (the exact
   linear route; the chunks' self-checks in one call of the pipeline,
-  ``limetheory.pipelines.corpora.linear_many.explain_linear_many``);
+  ``limetheory.pipelines.corpora.linear_many.linear_many_rows``);
 * the same model with explain's default call, ``predict_proba`` (the Monte Carlo route: an estimate);
 * a 100-tree random forest on binary counts, ``predict_proba`` (the exact tree route).
 
