@@ -105,7 +105,7 @@ def _rows(events, columns, d):
         by_key.setdefault(shared_all[e], []).append(e)
     plain = np.flatnonzero(used & np.array([not key for key in shared_all], dtype=bool))
     # the () rows: their events, their atoms' group words (option 0: none) and their places (event, atom)
-    events_of, options_of, places, step = [], [], [], LISTED_ATOMS + 1
+    listed, listed_start, listed_atoms, step = [], [], [], LISTED_ATOMS + 1  # each key's events, first option, atoms
     option_kept, option_removed, subsets, tables = [0], [0], {}, {}
     groups, first_row = {}, {(): int(plain[0]) if len(plain) else len(value_all)}
     for shared, members in by_key.items():
@@ -130,15 +130,20 @@ def _rows(events, columns, d):
             for choice in product(*options):
                 option_kept.append(sum(c[0] for c in choice))
                 option_removed.append(sum(c[1] for c in choice))
-        atoms = range(start, len(option_kept))
-        for e in members:
-            events_of.extend([e] * len(atoms))
-            options_of.extend(atoms)
-            places.extend(range(e * step, e * step + len(atoms)))
+        listed.append(members)
+        listed_start.append(start)
+        listed_atoms.append(len(option_kept) - start)
         first_row[()] = min(first_row[()], members[0])
-    event = np.concatenate([plain, np.array(events_of, dtype=np.int64)])
-    option = np.concatenate([np.zeros(len(plain), dtype=np.int64), np.array(options_of, dtype=np.int64)])
-    order = np.argsort(np.concatenate([plain * step, np.array(places, dtype=np.int64)]))  # the () rows in place
+    # every listed event's atoms, event by event in key order: event e's atom i is option start + i, at place
+    # e * step + i (the places are distinct: an event is listed under one key, a plain event holds place e * step)
+    members = np.array([e for m in listed for e in m], dtype=np.int64)
+    per_member = np.repeat(np.array(listed_atoms, dtype=np.int64), [len(m) for m in listed])
+    member_start = np.repeat(np.array(listed_start, dtype=np.int64), [len(m) for m in listed])
+    events_of = np.repeat(members, per_member)
+    atom = np.arange(len(events_of)) - np.repeat(np.cumsum(per_member) - per_member, per_member)
+    event = np.concatenate([plain, events_of])
+    option = np.concatenate([np.zeros(len(plain), dtype=np.int64), np.repeat(member_start, per_member) + atom])
+    order = np.argsort(np.concatenate([plain * step, events_of * step + atom]))  # the () rows in place
     event, option = event[order], option[order]
     starts = np.cumsum([len(event)] + [len(m) for m in groups.values()])
     rows = {(): slice(0, len(event))} if len(event) else {}
