@@ -9,7 +9,9 @@ rows of documents of 39 to 488 distinct words (the Yelp review and the 1043-toke
 1. the classifier (``work_model.classifier_costs``): ``predict_proba`` on 4000 rows from counts of masks drawn from
    lime's law (best of three), per row, against the trees, the rows' non-zero columns and the nodes on their mean
    paths; and on one row (best of five), the cost of a call.  Models: a decision tree, random forests of 10 and 100
-   trees (and 100 of depth 8), 100 extra trees, a gradient boosting of 50 stages;
+   trees (and 100 of depth 8), 100 extra trees, a gradient boosting of 50 stages.  For the forests and extra trees
+   also the estimate's walk of their rows (``forest_walk.sparse_forest_proba``, ``work_model.walk_costs``), the
+   same rows and calls: lime's side calls the real ``predict_proba``, the estimate's the walk;
 2. the estimate's own cost per mask (``ROWS_US_PER_*``): ``lt.explain(pipe, text, max_calls=M, tol=1e-6)`` on the
    decision tree at M = 20000 and 60000 masks (after an untimed call), the difference of the times over the
    difference of the masks, less the tree's measured time per row (the fixed costs cancel);
@@ -46,6 +48,7 @@ import limetheory as lt  # noqa: E402
 from limetheory.pipelines.estimate import estimate_route as route  # noqa: E402
 from limetheory.pipelines.estimate import work_model  # noqa: E402
 from limetheory.pipelines.reading.count_rows import document_rows  # noqa: E402
+from limetheory.pipelines.reading.forest_walk import pipeline_forest_walk  # noqa: E402
 
 SEED = 0
 LIME_N = 5000
@@ -111,15 +114,19 @@ def classifiers(texts, labels):
 def part_classifiers(pipes, docs):
     print("1. classifier predict_proba on rows from counts: microseconds per row (measured / modelled)")
     rng = np.random.default_rng(SEED)
-    rows, calls = [], []
+    rows, calls, walked, walk_calls = [], [], [], []
     for name, pipe in pipes.items():
         vectorizer, model = pipe.steps[0][1], pipe.steps[-1][1]
         trees, kind = work_model._trees(model)
+        walk = pipeline_forest_walk(pipe, "predict_proba")
         path = sum(work_model.mean_path(t) for t in trees)
         one = pipe[0].transform(["good food"])
         _, call = cpu(lambda model=model, one=one: model.predict_proba(one), 5)
         calls.append((len(trees), call * 1e6))
-        out = []
+        out, out_walk = [], []
+        if walk is not None:
+            _, call_walk = cpu(lambda walk=walk, one=one: walk(one), 5)
+            walk_calls.append((len(trees), call_walk * 1e6))
         for document in docs.values():
             counts, _ = document_rows(document, vectorizer)
             matrix = counts.transform(lime_masks(counts.d, rng))
@@ -129,8 +136,15 @@ def part_classifiers(pipes, docs):
             row, column, _ = work_model.classifier_costs(model)
             rows.append((kind, len(trees), nnz, path, measured))
             out.append(f"{measured:.2f}/{row + column * nnz:.2f} (c={nnz:.0f})")
+            if walk is not None:
+                _, seconds = cpu(lambda walk=walk, matrix=matrix: walk(matrix), 3)
+                row, column, _ = work_model.walk_costs(model)
+                walked.append((len(trees), nnz, path, seconds / ROWS * 1e6))
+                out_walk.append(f"{seconds / ROWS * 1e6:.2f}/{row + column * nnz:.2f}")
         print(f"  {name:>20}: {len(trees)} trees, mean path {path / len(trees):.1f} nodes, one call "
               f"{call * 1e3:.2f} ms; " + ", ".join(out), flush=True)  # fmt: skip
+        if walk is not None:
+            print(f"  {'its walk':>20}: one call {call_walk * 1e3:.2f} ms; " + ", ".join(out_walk), flush=True)
     forest = np.array([r[1:] for r in rows if r[0] == "forest"])
     trees, nnz, path, measured = forest.T
     (a, b, c), _ = scipy.optimize.nnls(np.column_stack([trees, trees * nnz, path]), measured)
@@ -143,6 +157,14 @@ def part_classifiers(pipes, docs):
     print(f"  fitted: TREE_US_PER_ROW, TREE_US_PER_COLUMN, TREE_US_PER_NODE = {a:.4f}, {b:.5f}, {c:.4f}; "
           f"BOOST_US_PER_COLUMN, BOOST_US_PER_TREE = {e:.4f}, {f:.4f}; CLASSIFIER_US_PER_CALL, TREE_US_PER_CALL = "
           f"{g:.0f}, {h:.1f}")  # fmt: skip
+    trees_w, nnz_w, path_w, measured_w = np.array(walked).T
+    (a, b, c), _ = scipy.optimize.nnls(np.column_stack([trees_w, trees_w * nnz_w, path_w]), measured_w)
+    worst = max(s for _, s in walk_calls)
+    print(
+        f"  fitted: WALK_US_PER_TREE, WALK_US_PER_TREE_COLUMN, WALK_US_PER_NODE = {a:.4f}, {b:.5f}, {c:.4f}, "
+        f"WALK_US_PER_CALL (largest) {worst:.0f}; in force: {work_model.WALK_US_PER_TREE}, "
+        f"{work_model.WALK_US_PER_TREE_COLUMN}, {work_model.WALK_US_PER_NODE}, {work_model.WALK_US_PER_CALL}"
+    )
     print(f"  in force: {work_model.TREE_US_PER_ROW}, {work_model.TREE_US_PER_COLUMN}, {work_model.TREE_US_PER_NODE}; "
           f"{work_model.BOOST_US_PER_COLUMN}, {work_model.BOOST_US_PER_TREE}; {work_model.CLASSIFIER_US_PER_CALL}, "
           f"{work_model.TREE_US_PER_CALL}")  # fmt: skip
@@ -207,9 +229,11 @@ def modelled_seconds(pipe, document, masks):
     d = len(lt.local_dictionary(document))
     counts, _ = document_rows(document, pipe.steps[0][1])
     row, column, call = work_model.classifier_costs(pipe.steps[-1][1])
-    classifier = row + column * len(counts.columns) / 2
     lime = route.LIME_US_PER_SAMPLE * LIME_N + route.LIME_US_PER_WORD * route.lime_words(document, LIME_N)[1]
-    lime += LIME_N * classifier + call
+    lime += LIME_N * (row + column * len(counts.columns) / 2) + call
+    if pipeline_forest_walk(pipe, "predict_proba") is not None:  # the estimate walks a forest's rows itself
+        row, column, call = work_model.walk_costs(pipe.steps[-1][1])
+    classifier = row + column * len(counts.columns) / 2
     mask = route.ROWS_US_PER_MASK + route.ROWS_US_PER_WORD * d + route.ROWS_US_PER_WORD2 * d * d + classifier
     ours = masks * mask + (work_model.CALLS_FIXED + masks / work_model.ROWS_PER_CALL) * call
     return lime / 1e6, ours / 1e6

@@ -17,6 +17,7 @@ What it may import: everything in ``limetheory``.
 from .classifiers import linear_tfidf_classifier, linear_tfidf_model, vocabulary_coefficients
 from .display import Equations, show_equations, significant
 from .forest_rows import presence_forest_proba
+from .forest_sparse import sparse_forest_proba
 from .models import (
     EXAMPLE_REVIEW_INDEX,
     constant_classifier,
@@ -43,6 +44,7 @@ __all__ = [
     "scientific",
     "show_equations",
     "significant",
+    "sparse_forest_proba",
     "summary",
     "theory_vs_practice",
     "train_random_forest",

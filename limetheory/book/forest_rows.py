@@ -15,54 +15,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..pipelines.reading.forest_walk import check_forest  # one copy, shared with the estimate's forest walk
+
 #: a tree whose columns in the rows exceed this many is evaluated on every row (its table would be 2^k rows)
 MAX_TABLE_COLUMNS = 16
 #: rows x columns present beyond which the rows go to the forest itself (the 0/1 copy of the present columns)
 MAX_DENSE_ENTRIES = 2**26
-
-
-def check_forest(forest):
-    """Refuse a forest whose predict_proba the trees cannot replay bit for bit: unfitted, several outputs or jobs.
-
-    The forests of :func:`presence_forest_proba` and ``forest_sparse.sparse_forest_proba``: a fitted
-    ``RandomForestClassifier`` or ``ExtraTreesClassifier`` of one output, with ``n_jobs`` None or 1 (so that its own
-    sum of the trees runs in their order).
-
-    Parameters
-    ----------
-    forest : object
-        What the caller was given as a forest.
-
-    Raises
-    ------
-    TypeError
-        ``forest`` not a fitted random forest or extra-trees classifier.
-    ValueError
-        A forest of several outputs, or one that predicts with several jobs.
-
-    Examples
-    --------
-    >>> from sklearn.ensemble import RandomForestClassifier
-    >>> check_forest(RandomForestClassifier(n_estimators=2, n_jobs=2).fit([[0], [1]], [0, 1]))
-    Traceback (most recent call last):
-    ...
-    ValueError: forest must predict with n_jobs None or 1 (its own sum then runs in the trees' order), got n_jobs = 2
-    """
-    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier  # here: most chapters train no forest
-
-    if not isinstance(forest, (RandomForestClassifier, ExtraTreesClassifier)):
-        raise TypeError(
-            f"forest must be a fitted RandomForestClassifier or ExtraTreesClassifier, got {type(forest).__name__}"
-        )
-    if not hasattr(forest, "estimators_"):
-        raise TypeError("forest must be fitted (call forest.fit first)")
-    if forest.n_outputs_ != 1:
-        raise ValueError(f"forest must have one output, got n_outputs_ = {forest.n_outputs_}")
-    if forest.n_jobs not in (None, 1):
-        raise ValueError(
-            f"forest must predict with n_jobs None or 1 (its own sum then runs in the trees' order), got "
-            f"n_jobs = {forest.n_jobs}"
-        )
 
 
 def presence_forest_proba(forest):

@@ -20,9 +20,10 @@ import numpy as np
 
 from ...engine.tokens import word_occurrences
 from ..reading.count_rows import count_score_masks
+from ..reading.forest_walk import pipeline_forest_walk, walks
 from . import work_model
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
-from .work_model import classifier_costs
+from .work_model import classifier_costs, walk_costs
 
 #: model calls by default when the rows come from counts, in lime runs of ``num_samples``
 COUNT_CALLS_PER_LIME_RUN = 200
@@ -82,7 +83,7 @@ def linked_budget(num_samples, d, words):
     return int(num_samples * min(max(ratio, 1.0), COUNT_CALLS_PER_LIME_RUN))
 
 
-def rows_budget(model, num_samples, d, words, columns):
+def rows_budget(model, num_samples, d, words, columns, walked=None):
     """Masks on rows from counts that cost about ``1 / ROWS_SAFETY`` of one lime run (explain's default).
 
     lime's number of calls ``num_samples`` when the work model does not know the classifier.
@@ -92,8 +93,12 @@ def rows_budget(model, num_samples, d, words, columns):
     strings, and the classifier's time on its rows; the estimate spends ``ROWS_US_PER_MASK + ROWS_US_PER_WORD d +
     ROWS_US_PER_WORD2 d²`` per mask and the classifier's time on each mask's row.  The classifier's time is known for
     a pipeline of a vectorizer and one scikit-learn tree model
-    (:func:`limetheory.pipelines.estimate.work_model.classifier_costs`); ``benchmarks/row_budget.py`` measures every
-    constant.  The masks are kept between one and :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.
+    (:func:`limetheory.pipelines.estimate.work_model.classifier_costs`); on the estimate's side a random forest's or
+    extra trees' rows are walked by the package (``walked``, None: whenever
+    :func:`limetheory.pipelines.reading.forest_walk.walks` says the estimate walks them), at the walk's cost
+    (:func:`limetheory.pipelines.estimate.work_model.walk_costs`), while lime calls the forest's own
+    ``predict_proba``.  ``benchmarks/row_budget.py`` measures every constant.  The masks are kept between one and
+    :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.
 
     Examples
     --------
@@ -110,13 +115,17 @@ def rows_budget(model, num_samples, d, words, columns):
     """
     from sklearn.pipeline import Pipeline
 
-    costs = classifier_costs(model.steps[-1][1]) if isinstance(model, Pipeline) and len(model.steps) == 2 else None
+    known = isinstance(model, Pipeline) and len(model.steps) == 2
+    costs = classifier_costs(model.steps[-1][1]) if known else None
     if costs is None:
         return num_samples
+    # lime calls the forest's own predict_proba; the estimate its walk when it scores the rows with it
+    walked = walks(model, "predict_proba") if walked is None else walked
+    ours = walk_costs(model.steps[-1][1]) if walked else costs
     lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words
     mask_us = ROWS_US_PER_MASK + ROWS_US_PER_WORD * d + ROWS_US_PER_WORD2 * d * d
     return work_model.rows_budget(lime_us, num_samples, columns, mask_us, costs, ROWS_SAFETY,
-                                  COUNT_CALLS_PER_LIME_RUN * num_samples)  # fmt: skip
+                                  COUNT_CALLS_PER_LIME_RUN * num_samples, ours=ours)  # fmt: skip
 
 
 def lime_words(text, num_samples):
@@ -158,14 +167,17 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     (lime's default word mode only: ``mode`` None).
     """
     lime_n = LIME_NUM_SAMPLES if num_samples is None else num_samples
+    walk = None
     if linked is not None:
         score, reason = linked, None
         rows = "the link of its linear reading (no row built; checked against the pipeline on lime's strings)"
     else:
+        # a random forest's or extra trees' rows walked in one compiled pass, equal to its predict_proba to the bit
+        walk = None if mode is not None else pipeline_forest_walk(model, output)
         score, reason = (
             (None, "another text mode")
             if mode is not None
-            else count_score_masks(model, text, output, _columns(output))
+            else count_score_masks(model, text, output, _columns(output), method=walk)
         )
         rows = "rows from the document's counts (no string built)"
     if score is not None:
@@ -183,7 +195,7 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     elif lime_cost and linked is None:
         # lime's cost on rows from counts: lime's time by the work model where it knows the classifier (a row from
         # counts costs less than lime's string, vectorizer and row), else lime's number of calls
-        budget = rows_budget(model, lime_n, d, lime_words(text, lime_n)[1], score.columns)
+        budget = rows_budget(model, lime_n, d, lime_words(text, lime_n)[1], score.columns, walked=walk is not None)
     elif lime_cost:  # a linked reading: as many masks as take the time of lime's run (stops at tol before)
         budget = linked_budget(lime_n, d, lime_words(text, lime_n)[1])
     else:

@@ -32,6 +32,15 @@ TREE_US_PER_CALL, CLASSIFIER_US_PER_CALL = 120.0, 400.0
 #: and row (besides the nodes on its path, ``TREE_US_PER_NODE``), per tree and call: 0.0068, 0.0011 and about 6
 #: fitted on 50 stages (the same run), rounded up
 BOOST_US_PER_COLUMN, BOOST_US_PER_TREE, BOOST_US_PER_TREE_CALL = 0.008, 0.002, 10.0
+#: the compiled walk of a forest's rows (``reading.forest_walk.sparse_forest_proba``, the estimate's for a random
+#: forest or extra trees): CPU microseconds per tree and row (its root's jump and its leaf's values), per tree and
+#: column of a row (the more columns a row holds, the more of a path's splits are on them and compared), per node on
+#: the mean path, and per call (the float32 copy of the rows, the jumps over the splits on the columns they lack).
+#: ``benchmarks/row_budget.py`` fitted 0, 0.00057, 0.0027 and at most 196 per call (the same forests and rows as
+#: above, at load 5.3; the walk 1.6x to 6.7x faster than ``predict_proba`` on them), rounded up so that the model is
+#: above every forest's measured time per row but one (2.41 against 2.45 us: 10 trees, c = 152), the fully grown
+#: forests' by 0-60%, the depth-8 forest's by up to 6x (its paths are shorter than the columns' term allows)
+WALK_US_PER_TREE, WALK_US_PER_TREE_COLUMN, WALK_US_PER_NODE, WALK_US_PER_CALL = 0.01, 0.0013, 0.0015, 250.0
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
 #: at 200000)
@@ -109,7 +118,27 @@ def classifier_costs(classifier):
     return BOOST_US_PER_TREE * len(trees) + nodes, BOOST_US_PER_COLUMN, call
 
 
-def rows_budget(lime_us, num_samples, columns, mask_us, costs, safety, most):
+def walk_costs(forest):
+    """(microseconds per row, per column of a row, per call) of the forest's walk on sparse rows.
+
+    The estimate's cost of a random forest or extra trees whose rows it walks itself
+    (:func:`limetheory.pipelines.reading.forest_walk.pipeline_forest_walk`), as :func:`classifier_costs` states
+    scikit-learn's.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> forest = RandomForestClassifier(10, random_state=0).fit([[0], [1], [2], [3]], [0, 0, 1, 1])
+    >>> row, column, call = walk_costs(forest)
+    >>> bool(column == 10 * WALK_US_PER_TREE_COLUMN and call == WALK_US_PER_CALL)
+    True
+    """
+    trees = forest.estimators_
+    nodes = sum(mean_path(tree) for tree in trees) * WALK_US_PER_NODE
+    return WALK_US_PER_TREE * len(trees) + nodes, WALK_US_PER_TREE_COLUMN * len(trees), WALK_US_PER_CALL
+
+
+def rows_budget(lime_us, num_samples, columns, mask_us, costs, safety, most, ours=None):
     """Masks of rows from counts whose modelled time is lime's modelled time over ``safety``.
 
     lime's run costs ``lime_us`` (its samples and strings, the classifier aside) plus the classifier on its
@@ -117,7 +146,8 @@ def rows_budget(lime_us, num_samples, columns, mask_us, costs, safety, most):
     estimate's own work) plus the classifier on each mask's row, in ``CALLS_FIXED + masks / ROWS_PER_CALL`` calls.
     Rows of both keep about half of the document's ``columns`` (lime keeps each word with probability
     (d - 1) / (2d); the estimate's strata are drawn from lime's law).  The masks are kept between ``num_samples``
-    (lime's number of calls, the rule for a classifier the model does not know) and ``most``.
+    (lime's number of calls, the rule for a classifier the model does not know) and ``most``.  ``ours``: the
+    classifier's costs on the estimate's side when it differs from lime's ``costs`` (a forest's walk); None: the same.
 
     Examples
     --------
@@ -125,8 +155,8 @@ def rows_budget(lime_us, num_samples, columns, mask_us, costs, safety, most):
     37361
     """
     row, column, call = costs
-    classifier_us = row + column * columns / 2.0
-    lime = lime_us + num_samples * classifier_us + call
-    per_mask = mask_us + classifier_us + call / ROWS_PER_CALL
+    lime = lime_us + num_samples * (row + column * columns / 2.0) + call
+    row, column, call = costs if ours is None else ours
+    per_mask = mask_us + row + column * columns / 2.0 + call / ROWS_PER_CALL
     masks = (lime / safety - CALLS_FIXED * call) / per_mask
     return int(min(max(masks, num_samples), most))
