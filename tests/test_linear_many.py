@@ -299,15 +299,16 @@ def test_the_agreement_notes_and_warning_are_explains_where_lime_agrees_and_wher
 def test_mask_strings_are_kept_token_documents_of_the_chunk():
     """The chunk's self-check strings are engine.tokens.kept_token_documents' for the same masks (repeated words,
     separators at both ends, a word at the end)."""
+    from limetheory.engine import lime_tokens
     from limetheory.engine.tokens import indexed_string, kept_token_documents
-    from limetheory.pipelines.corpora import chunk_tokens, linear_many
+    from limetheory.pipelines.corpora import linear_many
 
     for text in ["The food, the wine! And the food.", "  a b a b c ", "one two", "x--y--x z"]:
         indexed = indexed_string(text)
         d = len(indexed.inverse_vocab)
         _, unique, _ = linear_many._self_check_masks(d, 3)
         expected = kept_token_documents(indexed.as_list, indexed.positions, unique == 1)
-        assert chunk_tokens.mask_strings(chunk_tokens.lime_words(text), unique) == expected
+        assert lime_tokens.mask_strings(lime_tokens.lime_words(text), unique) == expected
 
 
 def test_the_chunks_agreement_shortcut_is_lime_disagreements(reviews, pipelines):

@@ -19,7 +19,7 @@ from limetheory.engine.tokens import DocumentCounts, word_tokens
 CORPUS = ["The food was good", "the FOOD was bad", "I ate a pizza", "service: slow, food: cold"]
 
 
-#: texts where lime's tokenisation has corner cases (tests/test_chunk_tokens.py reads them too)
+#: texts where lime's tokenisation has corner cases (tests/test_lime_tokens.py reads them too)
 CRAFTED = [
     "a\x00b c\x00\x00 d\x00",  # NUL characters, which lime's numpy array of tokens strips from separators
     "\x00 x \x00\x00",

@@ -12,7 +12,6 @@ which the fast engine computes the vectorizer's rows of perturbed documents with
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from itertools import compress
@@ -26,14 +25,11 @@ from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l1, inplace
 
 from .._validation import as_float_array, check_memory, check_text, check_vectorizer
 from .kept_counts import kept_column_counts
+from .lime_tokens import lime_words, mask_strings
 
 # TfidfVectorizer's default analysis of one word: lower-case, tokens of two word characters or more
 DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _WORD_CHARACTER = re.compile(r"\w")
-
-
-#: lime's splitter with its default split expression (``IndexedString``: ``re.compile(r'(%s)|$' % r'\W+')``)
-_LIME_SPLITTER = re.compile(r"(\W+)|$")
 
 
 class _Indexed(NamedTuple):
@@ -44,33 +40,15 @@ class _Indexed(NamedTuple):
     positions: list
 
 
-@functools.lru_cache(maxsize=8)
 def _indexed(text):
     """lime's ``IndexedString(text)`` with its defaults (its ``as_list``, ``inverse_vocab`` and ``positions``).
 
-    lime's own loop, on Python strings: the same tokens (lime's ``re.split``), words in order of first appearance
-    and their token positions; a token is a word unless lime's splitter matches it at its start.  lime iterates
-    over a numpy array of the tokens, whose strings lose trailing NUL characters, which only separators (all
-    non-word characters) can have: they stay separators.  Without that array it takes 0.11 s for the 1000 reviews
-    (lime 0.29 s) and 0.12 s for all of them joined (lime 0.85 s); tests compare it with lime on the reviews and on
-    crafted texts.  Kept for the next calls on the same text: one explanation reads its words, columns and
-    perturbed documents.  Nothing here modifies it.
+    Read by :func:`~limetheory.engine.lime_tokens.lime_words` (every other token is a word: no regular expression per
+    token), which keeps the last few texts' for the next calls on the same text: one explanation reads its words,
+    columns and perturbed documents.  Nothing here modifies them.
     """
-    as_list = [piece for piece in _LIME_SPLITTER.split(text) if piece]
-    vocabulary, inverse_vocab, positions, separators = {}, [], [], set()
-    for i, token in enumerate(as_list):
-        if token in separators:
-            continue
-        if _LIME_SPLITTER.match(token):
-            separators.add(token)
-            continue
-        index = vocabulary.get(token)
-        if index is None:
-            index = vocabulary[token] = len(inverse_vocab)
-            inverse_vocab.append(token)
-            positions.append([])
-        positions[index].append(i)
-    return _Indexed(as_list, inverse_vocab, positions)
+    words = lime_words(text)
+    return _Indexed(words.tokens, words.words, words.positions)
 
 
 def indexed_string(text):
@@ -108,10 +86,9 @@ def indexed_string(text):
     return _indexed(check_text(text))
 
 
-def _words(text, indexed=None):
-    """lime's words of a checked ``text`` (its IndexedString built once if not given), refusing a text without."""
-    indexed = _indexed(text) if indexed is None else indexed
-    words = [str(w) for w in indexed.inverse_vocab]
+def _words(text):
+    """lime's words of a checked ``text`` (a new list: the reading is the cache's), refusing a text without."""
+    words = list(lime_words(text).words)
     if not words:
         raise ValueError(f"text must contain at least one word, got {text!r}")
     return words
@@ -170,9 +147,8 @@ def word_occurrences(text):
     >>> word_occurrences("The food, the wine and the food!").tolist()
     [1, 2, 2, 1, 1]
     """
-    indexed = _indexed(check_text(text))
-    _words(text, indexed)
-    return np.array([len(positions) for positions in indexed.positions], dtype=np.int64)
+    _words(check_text(text))
+    return np.array(lime_words(text).counts, dtype=np.int64)
 
 
 def perturbed_documents(text, z):
@@ -207,8 +183,9 @@ def perturbed_documents(text, z):
 
     Notes
     -----
-    Limits: about n (9 T + len(text) + 64) bytes for n masks of a text of T tokens (the keep matrix, its rows
-    as lists, the strings); above 2 GiB the call is refused with the estimate before any string is built.
+    Limits: about n (9 T + len(text) + 64) bytes for n masks of a text of T tokens (the masks expanded to the word
+    tokens, about half of them, as objects and as lists, the strings); above 2 GiB the call is refused with the
+    estimate before any string is built.
 
     Examples
     --------
@@ -216,8 +193,8 @@ def perturbed_documents(text, z):
     ['the , the wine!', ' food,  wine!', ' ,  !']
     """
     text = check_text(text)
-    indexed = _indexed(text)
-    d = len(_words(text, indexed))
+    words = lime_words(text)
+    d = len(_words(text))
     masks = as_float_array(z, "z")
     if masks.ndim != 2 or masks.shape[1] != d:
         raise ValueError(
@@ -226,11 +203,11 @@ def perturbed_documents(text, z):
     if not np.isin(masks, (0.0, 1.0)).all():
         raise ValueError("z must contain only 0 (word removed) and 1 (word kept)")
     check_memory(
-        masks.shape[0] * (9.0 * len(indexed.as_list) + len(text) + 64),
-        f"{masks.shape[0]} perturbed documents of {len(indexed.as_list)} tokens",
+        masks.shape[0] * (9.0 * len(words.tokens) + len(text) + 64),
+        f"{masks.shape[0]} perturbed documents of {len(words.tokens)} tokens",
         "build them in batches",
     )
-    return kept_token_documents(indexed.as_list, indexed.positions, masks == 1.0)
+    return mask_strings(words, masks == 1.0)
 
 
 def kept_token_documents(tokens, positions, kept):
@@ -366,10 +343,9 @@ def word_columns(text, vectorizer, *, memo=None):
 
 def _word_columns(text, vectorizer, memo=None):
     """lime's words of a checked ``text``, their columns and counts, for a checked word-unigram ``vectorizer``."""
-    indexed = _indexed(text)
-    words = _words(text, indexed)
+    words = _words(text)
     columns = _columns_of_words(words, vectorizer, memo)
-    counts = np.array([len(positions) for positions in indexed.positions], dtype=np.int64)
+    counts = np.array(lime_words(text).counts, dtype=np.int64)
     vocabulary = vectorizer.vocabulary_
     seen = Counter(vocabulary[token] for token in vectorizer.build_analyzer()(text) if token in vocabulary)
     ours = Counter()
@@ -551,11 +527,9 @@ class DocumentCounts:
     def __init__(self, text, vectorizer):
         self.text = text
         self.vectorizer = vectorizer
-        # lime.lime_text imports scikit-learn's linear models: loaded on first use, not by import limetheory
-        from lime.lime_text import IndexedString
-
-        self.indexed = IndexedString(text)  # lime's defaults: split on \W+, bag of words
-        self.words = [str(w) for w in self.indexed.inverse_vocab]
+        self.reading = lime_words(text)  # lime's IndexedString(text) at its defaults: split on \W+, bag of words
+        self.indexed = _indexed(text)
+        self.words = list(self.indexed.inverse_vocab)
         self.d = len(self.words)
         if self.d < 2:  # as lt.lime_explanations
             raise ValueError(
@@ -621,10 +595,10 @@ class DocumentCounts:
         """lime's ``inverse_removing`` strings for these masks (1 = kept), str for str, from its ``IndexedString``.
 
         Built from the lime tokenisation already at hand (a second one of a long document would cost as much as the
-        rest of a small run), one join per mask (:func:`kept_token_documents`; tests/test_indexed_documents.py and
-        tests/test_tokens.py compare such strings with lime's).
+        rest of a small run), one join per mask (:func:`~limetheory.engine.lime_tokens.mask_strings`;
+        tests/test_lime_tokens.py and tests/test_tokens.py compare such strings with lime's).
         """
-        return kept_token_documents(self.indexed.as_list, self.indexed.positions, np.asarray(masks) != 0)
+        return mask_strings(self.reading, np.asarray(masks) != 0)
 
     def self_check(self, masks):
         """Compare a few rows with ``vectorizer.transform`` of the real strings; raise ValueError on a mismatch."""

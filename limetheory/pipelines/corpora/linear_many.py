@@ -32,6 +32,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, T
 from sklearn.pipeline import Pipeline
 
 from ..._validation import check_int, check_positive_finite, check_vectorizer
+from ...engine.lime_tokens import lime_words, mask_strings
 from ...theory.linear.linear_chunk import beta_linear_exact_chunk
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model, unique_masks
@@ -48,7 +49,6 @@ from ..reading.text_features import feature_epsilon, reads_words
 from ..results.agreement import agreeing_documents, agreement_notes, lime_disagreement
 from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
-from .chunk_tokens import lime_words, mask_strings
 
 #: the batched self-check accepts a document when every reconstruction is within this share of explain's tolerance:
 #: the chunk's sums run in another order than explain's (a few ulps of the magnitude, against a tolerance of
@@ -309,8 +309,8 @@ class _Document:
 def _documents(texts, random_state):
     """The documents with at least 2 words, their self-check masks (explain's, from the seed) and their strings.
 
-    Each text is tokenised once, by lime's tokenisation (``chunk_tokens.lime_words``: ``engine.tokens.indexed_string``'s
-    tokens, words and occurrences, which explain reads): its words, their occurrences (word_columns' counts: each
+    Each text is tokenised once, by lime's tokenisation (``engine.lime_tokens.lime_words``, the reading behind
+    ``engine.tokens``, which explain reads): its words, their occurrences (word_columns' counts: each
     word's number of tokens) and the strings of its distinct masks, in order (``perturbed_documents``' expansion of
     the masks to the tokens, without its argument checks: the masks are 0/1 and the text is checked here); each
     document's ``rows`` index its masks in the strings.
