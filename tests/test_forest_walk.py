@@ -117,3 +117,16 @@ def test_the_budget_prices_the_walk_on_the_estimates_side_only(texts):
     assert route.rows_budget(pipe, 5000, 39, 120_000.0, 36) == route.rows_budget(
         pipe, 5000, 39, 120_000.0, 36, walked=False
     )
+
+
+def test_the_last_forest_read_is_cached_by_its_trees(texts):
+    """Two forests walked in turn, one refitted: each walk equals its own forest's predict_proba."""
+    docs, stars = texts
+    vectorizer = TfidfVectorizer().fit(docs)
+    rows = vectorizer.transform(docs[:200])
+    first = RandomForestClassifier(6, random_state=0).fit(rows, stars[:200])
+    second = ExtraTreesClassifier(6, random_state=1).fit(rows, stars[:200])
+    for forest in (first, second, first):
+        assert np.array_equal(forest_walk.sparse_forest_proba(forest)(rows), forest.predict_proba(rows))
+    first.set_params(random_state=5).fit(rows, stars[:200])  # new trees, same number of them
+    assert np.array_equal(forest_walk.sparse_forest_proba(first)(rows), first.predict_proba(rows))

@@ -81,8 +81,19 @@ class _Nodes(NamedTuple):
     table: np.ndarray  # each node's class values (float64), as the trees' predict_proba returns them
 
 
+#: the last forest read, (its trees' ``tree_`` objects and its number of classes, its :class:`_Nodes`): explaining
+#: many documents with one model reads its nodes once.  The key compares the ``tree_`` objects by identity: a refitted
+#: model (scikit-learn builds new trees) is read anew; a fitted tree's nodes are not changed in place.
+_LAST_NODES = [(((), 0), None)]
+
+
 def _nodes(trees, n_classes):
+    """The :class:`_Nodes` of ``trees``, from the cache when they are the last forest read."""
     structures = [tree.tree_ for tree in trees]
+    (cached_structures, cached_classes), cached = _LAST_NODES[0]
+    same = cached is not None and cached_classes == n_classes and len(cached_structures) == len(structures)
+    if same and all(a is b for a, b in zip(cached_structures, structures, strict=True)):
+        return cached
     sizes = np.array([s.node_count for s in structures], dtype=np.int64)
     roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     shift = np.repeat(roots, sizes)
@@ -97,7 +108,9 @@ def _nodes(trees, n_classes):
     feature_start = np.searchsorted(feature[by_feature], np.arange(int(feature.max(initial=0)) + 2))
     value = np.concatenate([s.value for s in structures])
     table = np.ascontiguousarray(value[:, 0, :n_classes], dtype=np.float64)
-    return _Nodes(left, right, feature, threshold, default_child, roots, by_feature, feature_start, table)
+    nodes = _Nodes(left, right, feature, threshold, default_child, roots, by_feature, feature_start, table)
+    _LAST_NODES[0] = ((tuple(structures), n_classes), nodes)
+    return nodes
 
 
 def rows_accepted(matrix, n_features):
@@ -115,7 +128,7 @@ def sparse_forest_proba(forest):
     The returned function equals ``forest.predict_proba(X)`` bit for bit (module docstring): the same float32 values
     against the same thresholds, the same leaf values added in the forest's order and divided by the number of
     trees.  Rows refused by :func:`rows_accepted` (a NaN or an infinity, a column stored twice) go to
-    ``forest.predict_proba`` itself.  The trees' nodes are read once, when this is called.
+    ``forest.predict_proba`` itself.  The trees' nodes are read when this is called (once for the last forest read).
 
     Parameters
     ----------
