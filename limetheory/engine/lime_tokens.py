@@ -47,8 +47,9 @@ class LimeWords:
         """Each word's token indices (lime's ``positions``), built on first use (a chunk of explain_many needs none)."""
         if self._positions is None:
             positions = [[] for _ in self.words]
+            append = [where.append for where in positions]  # bound once per word, not once per token
             for word, i in zip(self.word_of_token, range(self.first, len(self.tokens), 2), strict=True):
-                positions[word].append(i)
+                append[word](i)
             self._positions = positions
         return self._positions
 

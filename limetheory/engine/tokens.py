@@ -528,8 +528,7 @@ class DocumentCounts:
         self.text = text
         self.vectorizer = vectorizer
         self.reading = lime_words(text)  # lime's IndexedString(text) at its defaults: split on \W+, bag of words
-        self.indexed = _indexed(text)
-        self.words = list(self.indexed.inverse_vocab)
+        self.words = list(self.reading.words)
         self.d = len(self.words)
         if self.d < 2:  # as lt.lime_explanations
             raise ValueError(
@@ -542,16 +541,21 @@ class DocumentCounts:
             raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
         preprocess = vectorizer.build_preprocessor()
         words = set(self.words)  # a set: membership in lime's list would cost O(d) per piece, O(d^2) in all
-        for piece in set(self.indexed.as_list) - words:
+        for piece in set(self.reading.tokens) - words:
             if _WORD_CHARACTER.search(preprocess(piece)):
                 raise ValueError(f"a separator of text, {piece!r}, becomes a word character after preprocessing")
         # a word may have several columns here (lower-casing can turn a word character into a separator: "İ"
         # becomes "i" and a combining dot), unlike in word_columns, which refuses such a word
-        entries = column_entries(vectorizer, self.words, [len(positions) for positions in self.indexed.positions])
+        entries = column_entries(vectorizer, self.words, self.reading.counts)
         self.columns = np.array(sorted({column for _, column in entries}), dtype=np.int64)
         self.counts = count_matrix(entries, self.d, self.columns)
         self.n_features = len(vectorizer.vocabulary_)
         self._matrix_type = None  # the vectorizer's sparse matrix class, learnt from its first real transform
+
+    @property
+    def indexed(self):
+        """lime's ``IndexedString(text)`` as :func:`indexed_string` reads it (its positions built on first use)."""
+        return _indexed(self.text)
 
     @property
     def matrix_type(self):
