@@ -36,10 +36,11 @@ BOOST_US_PER_COLUMN, BOOST_US_PER_TREE, BOOST_US_PER_TREE_CALL = 0.008, 0.002, 1
 #: forest or extra trees): CPU microseconds per tree and row (its root's jump and its leaf's values), per tree and
 #: column of a row (the more columns a row holds, the more of a path's splits are on them and compared), per node on
 #: the mean path, and per call (the float32 copy of the rows, the jumps over the splits on the columns they lack).
-#: ``benchmarks/row_budget.py`` fitted 0, 0.00057, 0.0027 and at most 196 per call (the same forests and rows as
-#: above, at load 5.3; the walk 1.6x to 6.7x faster than ``predict_proba`` on them), rounded up so that the model is
-#: above every forest's measured time per row but one (2.41 against 2.45 us: 10 trees, c = 152), the fully grown
-#: forests' by 0-60%, the depth-8 forest's by up to 6x (its paths are shorter than the columns' term allows)
+#: ``benchmarks/row_budget.py`` fitted 0, 0.00057, 0.0027 and at most 196 per call, then 0, 0.00037, 0.0023 and 210
+#: (the same forests and rows as above, at load 5.3 and 4.0; the walk 1.3x to 7x faster than ``predict_proba`` on
+#: them, the 100-tree forest's 1.4x to 3.3x), rounded up so that the model is above the forests' measured times per
+#: row but two of 40 (by at most 11%: 10 trees, c = 80 and 152), the fully grown forests' by up to 2x, the depth-8
+#: forest's by up to 6x (its paths are shorter than the columns' term allows): the safe side, fewer masks
 WALK_US_PER_TREE, WALK_US_PER_TREE_COLUMN, WALK_US_PER_NODE, WALK_US_PER_CALL = 0.01, 0.0013, 0.0015, 250.0
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
