@@ -221,19 +221,6 @@ def _jumps(forest, fed_nodes, nodes):
     return forest.order[np.where((first < len(fed_positions)) & (found <= end), found, end)]
 
 
-def forest_nodes(trees):
-    """The trees' nodes in one numbering, with their default chains (a ``_Forest``; cached for the last forest read).
-
-    Also read by ``limetheory.book.forest_sparse``, whose rows skip the splits on the columns they lack.
-    """
-    return _forest_arrays(trees)
-
-
-def jump_targets(forest, fed_nodes, nodes):
-    """For each of ``nodes``, the first node of ``fed_nodes`` on its default chain, or its leaf (``_jumps``)."""
-    return _jumps(forest, fed_nodes, nodes)
-
-
 class _Forest(NamedTuple):
     """The nodes of all trees in one numbering (:func:`_forest_arrays`)."""
 
