@@ -5,7 +5,9 @@ By default (``explain`` given neither ``tol`` nor ``max_calls``) the estimate co
 for a pipeline whose first step is a Count, Tfidf or Hashing vectorizer, on rows from the document's counts
 (:mod:`limetheory.pipelines.reading.count_rows`), which cost less than lime's string, vectorizer and row; for a
 scikit-learn tree model, as many rows as take ``1 / ROWS_SAFETY`` of lime's time by a fixed work model of both
-sides and of the trees' time per row (:func:`rows_budget`, :mod:`limetheory.pipelines.estimate.work_model`).  The
+sides and of the trees' time per row (:func:`rows_budget`, :mod:`limetheory.pipelines.estimate.work_model`; a random
+forest's or extra trees' rows are scored by the package's compiled walk, their ``predict_proba`` bit for bit at a
+fraction of its time: :mod:`limetheory.pipelines.reading.forest_walk`).  The
 linked reading of a logistic regression's probabilities is cheap and near-exact: it spends up to about half of
 lime's time (:func:`linked_budget`, a fixed work model; on documents of a few hundred words tol = 0.1 took more
 than lime's whole run) and usually stops at ``tol`` first.  With ``tol`` or ``max_calls`` given, the
