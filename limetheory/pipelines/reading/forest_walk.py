@@ -118,6 +118,12 @@ def rows_accepted(matrix, n_features):
 
     Elsewhere :func:`sparse_forest_proba` passes the rows to ``forest.predict_proba`` (its own handling of missing
     values and of a column stored twice).  Rows from counts always pass (sorted, distinct columns; finite values).
+
+    Examples
+    --------
+    >>> twice = sp.csr_matrix((np.array([0.9, 0.4]), np.array([0, 0]), np.array([0, 2])), shape=(1, 3))
+    >>> rows_accepted(sp.csr_matrix(np.eye(3)), 3), rows_accepted(twice, 3), rows_accepted(sp.csr_matrix([[np.nan]]), 1)
+    (True, False, False)
     """
     return matrix.shape[1] == n_features and bool(np.all(np.isfinite(matrix.data))) and matrix.has_canonical_format
 
