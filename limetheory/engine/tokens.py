@@ -528,6 +528,7 @@ class DocumentCounts:
         self.text = text
         self.vectorizer = vectorizer
         self.reading = lime_words(text)  # lime's IndexedString(text) at its defaults: split on \W+, bag of words
+        self.indexed = _indexed(text)  # its as_list, inverse_vocab and positions (a subclass sets its own)
         self.words = list(self.reading.words)
         self.d = len(self.words)
         if self.d < 2:  # as lt.lime_explanations
@@ -551,11 +552,6 @@ class DocumentCounts:
         self.counts = count_matrix(entries, self.d, self.columns)
         self.n_features = len(vectorizer.vocabulary_)
         self._matrix_type = None  # the vectorizer's sparse matrix class, learnt from its first real transform
-
-    @property
-    def indexed(self):
-        """lime's ``IndexedString(text)`` as :func:`indexed_string` reads it (its positions built on first use)."""
-        return _indexed(self.text)
 
     @property
     def matrix_type(self):
