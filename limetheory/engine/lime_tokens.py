@@ -5,10 +5,10 @@ lime's ``IndexedString`` (its defaults) keeps the non-empty pieces of ``re.compi
 Those pieces are maximal runs of separators (non-word characters) and, between them, maximal runs of word characters,
 so the tokens alternate between words and separators and the words are every other token, from the first or the
 second: :func:`lime_words` reads them that way, without a regular expression per token (the 1000 Yelp reviews in
-0.10 CPU-s, 0.20 with lime's positions, against 0.23 for a match per token and 0.5 for lime's IndexedString).  lime
+0.08 CPU-s, 0.10 with lime's positions, against 0.11 for a match per token and 0.31 for lime's IndexedString).  lime
 iterates over a numpy array of the tokens, whose strings lose trailing NUL characters; only separators can have them,
 and they stay separators.  :func:`mask_strings` joins each mask's kept tokens, writing the word tokens over a copy of
-the tokens (each review read and 16 masks joined: 0.23 CPU-s against 0.42 through lime's positions and
+the tokens (each review read and 16 masks joined: 0.20 CPU-s against 0.39 through lime's positions and
 ``engine.tokens.kept_token_documents``).  tests/test_lime_tokens.py compares both with lime on the Yelp and restaurant
 reviews and on crafted texts (NUL characters, leading and trailing separators, Unicode).
 """
