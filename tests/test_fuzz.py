@@ -873,6 +873,12 @@ REGISTRY = {
         check=check_forest_rows,
         examples=20,
     ),
+    "sparse_forest_proba": Spec(
+        book.sparse_forest_proba,
+        st.tuples(either(st.sampled_from([FOREST, TREE, LogisticRegression()]))),
+        check=check_forest_rows,
+        examples=20,
+    ),
     "EXAMPLE_REVIEW_INDEX": Spec(None),
     "load_yelp_reviews": Spec(lt.load_yelp_reviews, check=check_frame, examples=1, refuses=False),
     # plots
