@@ -105,7 +105,7 @@ def _pipeline_reader(model, output):
     if not isinstance(output, str) or output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r:.80}")
     try:
-        check_is_fitted(model)
+        check_fitted(model)
     except NotFittedError:
         raise ValueError("model must be a fitted Pipeline (call model.fit first)") from None
     method, shape_input = output_method(model, output), _input_of(model)
@@ -118,6 +118,40 @@ def _pipeline_reader(model, output):
     classes = getattr(model.steps[-1][1], "classes_", None)
     names = tuple(str(c) for c in classes) if classes is not None and np.ndim(classes) == 1 else None
     return ModelReader(model, output, scores, names)
+
+
+def check_fitted(pipeline):
+    """``check_is_fitted(pipeline)``'s decision, without reading every step's tags when the pipeline is fitted.
+
+    ``check_is_fitted`` accepts a fitted pipeline whatever its tags say (``requires_fit`` False returns early, True
+    asks ``__sklearn_is_fitted__``), so a pipeline whose ``__sklearn_is_fitted__()`` is True is accepted here
+    without ``get_tags(pipeline)``, which reads every step's tags (on a fitted TF-IDF + LogisticRegression
+    pipeline, sklearn 1.9: 0.009 CPU-ms against check_is_fitted's 0.040, min of 5 x 2000 calls, load 1.3; the
+    0.35 ms seen under a profiler is mostly its overhead); any other answer, or an error, is left to
+    ``check_is_fitted``: its ``requires_fit`` check first, then the same question again (an unfitted pipeline
+    whose tags say it needs no fit is accepted, as there).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> model = make_pipeline(CountVectorizer(), LogisticRegression())
+    >>> try:
+    ...     check_fitted(model)
+    ... except NotFittedError:
+    ...     print("not fitted")
+    not fitted
+    >>> check_fitted(model.fit(["good", "bad"], [1, 0]))  # accepted: returns None
+    """
+    if not isinstance(pipeline, Pipeline):
+        raise TypeError(f"pipeline must be a scikit-learn Pipeline, got {type(pipeline).__name__}")
+    try:
+        if pipeline.__sklearn_is_fitted__() is True:
+            return
+    except Exception:  # noqa: BLE001 -- whatever it raises, check_is_fitted raises (or accepts) as it always did
+        pass
+    check_is_fitted(pipeline)
 
 
 def output_columns(values, output):
