@@ -270,3 +270,18 @@ def test_selection_probability_validation(kwargs, error, match):
     arguments = {"beta": [0.1, 1.0, -0.5], "centre": [0.1, 1.0, -0.5], "covariance": np.eye(3), "kernel_width": 25}
     with pytest.raises(error, match=match):
         selection_probability(**(arguments | kwargs))
+
+
+@pytest.mark.parametrize("method", ["none", "highest_weights", "forward_selection", "lasso_path"])
+def test_a_beta_whose_squares_overflow_is_refused_and_a_large_one_scales(method):
+    # the selection and the refit are homogeneous in beta (the selection of degree 0, the coefficients of degree 1),
+    # so beta x 1e100 gives the same words and 1e100 times the coefficients, to the rounding of each product (a few
+    # ulps: the scale is a power of ten, not of two); at 1e300 the squares overflow and the call is refused
+    beta = np.array([0.2, 1.0, -0.5, 0.1, 0.05])
+    small = lime_selection_limit(beta, kernel_width=25, num_features=2, feature_selection=method)
+    large = lime_selection_limit(beta * 1e100, kernel_width=25, num_features=2, feature_selection=method)
+    assert large.selected.tolist() == small.selected.tolist()
+    np.testing.assert_allclose(large.coefficients, small.coefficients * 1e100, rtol=1e-13)
+    huge = np.array([0.0, 0.0, 0.0, 0.0, 1e300])
+    with pytest.raises(ValueError, match="too large"):
+        lime_selection_limit(huge, kernel_width=1.0, num_features=2, feature_selection=method)

@@ -168,8 +168,27 @@ class _Population:
             slopes = words[chosen] + self.c * outside / (self.e + k * self.c)
         mean_f = beta[0] + self.a * words.sum()
         intercept = mean_f - self.a * slopes.sum()
-        explained = self.e * float(slopes @ slopes) + self.c * float(slopes.sum()) ** 2  # b_Sᵀ G_SS b_S
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = float(slopes.sum())
+            explained = self.e * float(slopes @ slopes) + self.c * (total * total)  # b_Sᵀ G_SS b_S
+        _check_finite(np.append(slopes, (intercept, explained)))
         return intercept, slopes, explained
+
+
+#: beyond this, a square of double precision overflows
+_SQRT_MAX = float(np.sqrt(np.finfo(float).max))
+
+
+_TOO_LARGE = (
+    "beta's coefficients are too large for lime's selection and refit in double precision (their squares and sums "
+    "overflow): rescale beta"
+)
+
+
+def _check_finite(values):
+    """Refuse a β whose refit or selection leaves double precision (an overflow would pick words silently)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(_TOO_LARGE)
 
 
 def _highest_weights(words, k):
@@ -189,11 +208,13 @@ def _forward_selection(population, words, k):
     candidates = np.ones(len(words), dtype=bool)
     for step in range(min(k, len(words))):
         size = step + 1
-        q = squares + words**2
-        t = sums + words
-        shift = c * (total - t) / (e + size * c)
-        # g_Sᵀ x_S with g_S = e β_S + c T 1 and x_S = β_S + shift 1 (the refit's slopes)
-        gain = e * q + e * shift * t + c * total * t + c * total * size * shift
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+            q = squares + words**2
+            t = sums + words
+            shift = c * (total - t) / (e + size * c)
+            # g_Sᵀ x_S with g_S = e β_S + c T 1 and x_S = β_S + shift 1 (the refit's slopes)
+            gain = e * q + e * shift * t + c * total * t + c * total * size * shift
+        _check_finite(gain[candidates])
         gain[~candidates] = -np.inf
         best = int(np.argmax(gain))  # the first of equal gains, as lime's strict '>' keeps the first
         if candidates.sum() > 1:
@@ -248,6 +269,10 @@ def _check_common(beta, kernel_width, num_features, feature_selection):
     beta = as_float_array(beta, "beta", ndim=1)
     if beta.size < 3:
         raise ValueError(f"beta must have length d + 1 >= 3 (intercept first, d >= 2 words), got {beta.size}")
+    # sums of d + 1 squares must stay finite: refused before sklearn's LARS meets them (the selection and the refit
+    # check their own sums too, for what a small kernel width can still blow up)
+    if np.abs(beta).max() * beta.size > _SQRT_MAX:
+        raise ValueError(_TOO_LARGE)
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     num_features = check_int(num_features, "num_features", minimum=1)
     method = _resolve(feature_selection, num_features)
@@ -281,8 +306,9 @@ def lime_selection_limit(beta, *, kernel_width, num_features=10, feature_selecti
     ------
     ValueError
         For a ``beta`` shorter than 3 or not finite, a ``kernel_width`` not > 0, ``num_features`` < 1, an unknown
-        ``feature_selection``, or a ``second_moment`` below what the full surrogate explains (it cannot be
-        E[π f²] of this β).
+        ``feature_selection``, a ``second_moment`` below what the full surrogate explains (it cannot be
+        E[π f²] of this β), or a ``beta`` so large that the selection's or the refit's sums of squares overflow
+        double precision.
     TypeError
         If an argument is not a number (array) of the expected kind.
 
