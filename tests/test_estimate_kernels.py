@@ -44,6 +44,20 @@ def test_the_deflation_written_out_is_the_general_loop(seed):
     assert np.array_equal(four, general[:, :, :4])
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_deflation_by_pairs_of_nodes_is_the_general_loop(seed):
+    # _deflate_kernel4 runs two nodes at once: odd and even numbers of nodes, negligible factors scattered among
+    # them (a pair then joins nodes further apart), words that switch to the downward pass at different sizes
+    rng, d, nodes, x, w = _series_case(seed)
+    x[rng.random(x.shape) < rng.choice([0.0, 0.3, 0.9])] = 1e-300
+    total = linear_powers._product_kernel(x, w, 5)
+    weights = rng.random((nodes, 5))
+    general = linear_powers._deflate_kernel(total, x, w, weights, 1e-280)
+    four = linear_powers._deflate_kernel4(np.ascontiguousarray(total[:, :, :4]), x, w,
+                                          np.ascontiguousarray(weights[:, :4]), 1e-280)  # fmt: skip
+    assert np.array_equal(four, general[:, :, :4])
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_the_product_written_out_is_the_general_loop(seed):
     rng, d, nodes, x, w = _series_case(seed)
