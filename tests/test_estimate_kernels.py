@@ -56,6 +56,11 @@ def test_the_deflation_by_pairs_of_nodes_is_the_general_loop(seed):
     four = linear_powers._deflate_kernel4(np.ascontiguousarray(total[:, :, :4]), x, w,
                                           np.ascontiguousarray(weights[:, :4]), 1e-280)  # fmt: skip
     assert np.array_equal(four, general[:, :, :4])
+    # power_moments at max_power = 2 reads the first three terms of the kernels for four (no shared column)
+    three_total = linear_powers._product_kernel(x, w, 3)
+    assert np.array_equal(linear_powers._product_kernel(x, w, 4)[:, :, :3], three_total)
+    three = linear_powers._deflate_kernel(three_total, x, w, np.ascontiguousarray(weights[:, :3]), 1e-280)
+    assert np.array_equal(four[:, :, :3], three)
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -145,8 +145,11 @@ def _f_moments(lam, t, shared, norm, max_power):
     for members in shared:
         in_shared[members] = True
     singles = np.flatnonzero(~in_shared)
+    # powers up to 2 (three terms) read the first three of the kernels written out for four (each coefficient q sums
+    # terms r <= q only: the same numbers), at 0.6 of the general loops' cost; with shared columns, the general ones
+    wide = 4 if order == 3 and not shared else order
     if norm is None:
-        nodes, weights = np.zeros(1), np.ones((1, order))
+        nodes, weights = np.zeros(1), np.ones((1, wide))
         omega, scaled = np.zeros(d), t
     else:
         if norm == "l2":
@@ -158,8 +161,8 @@ def _f_moments(lam, t, shared, norm, max_power):
             omega, rho = scaled, 1.0
         # R_K >= the smallest positive ω over the sets with a visible word (a shared column's sum is >= its words)
         nodes, base = trapezoidal_power_quadrature(float(omega[omega > 0].min()), 1.0)
-        weights = np.zeros((nodes.size, order))
-        for q in range(1, order):
+        weights = np.zeros((nodes.size, wide))
+        for q in range(1, wide):
             weights[:, q] = base * nodes ** (q * rho - 1.0) / math.gamma(q * rho)
     w = lam * scaled
     x = np.exp(-np.outer(nodes, omega[singles]))
@@ -167,14 +170,16 @@ def _f_moments(lam, t, shared, norm, max_power):
     xs, ws = np.ascontiguousarray(x), np.ascontiguousarray(w[singles])
     _load_shared_kernels()
     # the single words' product once; the shared columns multiply it for the total and for each column's others
-    base = _product_kernel(xs, ws, order)
+    base = _product_kernel(xs, ws, wide)
     total = _times_columns(base, polys, lengths, -1) if shared else base
+    # the sums over the nodes on the first ``order`` terms (the same array as before when wide == order)
+    narrow_weights, narrow_total = np.ascontiguousarray(weights[:, :order]), np.ascontiguousarray(total[:, :, :order])
     binomials = np.array([float(math.comb(d, a)) for a in range(d + 1)])
     factorials = np.array([float(math.factorial(q)) for q in range(order)])
-    sums = np.einsum("bq,baq->aq", weights, total)
+    sums = np.einsum("bq,baq->aq", narrow_weights, narrow_total)
     mean[:, 1:] = (sums * factorials / binomials[:, None])[:, 1:]
-    deflate = _deflate_kernel4 if order == 4 else _deflate_kernel
-    words = deflate(total, xs, ws, weights, _NEGLIGIBLE_FACTOR)
+    deflate = _deflate_kernel4 if wide == 4 else _deflate_kernel
+    words = deflate(total, xs, ws, weights, _NEGLIGIBLE_FACTOR)[:, :, :order]
     per_word[:, singles, 1:] = (words * factorials / binomials[:, None, None])[:, :, 1:]
     for c, members in enumerate(shared):
         others = _times_columns(base, polys, lengths, c)
