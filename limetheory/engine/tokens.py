@@ -43,7 +43,7 @@ class _Indexed(NamedTuple):
 def _indexed(text):
     """lime's ``IndexedString(text)`` with its defaults (its ``as_list``, ``inverse_vocab`` and ``positions``).
 
-    Read by :func:`~limetheory.engine.lime_tokens.lime_words` (every other token is a word: no regular expression per
+    Read by ``engine.lime_tokens.lime_words`` (every other token is a word: no regular expression per
     token), which keeps the last few texts' for the next calls on the same text: one explanation reads its words,
     columns and perturbed documents.  Nothing here modifies them.
     """
@@ -595,7 +595,7 @@ class DocumentCounts:
         """lime's ``inverse_removing`` strings for these masks (1 = kept), str for str, from its ``IndexedString``.
 
         Built from the lime tokenisation already at hand (a second one of a long document would cost as much as the
-        rest of a small run), one join per mask (:func:`~limetheory.engine.lime_tokens.mask_strings`;
+        rest of a small run), one join per mask (``engine.lime_tokens.mask_strings``;
         tests/test_lime_tokens.py and tests/test_tokens.py compare such strings with lime's).
         """
         return mask_strings(self.reading, np.asarray(masks) != 0)
