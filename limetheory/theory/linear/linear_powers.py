@@ -319,6 +319,18 @@ def _times_columns(base, polys, lengths, skip):
                 for q in range(order):
                     previous[b, a, q] = out[b, a, q]
                     out[b, a, q] = 0.0
+        if order == 4:  # the estimate's powers up to 3: the loops over q and r written out, the same sums in order
+            for b in range(nodes):
+                for a in range(top + 1):
+                    p0, p1, p2, p3 = previous[b, a, 0], previous[b, a, 1], previous[b, a, 2], previous[b, a, 3]
+                    for i in range(e + 1):
+                        c0, c1, c2, c3 = polys[c, b, i, 0], polys[c, b, i, 1], polys[c, b, i, 2], polys[c, b, i, 3]
+                        out[b, a + i, 0] += 0.0 + c0 * p0
+                        out[b, a + i, 1] += 0.0 + c0 * p1 + c1 * p0
+                        out[b, a + i, 2] += 0.0 + c0 * p2 + c1 * p1 + c2 * p0
+                        out[b, a + i, 3] += 0.0 + c0 * p3 + c1 * p2 + c2 * p1 + c3 * p0
+            top += e
+            continue
         for b in range(nodes):
             for a in range(top + 1):
                 for i in range(e + 1):
