@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, RandomForestClassifier
 
-from limetheory.book.forest_sparse import sparse_forest_proba
+from limetheory.book import sparse_forest_proba
 
 RNG = np.random.default_rng(3)
 X_FIT = RNG.random((400, 60)) * (RNG.random((400, 60)) < 0.15)

@@ -10,7 +10,7 @@ float64 threshold, as scikit-learn's own walk compares them).  scikit-learn inst
 tree and walks every node of its path, in one call per tree: the walk is 3 to 4 times faster on such rows.
 
 The estimate's rows from counts (:mod:`limetheory.pipelines.reading.count_rows`) use it for a pipeline's random
-forest or extra trees (:func:`pipeline_forest_walk`); chapter 23 reads it through ``limetheory.book.forest_sparse``.
+forest or extra trees (:func:`pipeline_forest_walk`); chapter 23 reads it through ``limetheory.book``.
 """
 
 from __future__ import annotations
