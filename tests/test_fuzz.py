@@ -10,12 +10,13 @@ numbers are expected, None and plain junk.
 Each call runs in this process under two timers (pytest-xdist runs tests in the main thread of each worker, where
 signals work): ``BUDGET_SECONDS`` of CPU time in user mode (ITIMER_VIRTUAL / SIGVTALRM, so that a loaded shared
 machine does not make a fast call look slow, nor the kernel's work for it: on this VM the first touch of a 128 MiB
-array, at the package's largest O(d) size, has cost up to 3 s of system time) and ``HANG_SECONDS`` of wall-clock time (ITIMER_REAL / SIGALRM, for a call that
-blocks without computing).  Either aborts the call, which then fails instead of hanging the suite.  It must either
-return a value of the documented type and shape, or raise ``ValueError`` / ``TypeError`` -- exactly those
-classes (not a subclass such as numpy's LinAlgError) -- with a message that names something the caller passed
-or a limit.  numpy's floating-point warnings (overflow, invalid value, divide by zero) and ComplexWarning fail
-the call too: they mean an extreme argument reached arithmetic that was not meant for it.
+array, at the package's largest O(d) size, has cost up to 3 s of system time) and ``HANG_SECONDS`` of wall-clock
+time (ITIMER_REAL / SIGALRM, for a call that blocks without computing). Either aborts the call, which then fails
+instead of hanging the suite. It must either return a value of the documented type and shape, or raise
+``ValueError`` / ``TypeError`` -- exactly those classes (not a subclass such as numpy's LinAlgError) -- with a
+message that names something the caller passed or a limit. numpy's floating-point warnings (overflow, invalid value,
+divide by zero) and ComplexWarning fail the call too: they mean an extreme argument reached arithmetic that was not
+meant for it.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ from limetheory.theory import symbolic as sy
 
 matplotlib.use("Agg")
 
-#: user-mode CPU-time budget of one call (valid calls here take milliseconds; the limits of the package allow ~10 s of work,
-#: which the fuzz never asks for: its huge arguments must be refused before any work)
+#: user-mode CPU-time budget of one call (valid calls here take milliseconds; the limits of the package allow ~10 s of
+#: work, which the fuzz never asks for: its huge arguments must be refused before any work)
 BUDGET_SECONDS = 5.0
 #: wall-clock budget of one call: a hang guard, generous because the machine is shared
 HANG_SECONDS = 60.0
