@@ -62,8 +62,8 @@ amplifies the errors of the moments in β as ν falls: about sixteen-fold from �
 
 The forward recursion costs O(d²) per quadrature node; the leave-one-out recursion O(d K) with K distinct
 weights; the mixture O(d) per node for the truncated recursions plus O(K √d) for the integral over p.
-The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), its nodes below u = 1 replaced by
-the 7-node Gauss rule of their weights, with relative error below about 1e-13 uniformly in r in [r_min, 1] (see
+The u-integral is a trapezoidal rule after the substitution u = exp(v - exp(-v)), its nodes below u = 12 replaced by
+the 10-node Gauss rule of their weights, with relative error below about 1e-13 uniformly in r in [r_min, 1] (see
 :func:`limetheory.theory.linear.linear_quadrature.inverse_sqrt_quadrature`). The kernel enters only afterwards, through
 the tilted law of s, without forming Σ or Γ (:func:`limetheory.theory.explanation.beta_from_conditional_moments` does
 the same from the moments for every s), so β stays exact where Σ is numerically singular (small ν, small d);

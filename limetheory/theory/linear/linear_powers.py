@@ -24,7 +24,7 @@ the estimate of a logistic regression's probabilities (:mod:`limetheory.pipeline
    columns again.
 
 The rule over u is :func:`limetheory.theory.linear.linear_quadrature.trapezoidal_power_quadrature`'s for 1/r
-(step 0.25 in v, without the Gauss rule that ``linear_exact`` puts below u = 1), whose nodes serve every power
+(step 0.25 in v, without the Gauss rule that ``linear_exact`` puts below u = 12), whose nodes serve every power
 :math:`r^{-q\rho}` with the weights multiplied by :math:`u^{q\rho - 1} / \Gamma(q\rho)`: relative error below
 3e-15 on [r_min, 1] for qρ = 1/2, 1, 3/2 (measured on 200 points of r for r_min = 1e-2 to 1e-8) and the integrand's
 tail beyond :math:`u = 45 / r_{min}` below :math:`45^{q\rho} e^{-45}`.  The cost is O(Q d² p²) for Q nodes (about 55
