@@ -12,6 +12,7 @@ import pytest
 import limetheory as lt
 from limetheory.theory.linear import linear_adjoint, linear_moments, subset_means
 from limetheory.theory.linear.linear_exact import MOMENTS_ACCURACY, beta_linear_exact
+from limetheory.theory.linear.linear_quadrature import inverse_power_quadrature
 from limetheory.theory.linear.tfidf_model import scale_free_model
 
 EPS = np.finfo(float).eps
@@ -117,3 +118,22 @@ def test_prepare_kernel_groups_the_singles_by_distinct_weight_as_a_stable_sort(n
         model = types.SimpleNamespace(omega=omega, d=d)
         got = linear_adjoint._prepare_kernel(omega, rest, singles, nodes, np.ones(d), limit)[5]
         np.testing.assert_array_equal(got, subset_means.negligible_sizes(model, nodes))
+
+
+def test_forward_means_stop_at_each_nodes_negligible_size():
+    """full_means with ``tops`` (adjoint_moments passes each node's negligible size): node b's means below tops[b]
+    are those of the untruncated recursion to the bit, and its sizes from tops[b] on are 0 (their means are below
+    subset_means._NEGLIGIBLE_MEAN, 1e-250, in the untruncated recursion: nothing the sums could see)."""
+    lam, tfidf, groups = _grouped_document(120, 120, 3)
+    model = scale_free_model(lam, tfidf, groups, "l2")
+    nodes, _ = inverse_power_quadrature(model.r_min, model.power)
+    tops = subset_means.negligible_sizes(model, nodes)
+    assert tops[-1] < model.d  # some nodes are truncated
+    factors = np.exp(-np.outer(nodes, model.omega[model.singles]))
+    P, Pw = subset_means.full_means(factors, model.w[model.singles])
+    P_cut, Pw_cut = subset_means.full_means(factors, model.w[model.singles], None, tops)
+    for b, top in enumerate(tops):
+        np.testing.assert_array_equal(P_cut[b, :top], P[b, :top])
+        np.testing.assert_array_equal(Pw_cut[b, :top], Pw[b, :top])
+        assert not P_cut[b, top:].any() and not Pw_cut[b, top:].any()
+        assert (P[b, top:] < 1e-250).all()

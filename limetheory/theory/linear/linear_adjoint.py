@@ -121,7 +121,8 @@ def adjoint_moments(model, weights_over_s):
         f"the cost grows as d^2 ({len(shared)} shared columns, {x.shape[1]} distinct weights)",
     )
     w_singles = model.w[singles]
-    P, Pw = full_means(factors, w_singles, min(top, singles.size))
+    # each node's negligible sizes left at 0 (the forward recursion's work: nodes x sizes, not nodes x the first top)
+    P, Pw = full_means(factors, w_singles, min(top, singles.size), tops)
     P, Pw, members = _columns_kernel(nodes, weights, P, Pw, functional, *_column_arrays(model))
     out0 = slope = np.zeros((0, 0))
     if x.shape[1]:  # linear_moments.LeaveOneOutMoments.weighted, for the words alone in their column

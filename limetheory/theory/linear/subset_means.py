@@ -8,12 +8,10 @@ of the words alone in their column (:func:`leave_one_out_sums`) and the sums for
 (:func:`shared_column_sums`): step 3 of :mod:`limetheory.theory.linear.linear_exact`'s docstring, where the stability of
 each recursion is argued.
 
-The recursions are loops over nodes, words and sizes, compiled by numba (``_..._kernel``, one implementation: the public
-functions check their arguments' layout and call them) on their first call (:mod:`limetheory._compiled`: numba is not
-imported with the package). ``cache=True`` keeps the machine code beside the module (``__pycache__``, else numba's user
-cache folder): the first call in a fresh clone compiles them (about 8 CPU-s: ``benchmarks/linear_compile_cost.py``),
-every later process loads them (about 0.5 s, once per process: joblib's workers too). :func:`node_sums_at_once` chains
-them in one compiled call (``linear_moments.node_sums`` without truncation: the same kernels, arrays and order).
+The recursions are numba-compiled loops over nodes, words and sizes (``_..._kernel``; the public functions check their
+arguments' layout and call them), compiled on first call (:mod:`limetheory._compiled`) and cached beside the module
+(the first call in a fresh clone about 8 CPU-s: ``benchmarks/linear_compile_cost.py``; later processes load them in
+about 0.5 s). :func:`node_sums_at_once` chains them in one compiled call (``linear_moments.node_sums`` untruncated).
 """
 
 from __future__ import annotations
@@ -29,39 +27,41 @@ from .kernel_arrays import reading as _reading
 
 #: largest table of hypergeometric weights kept in the cache (at most 32 KiB)
 _CACHED_WEIGHT_ENTRIES = 4096
-#: tables kept (32 MiB at most; a corpus's documents need a few tables each, about 3 MiB for the 1000 Yelp
-#: reviews, whose 243 lengths miss a cache of 256 tables one call in two)
+#: tables kept (32 MiB at most; the 1000 Yelp reviews need about 3 MiB: their 243 lengths missed 256 tables)
 _CACHED_WEIGHT_TABLES = 1024
 #: the upward leave-one-out step is used while the sets containing the word carry at most this share of the mean
 _UPWARD_SHARE = 0.5
-#: a mean below this (means are at most 1) contributes nothing to the quadrature sums: the rule's weights are
-#: below about 1e102 d (u <= 45 / r_min, r_min >= 1e-200 / d), so every neglected term is below 1e-140 |lam|
-#: for d <= 1e4, far below the quadrature's relative 1e-13 of |f| (the unit of linear_exact.BETA_ACCURACY); and
-#: under it the means have lost digits (they are subnormal at 1e-308), so the recursions must not divide by them
+#: a mean below this (means are at most 1) adds nothing to the quadrature sums: the rule's weights are below about
+#: 1e102 d (u <= 45 / r_min, r_min >= 1e-200 / d), so every neglected term is below 1e-140 |lam| for d <= 1e4, far below
+#: linear_exact.BETA_ACCURACY; under it the means lose digits (subnormal at 1e-308): the recursions must not divide
 _NEGLIGIBLE_MEAN = 1e-250
 NEGLIGIBLE_LIMIT = float(-np.log(_NEGLIGIBLE_MEAN))  #: sizes with u R_min(a) above it are negligible (negligible_sizes)
 
 
-def full_means(x, w, top=None):
+def full_means(x, w, top=None, tops=None):
     """Means over the a-subsets A of the n words of ``x`` of prod_A x and of W(A) prod_A x, for a = 0..n.
 
     ``x`` has shape (B, n) (one row per quadrature node), ``w`` shape (n,); W(A) = sum_{i in A} w_i. Returns P and Pw of
     shape (B, n + 1), column a. Adding a word updates every mean by a convex combination (hypergeometric weights): P
     keeps its relative accuracy, and Pw its accuracy relative to the same mean with |w| in place of w. Sizes above
     ``top`` are left at 0 (the caller knows them negligible at these nodes); a size never feeds a smaller one, so the
-    others are unchanged.
+    others are unchanged.  ``tops`` (shape (B,), nonincreasing: ``negligible_sizes`` along increasing nodes) does the
+    same node by node: node b's sizes from ``tops[b]`` on are left at 0, its other means the same to the bit.
     """
     n_words = x.shape[1]
     top = n_words if top is None else min(int(top), n_words)
-    return _full_means_kernel(_doubles(x), _doubles(w), top)
+    limits = np.full(x.shape[0], top + 1) if tops is None else np.minimum(np.asarray(tops, dtype=np.int64), top + 1)
+    # size a is updated at the nodes whose limits exceed it, the first ones (limits do not increase)
+    nodes = np.searchsorted(-limits, -np.arange(n_words + 1), side="left").astype(np.int64)
+    return _full_means_kernel(_doubles(x), _doubles(w), top, nodes)
 
 
 @compiled(cache=True, error_model="numpy")
-def _full_means_kernel(x, w, top):
+def _full_means_kernel(x, w, top, nodes):
     """:func:`full_means`, compiled: word j updates sizes m..1 (downwards, so that size a - 1 is still the old one).
 
     The means are kept by size (one row per size a, one column per node), so that the innermost loop runs over
-    the nodes, independent of each other and contiguous in memory.
+    the nodes, independent of each other and contiguous in memory: size a at the first ``nodes[a]`` nodes.
     """
     B, n_words = x.shape
     by_size = np.zeros((n_words + 1, B))
@@ -76,7 +76,7 @@ def _full_means_kernel(x, w, top):
             c0 = (n - a) / n  # share of the a-subsets (a >= 1) that avoid word j
             c1 = a / n  # share of those that contain it
             below, below_w, mean, mean_w = by_size[a - 1], by_size_w[a - 1], by_size[a], by_size_w[a]
-            for b in range(B):
+            for b in range(nodes[a]):
                 xp = xj[b] * below[b]
                 carried = (xj[b] * below_w[b] + wj * xp) * c1
                 mean_w[b] = mean_w[b] * c0 + carried
@@ -589,7 +589,7 @@ def _node_sums_kernel(u, q, factors, w_singles, top, x, rest, w_total, d, tops, 
     """
     B, n_singles = factors.shape
     S = sizes.size
-    P, Pw = _FULL_MEANS(factors, w_singles, min(top, n_singles))
+    P, Pw = _FULL_MEANS(factors, w_singles, min(top, n_singles), np.full(n_singles + 1, u.size, dtype=np.int64))
     prefixes, prefixes_w = [P], [Pw]
     columns, columns_w, column_factors = [], [], []
     subset_start, count_start = 0, 0
