@@ -137,3 +137,26 @@ def test_forward_means_stop_at_each_nodes_negligible_size():
         np.testing.assert_array_equal(Pw_cut[b, :top], Pw[b, :top])
         assert not P_cut[b, top:].any() and not Pw_cut[b, top:].any()
         assert (P[b, top:] < 1e-250).all()
+
+
+def test_truncation_limit_drops_sizes_within_its_share(monkeypatch):
+    """truncation_limit: ln(sum w) - ln(TRUNCATION_SHARE), below NEGLIGIBLE_LIMIT; on a 120-word document it drops
+    sizes at the nodes of large u that the old limit kept, and the moments move by rounding only (within 4 d eps
+    sum|w|, the recursions' own accuracy: the dropped terms are below 1e-17 of |f(K)| for each kept set K)."""
+    lam, tfidf, groups = _grouped_document(120, 120, 3)
+    model = scale_free_model(lam, tfidf, groups, "l2")
+    nodes, weights = inverse_power_quadrature(model.r_min, model.power)
+    limit = linear_adjoint.truncation_limit(weights)
+    assert limit == pytest.approx(np.log(weights.sum()) + np.log(1e17), rel=1e-15)
+    assert limit < subset_means.NEGLIGIBLE_LIMIT
+    assert math.exp(-limit) * weights.sum() <= 1.0000001 * linear_adjoint.TRUNCATION_SHARE
+    lightest = np.concatenate([[0.0], np.cumsum(np.sort(model.omega))])
+    tops_new = np.searchsorted(lightest, limit / nodes, side="right").clip(max=model.d + 1)
+    assert (tops_new < subset_means.negligible_sizes(model, nodes)).sum() >= 5  # sizes dropped at several nodes
+    law = lt.theory.law.weighted_law(120, 0.25)
+    f_given_s, mean_zf = linear_adjoint.adjoint_moments(model, law.m)
+    monkeypatch.setattr(linear_adjoint, "truncation_limit", lambda weights: subset_means.NEGLIGIBLE_LIMIT)
+    f_old, zf_old = linear_adjoint.adjoint_moments(model, law.m)
+    unit = 4 * 120 * EPS * np.abs(model.w).sum()
+    np.testing.assert_allclose(f_given_s, f_old, rtol=0, atol=unit)
+    np.testing.assert_allclose(mean_zf, zf_old, rtol=0, atol=unit)

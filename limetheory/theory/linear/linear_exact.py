@@ -49,8 +49,10 @@ then ν = d = ∞).  It is tractable:
    weights sit on a few sizes) β comes from the recursions.
 
 Accuracy.  The errors follow the size of f on the kept sets, not the coefficients: the rule over u is accurate to
-a relative 1e-13 on each :math:`R_K^{-p}`, hence on each :math:`\lvert f(K) \rvert`, and the recursions keep the means
-of :math:`W(K) e^{-u R_K}` to rounding relative to the same means with the absolute weights in place of w.  Both are
+a relative 1e-13 on each :math:`R_K^{-p}`, hence on each :math:`\lvert f(K) \rvert` (the sizes that the recursions
+of ``linear_adjoint`` drop at each node add at most 1e-17 of it: ``linear_adjoint.truncation_limit``), and the
+recursions keep the means of :math:`W(K) e^{-u R_K}` to rounding relative to the same means with the absolute weights
+in place of w.  Both are
 bounded by :math:`\lvert f \rvert(\xi) = \sum_j \lvert \lambda_j \rvert \phi(\xi)_j` up to a factor of order one (|f(K)|
 <= √|K| max |λ|, and
 :math:`\lvert f \rvert(\xi)` reaches √d max |λ| when the λ share a sign), so the accuracy is stated in that unit:
