@@ -43,7 +43,12 @@ import numbers
 
 import numpy as np
 
-__all__ = ["inverse_sqrt_quadrature", "left_gauss_error_bound", "trapezoidal_power_quadrature"]
+__all__ = [
+    "inverse_sqrt_quadrature",
+    "left_gauss_error_bound",
+    "left_gauss_rule_mpmath",
+    "trapezoidal_power_quadrature",
+]
 
 #: step of the trapezoidal rule in the variable v (u = exp(v - exp(-v)))
 QUADRATURE_STEP = 0.3
