@@ -9,11 +9,11 @@ linear route (:func:`limetheory.theory.linear.linear_moments.quadrature_moments`
 where ``top`` is the first node's largest non-negligible size.  The constants are therefore "operations" in the
 unit of the package's limit: seconds times ``FLOPS_PER_SECOND``.  This script runs ``quadrature_moments`` on
 documents of d words (the Yelp reviews, lower-cased and joined, cut after the d-th distinct word: one column per
-word, as ``linear_exact_speed.py``'s d = 9938), times its two compiled recursions where it calls them
-(``subset_means.full_means`` and ``subset_means.leave_one_out_sums``, in its blocks of nodes), fits each constant as
-the geometric mean over d of measured / modelled, and prints them.  Then it compares the time a refusal states
-(read from the refusal itself, under ``work_limit(1)``) with the measured time of the whole call, with the constants
-in the package and with those fitted here.
+word, as ``linear_exact_speed.py``'s d = 9938), times the whole call, and fits the two constants jointly to those
+times (nonnegative least squares on the relative error over d): both recursions run inside one compiled call
+(``subset_means.node_sums_at_once``), so they can no longer be timed apart.  Then it compares the time a refusal
+states (read from the refusal itself, under ``work_limit(1)``) with the measured time of the whole call, with the
+constants in the package and with those fitted here.
 
 CPU times (the machine is shared), median of ``--repeats`` calls.  The numba kernels are loaded (or compiled)
 before any timing.  Run from the repository's root with ``LIMETHEORY_DATA_DIR`` set:
@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 from linear_exact_speed import corpus, linear_route, long_document
+from scipy.optimize import nnls
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -68,40 +69,22 @@ def recursion_sizes(model):
     return nodes, weights, tops, nodes.size * d * top, nodes.size * d * distinct
 
 
-def time_recursions(model, repeats):
-    """CPU seconds of ``quadrature_moments(model)``, and of its forward and leave-one-out recursions inside it.
-
-    The recursions are timed where ``quadrature_moments`` calls them (its blocks of nodes, each block's forward
-    recursion cut at its first node's top): wrappers around the names ``linear_moments`` calls add up their time.
-    """
-    spent = {"full_means": [], "leave_one_out_sums": []}
-
-    def timed(name, function):
-        def wrapper(*args, **kwargs):
-            start = time.process_time()
-            result = function(*args, **kwargs)
-            spent[name][-1] += time.process_time() - start
-            return result
-
-        return wrapper
-
-    originals = {name: getattr(linear_moments, name) for name in spent}
-    for name, function in originals.items():
-        setattr(linear_moments, name, timed(name, function))
+def time_call(model, repeats):
+    """CPU seconds of ``quadrature_moments(model)`` (median of ``repeats`` calls, no work limit)."""
     totals = []
-    try:
-        for _ in range(repeats):
-            for times in spent.values():
-                times.append(0.0)
-            with guards.work_limit(float("inf")):
-                start = time.process_time()
-                linear_moments.quadrature_moments(model)
-                totals.append(time.process_time() - start)
-    finally:
-        for name, function in originals.items():
-            setattr(linear_moments, name, function)
-    medians = [statistics.median(times) for times in (totals, spent["full_means"], spent["leave_one_out_sums"])]
-    return tuple(medians)
+    for _ in range(repeats):
+        with guards.work_limit(float("inf")):
+            start = time.process_time()
+            linear_moments.quadrature_moments(model)
+            totals.append(time.process_time() - start)
+    return statistics.median(totals)
+
+
+def fit_constants(terms, seconds):
+    """(FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT) >= 0 minimising the squared relative error of the modelled times."""
+    rows = np.array([[forward, loo] for forward, loo in terms]) / (np.array(seconds) * guards.FLOPS_PER_SECOND)[:, None]
+    constants, _ = nnls(rows, np.ones(len(seconds)))
+    return float(constants[0]), float(constants[1])
 
 
 def refusal_seconds(model):
@@ -115,37 +98,26 @@ def refusal_seconds(model):
     raise AssertionError("quadrature_moments was not refused under a limit of 1 operation")
 
 
-def geometric_mean(values):
-    return float(np.exp(np.mean(np.log(values))))
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="calls per timing (median)")
     arguments = parser.parse_args(argv)
     models = documents(sorted(set(FIT_D) | set(CHECK_D)))
-    time_recursions(models[FIT_D[0]], 1)  # numba's kernels loaded or compiled before any timing
+    time_call(models[FIT_D[0]], 1)  # numba's kernels loaded or compiled before any timing
     print(f"FLOPS_PER_SECOND = {guards.FLOPS_PER_SECOND:.3g} (the rate at which a refusal states seconds)")
-    print(f"{'d':>6} {'nodes':>6} {'top':>6} {'weights':>7} {'total s':>8} {'forward s':>10} {'loo s':>8} "
-          f"{'c_fwd':>7} {'c_loo':>7}")  # fmt: skip
-    measured, terms, forward_constants, loo_constants = {}, {}, [], []
+    print(f"{'d':>6} {'nodes':>6} {'top':>6} {'weights':>7} {'total s':>8} {'forward terms':>14} {'loo terms':>10}")
+    measured, terms = {}, {}
     for d in sorted(set(FIT_D) | set(CHECK_D)):
         model = models[d]
         nodes, _, tops, forward_terms, loo_terms = recursion_sizes(model)
-        total, forward, leave_one_out = time_recursions(model, arguments.repeats)
-        measured[d], terms[d] = total, (forward_terms, loo_terms)
-        c_forward = forward * guards.FLOPS_PER_SECOND / forward_terms
-        c_loo = leave_one_out * guards.FLOPS_PER_SECOND / loo_terms
-        if d in FIT_D:
-            forward_constants.append(c_forward)
-            loo_constants.append(c_loo)
+        measured[d], terms[d] = time_call(model, arguments.repeats), (forward_terms, loo_terms)
         weights = loo_terms // (nodes.size * d)
-        print(f"{d:6d} {nodes.size:6d} {int(tops[0]):6d} {weights:7d} {total:8.3f} {forward:10.3f} "
-              f"{leave_one_out:8.3f} {c_forward:7.3f} {c_loo:7.2f}")  # fmt: skip
-    fitted = geometric_mean(forward_constants), geometric_mean(loo_constants)
+        print(f"{d:6d} {nodes.size:6d} {int(tops[0]):6d} {weights:7d} {measured[d]:8.3f} {forward_terms:14.3g} "
+              f"{loo_terms:10.3g}")  # fmt: skip
+    fitted = fit_constants([terms[d] for d in FIT_D], [measured[d] for d in FIT_D])
     in_package = linear_moments.FLOPS_FORWARD, linear_moments.FLOPS_LEAVE_ONE_OUT
     print()
-    for label, (forward, leave_one_out) in (("fitted (geometric mean over d)", fitted), ("in the package", in_package)):
+    for label, (forward, leave_one_out) in (("fitted (least squares over d)", fitted), ("in the package", in_package)):
         print(f"{label:31s} FLOPS_FORWARD = {forward:.3g}, FLOPS_LEAVE_ONE_OUT = {leave_one_out:.3g}")
     print(f"\nquadrature_moments' CPU time against its refusal's estimate (within {FACTOR:g}x asked):")
     print(f"{'d':>6} {'measured s':>11} {'package s':>10} {'ratio':>6} {'fitted s':>9} {'ratio':>6}")
