@@ -2,7 +2,7 @@
 
 The book is built with ``-W -n`` (``make book``): a docstring on the API page (book/api.md) whose ``:func:``,
 ``:mod:``, ``:meth:`` or ``:data:`` target is not itself documented there fails the whole build, minutes into
-``make test`` (twice, in sessions 19 and 20: a link to a module the page does not list).  This test builds that one
+``make test`` (twice in November 2026: a link to a module the page does not list).  This test builds that one
 page with Sphinx's own autodoc and Python domain (the book's settings for them, from _config.yml) and fails on the
 same warnings, naming each; the page's links to the rest of the book (``{doc}``, ``{ref}`` outside it) are the full
 build's to check.

@@ -1279,10 +1279,11 @@ def fixed_constant_pool():
 
     Hypothesis (6.1xx) draws about one value in twenty from a pool of the literals of every local module in
     ``sys.modules`` at the time, so a derandomized test drew other calls when it ran alone than in the whole suite
-    (session 20: ``lime_selection_limit``'s overflow was found only alone), and a new module anywhere could change
-    what these tests try.  Here that pool is held empty (Hypothesis's own global constants stay), so the draws depend
-    on the seed and the strategies alone.  The pool is a private part of Hypothesis: where it is not found (another
-    version), nothing is changed and the draws are as Hypothesis makes them.
+    (``lime_selection_limit``'s overflow, fixed on 2026-11-30, was found only when test_fuzz.py ran alone), and a
+    new module anywhere could change what these tests try. Here that pool is held empty (Hypothesis's own global
+    constants stay), so the draws depend on the seed and the strategies alone. The pool is a private part of
+    Hypothesis: where it is not found (another version), nothing is changed and the draws are as Hypothesis makes
+    them.
     """
     providers = sys.modules.get("hypothesis.internal.conjecture.providers")
     cache = getattr(providers, "CONSTANTS_CACHE", None)

@@ -27,7 +27,7 @@ tests/test_linear_quadrature.py checks the table against it and the Gauss rule a
 tests/test_linear_exact.py the whole rule against mpmath: 5.26e-14 for 1/√r (5.31e-14 before), 7.8e-16 for 1/r
 (8.9e-16 before), on 20001 points of [r_min, 1] in float64.  The replacement removes 14 of the rule's 24 nodes
 below u = 12 (18 of 29 for 1/r), each a node at which every size of the kept sets counts: 38 nodes instead of 52 for
-r_min = 1e-3 (42 with the 7-node rule below u = 1 that it replaced in session 21); on the 1000 Yelp reviews 38.2
+r_min = 1e-3 (42 with the 7-node rule below u = 1 that it replaced, 00d5f3c); on the 1000 Yelp reviews 38.2
 nodes a review instead of 42.2, and the leave-one-out recursion's work (nodes times sizes) 12% less.
 
 Every weight is positive (the trapezoidal weights, and a Gauss rule's), which the accuracy argument of
