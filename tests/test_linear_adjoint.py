@@ -136,7 +136,7 @@ def test_forward_means_stop_at_each_nodes_negligible_size():
         np.testing.assert_array_equal(P_cut[b, :top], P[b, :top])
         np.testing.assert_array_equal(Pw_cut[b, :top], Pw[b, :top])
         assert not P_cut[b, top:].any() and not Pw_cut[b, top:].any()
-        assert (P[b, top:] < 1e-250).all()
+        assert (P[b, top:] < 1e-250).all()  # tol: subset_means._NEGLIGIBLE_MEAN, the threshold that tops stand for
 
 
 def test_truncation_limit_drops_sizes_within_its_share(monkeypatch):

@@ -48,7 +48,7 @@ def test_gauss_table_is_the_mpmath_rule_rounded(power):
         reference = np.array([float(x) for x in reference])
         assert (np.abs(table - reference) <= np.spacing(reference)).all()
     assert (table_weights > 0).all() and (np.diff(table_nodes) > 0).all()
-    assert float(bound) < 1e-16
+    assert float(bound) < 1e-16  # tol: the claim itself (GAUSS_LEFT_NODES is the fewest nodes that keep it)
     assert linear_quadrature.left_gauss_error_bound(power) == pytest.approx(float(bound), rel=1e-10)
 
 
@@ -67,7 +67,7 @@ def test_rule_is_no_less_accurate_than_the_trapezoidal_rule_it_reduces(power, r_
             scale = r**power
             new = abs(_mixture(nodes, weights, r) * scale - 1)
             old = abs(_mixture(*trapezoidal, r) * scale - 1)
-            assert new <= old + 2e-16
+            assert new <= old + 2e-16  # tol: the Gauss part's bound, 7e-17, and its table's float64 rounding
     r = np.geomspace(r_min, 1.0, 20001)
     approx = (weights[None, :] * np.exp(-np.outer(r, nodes))).sum(axis=1)
     assert np.abs(approx * r**power - 1).max() <= PREVIOUS_RULE_ERROR[power]
