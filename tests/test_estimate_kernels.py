@@ -33,15 +33,24 @@ def _series_case(seed, order=5):
     return rng, d, nodes, x, w
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_the_deflation_written_out_is_the_general_loop(seed):
-    rng, d, nodes, x, w = _series_case(seed)
+def _assert_four_is_general(rng, nodes, x, w):
+    """_deflate_kernel4 (four terms written out, two nodes at once) equals the general loop's first four terms.
+
+    Returns the weights drawn and _deflate_kernel4's result.
+    """
     total = linear_powers._product_kernel(x, w, 5)
     weights = rng.random((nodes, 5))
     general = linear_powers._deflate_kernel(total, x, w, weights, 1e-280)
     four = linear_powers._deflate_kernel4(np.ascontiguousarray(total[:, :, :4]), x, w,
                                           np.ascontiguousarray(weights[:, :4]), 1e-280)  # fmt: skip
     assert np.array_equal(four, general[:, :, :4])
+    return weights, four
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_deflation_written_out_is_the_general_loop(seed):
+    rng, d, nodes, x, w = _series_case(seed)
+    _assert_four_is_general(rng, nodes, x, w)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -50,12 +59,7 @@ def test_the_deflation_by_pairs_of_nodes_is_the_general_loop(seed):
     # them (a pair then joins nodes further apart), words that switch to the downward pass at different sizes
     rng, d, nodes, x, w = _series_case(seed)
     x[rng.random(x.shape) < rng.choice([0.0, 0.3, 0.9])] = 1e-300
-    total = linear_powers._product_kernel(x, w, 5)
-    weights = rng.random((nodes, 5))
-    general = linear_powers._deflate_kernel(total, x, w, weights, 1e-280)
-    four = linear_powers._deflate_kernel4(np.ascontiguousarray(total[:, :, :4]), x, w,
-                                          np.ascontiguousarray(weights[:, :4]), 1e-280)  # fmt: skip
-    assert np.array_equal(four, general[:, :, :4])
+    weights, four = _assert_four_is_general(rng, nodes, x, w)
     # power_moments at max_power = 2 reads the first three terms of the kernels for four (no shared column)
     three_total = linear_powers._product_kernel(x, w, 3)
     assert np.array_equal(linear_powers._product_kernel(x, w, 4)[:, :, :3], three_total)
