@@ -62,6 +62,8 @@ from book_layout import (
     stale_listings,
 )
 
+from booktools.rawtex import RAW_TEX
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOTS", ROOT / "_build" / "screenshots"))
@@ -135,9 +137,6 @@ document.documentElement.dataset.theme = mode; document.documentElement.dataset.
 # the mode the next page opens in, without restyling this one
 STORE_THEME = "localStorage.setItem('theme', arguments[0]); localStorage.setItem('mode', arguments[0]);"
 THEME_NOW = "return document.documentElement.dataset.theme || 'light';"
-RAW_TEX = re.compile(
-    r"\\[()\[\]]|\$|\^|\\(?:frac|sum|mathbb|mathcal|alpha|beta|Sigma|Gamma|left|right|sqrt|binom|begin|end|hat)\b"
-)
 BARE_KIND = re.compile(rf"^(?:{KINDS})$")
 
 THEMES = ("light", "dark")

@@ -17,11 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from booktools.rawtex import RAW_TEX
+
 ROOT = Path(__file__).resolve().parents[1]
-# the browser test's pattern for raw TeX in a page's text (browser_tests/test_book_in_browser.py)
-RAW_TEX = re.compile(
-    r"\\[()\[\]]|\$|\^|\\(?:frac|sum|mathbb|mathcal|alpha|beta|Sigma|Gamma|left|right|sqrt|binom|begin|end|hat)\b"
-)
 MATH_ROLE = re.compile(r":math:`([^`]*)`", re.DOTALL)
 INLINE_CODE = re.compile(r"``[^`]*``", re.DOTALL)
 
