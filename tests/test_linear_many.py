@@ -9,6 +9,7 @@ operations) or left to explain (None) exactly where explain's own first route is
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -336,3 +337,84 @@ def test_the_chunks_agreement_shortcut_is_lime_disagreements(reviews, pipelines)
         np.testing.assert_array_equal(fast, shortcut)
         kinds |= set(shortcut)
     assert kinds == {True, False}
+
+
+#: texts whose tokens, under some token patterns, span lime's separators or split lime's words
+SPANNING = [
+    "I don't like the food, but the staff's smile was good food",
+    "good-food and good food here",
+    "the food_court was good, and the food good",
+    "Good food, GOOD food; great wine",
+]
+
+
+@pytest.mark.parametrize(
+    ("vectorizer", "every"),
+    [
+        (CountVectorizer(token_pattern=r"[\w']+"), False),  # "don't": one token, two lime words
+        (TfidfVectorizer(token_pattern=r"\S+"), False),  # "food," is a token
+        (TfidfVectorizer(token_pattern=r"[a-z]+"), False),  # "food_court" split in two: word_columns' refusal
+        (TfidfVectorizer(stop_words=["the", "and"], lowercase=False), True),  # dropped and case-kept words: read
+    ],
+    ids=["apostrophe", "non-space", "letters", "stop-words"],
+)
+def test_the_chunks_token_check_refuses_what_explains_refuses(reviews, vectorizer, every):
+    """A vectorizer whose tokens of a text are not lime's words taken one by one: the chunk's check
+    (vectorizer_chunk.token_mismatches) leaves to explain exactly the documents explain's linear route refuses."""
+    texts, stars = reviews
+    fitted = texts[:200] + SPANNING
+    model = make_pipeline(vectorizer, LogisticRegression(max_iter=1000)).fit(fitted, list(stars[:200]) + [1, 0, 1, 0])
+    chosen = SPANNING + texts[200:215]
+    linear = _same_as_explain(model, chosen, "decision_function")  # None exactly where explain refuses
+    assert (linear == len(chosen)) == every, linear
+
+
+def test_the_token_check_alone_refuses_a_spanning_token_the_model_does_not_weigh(reviews):
+    """Unnormalised counts and a zero coefficient on every token with an apostrophe: the pipeline's outputs on the
+    self-check masks are the reading's (no weight on those tokens, nor on the words in them), and only the token
+    check (explain's word_columns, the chunk's token_mismatches) sees that "don't" is not lime's words "don" and
+    "t"; both leave those texts to other routes."""
+    texts, stars = reviews
+    model = make_pipeline(CountVectorizer(token_pattern=r"[\w']+"), LogisticRegression(max_iter=1000))
+    model.fit(texts[:200] + SPANNING, list(stars[:200]) + [1, 0, 1, 0])
+    vocabulary = model[0].vocabulary_
+    spanning = [token for token in vocabulary if "'" in token]  # and the lime words in them ("don", "t"): unweighed
+    pieces = {piece for token in spanning for piece in re.findall(r"\w+", token)}
+    model[-1].coef_[:, [vocabulary[token] for token in spanning + sorted(pieces) if token in vocabulary]] = 0.0
+    chosen = SPANNING[:2] + [text for text in texts[200:260] if "n't" in text][:4] + texts[300:304]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        many = explain_linear_many(model, chosen, output="decision_function")
+    refused = ["'" in text for text in chosen]
+    assert [batch is None for batch in many] == refused and 2 < sum(refused) < len(chosen), refused
+    assert _same_as_explain(model, chosen, "decision_function") == len(chosen) - sum(refused)
+
+
+def test_token_mismatches_are_the_texts_whose_counters_differ(reviews):
+    """token_mismatches against engine.tokens.word_columns' own check (a Counter per text), on reviews whose word
+    counts are perturbed at random: the texts it names are those whose two Counters differ."""
+    from collections import Counter
+
+    from limetheory.engine.lime_tokens import lime_words
+    from limetheory.pipelines.corpora.vectorizer_chunk import token_mismatches
+
+    texts, _ = reviews
+    chosen = texts[:60] + SPANNING
+    vectorizer = CountVectorizer(token_pattern=r"[\w']+").fit(texts[:300] + SPANNING)
+    analyze, vocabulary, width = vectorizer.build_analyzer(), vectorizer.vocabulary_, len(vectorizer.vocabulary_)
+    rng = np.random.default_rng(5)
+    ours = []  # each text's Counter of columns from lime's words (some counts changed), as word_columns sums them
+    for text in chosen:
+        words = lime_words(text)
+        counter = Counter()
+        for word, count in zip(words.words, words.counts, strict=True):
+            tokens = analyze(word)
+            if len(tokens) == 1 and tokens[0] in vocabulary:
+                counter[vocabulary[tokens[0]]] += count + (rng.random() < 0.03)  # one text in about 3 changed
+        ours.append(counter)
+    keys = np.array(sorted(i * width + c for i, counter in enumerate(ours) for c in counter), dtype=np.int64)
+    counts = np.array([ours[k // width][k % width] for k in keys])
+    named = set(token_mismatches(analyze, vocabulary, chosen, keys, counts).tolist())
+    theirs = [Counter(vocabulary[token] for token in analyze(text) if token in vocabulary) for text in chosen]
+    expected = {i for i in range(len(chosen)) if theirs[i] != ours[i]}
+    assert named == expected and 0 < len(expected) < len(chosen), (named, expected)

@@ -20,10 +20,11 @@ import re
 
 import numpy as np
 
-#: lime's splitter with its default split expression (``IndexedString``: ``re.compile(r'(%s)|$' % r'\W+')``)
-_LIME_SPLIT = re.compile(r"(\W+)|$").split
-#: a token that starts with a word character is a word (lime: a token its splitter does not match at its start)
-_WORD_START = re.compile(r"\w").match
+#: the text cut around its runs of word characters: ``[separator, word, separator, ..., word, separator]``, the words at
+#: the odd places and only the two ends possibly empty (two runs of word characters are one run unless a separator
+#: lies between them); its non-empty pieces are those of lime's ``re.compile(r'(%s)|$' % r'\W+').split``, in half
+#: its time (module docstring)
+_WORD_SPLIT = re.compile(r"(\w+)").split
 
 __all__ = ["LimeWords", "lime_words", "mask_strings"]
 
@@ -77,9 +78,12 @@ def lime_words(text):
     >>> words.tokens, words.words, words.counts, words.positions
     (['the', ' ', 'food', ', ', 'the', ' ', 'wine', '!'], ['the', 'food', 'wine'], [2, 1, 1], [[0, 4], [2], [6]])
     """
-    tokens = [piece for piece in _LIME_SPLIT(text) if piece]
-    first = 0 if tokens and _WORD_START(tokens[0]) else 1
-    occurrences = tokens[first::2]
+    pieces = _WORD_SPLIT(text)
+    occurrences = pieces[1::2]
+    # lime's tokens: the pieces without the empty ends; the first word token is the first piece unless a separator
+    # comes before it (lime: 1 for a text without words)
+    first = 0 if occurrences and not pieces[0] else 1
+    tokens = pieces[1 - first : len(pieces) - (not pieces[-1])]
     index = {word: j for j, word in enumerate(dict.fromkeys(occurrences))}
     word_of_token = list(map(index.__getitem__, occurrences))
     counts = np.bincount(np.array(word_of_token, dtype=np.int64), minlength=len(index)).tolist()

@@ -12,7 +12,7 @@ Where explain reads one document at a time, a chunk is read at once:
   words are its tokens), and the words' weights, coefficients and column labels are elementwise operations on the
   chunk's concatenated words: the operations of ``limetheory.pipelines.reading.text_features`` and
   ``pipeline_reading``, in the same order, so the arrays are those explain reads, bit for bit;
-* the reconstructions of the self-check are one sparse product for the chunk (:func:`_batch_outputs`);
+* the reconstructions of the self-check are one sparse product for the chunk (``vectorizer_chunk.batch_outputs``);
 * β is ``LinearReading.beta`` (explain's code) on each document's arrays.
 
 Other first steps (a HashingVectorizer, a FeatureUnion, a ColumnTransformer of one text column) are read document by
@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import functools
 import warnings
-import weakref
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import is_classifier
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import Pipeline
 
-from ..._validation import check_int, check_positive_finite, check_vectorizer
+from ..._validation import check_int, check_positive_finite
 from ...engine.lime_tokens import lime_words, mask_strings
 from ...theory.linear.linear_chunk import beta_linear_exact_chunk
 from ..reading.blackbox import BATCH as _BATCH
@@ -40,25 +38,14 @@ from ..reading.lime_call import LIME_NUM_SAMPLES
 from ..reading.pipeline_reading import (
     LinearReading,
     RouteUnavailable,
-    affine_steps,
     check_pipeline,
     self_check_masks,
-    self_check_tolerance,
 )
-from ..reading.text_features import feature_epsilon, reads_words
+from ..reading.text_features import reads_words
 from ..results.agreement import agreeing_documents, agreement_notes, lime_disagreement
 from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
-
-#: the batched self-check accepts a document when every reconstruction is within this share of explain's tolerance:
-#: the chunk's sums run in another order than explain's (a few ulps of the magnitude, against a tolerance of
-#: 4 (2 visible + 4) ulps), so a document it accepts is one explain's check accepts; a document between the two is
-#: left to explain, which decides it itself
-_BATCH_CHECK_SHARE = 0.5
-#: a word that the vectorizer's analyzer splits into several tokens (word_columns refuses its document)
-_SPLIT = -2
-#: each vectorizer's memo of its words' columns (``_word_columns_memo``), for as long as the vectorizer lives
-_WORD_COLUMNS = weakref.WeakKeyDictionary()
+from .vectorizer_chunk import EstimatorReading, WordReading, vectorizer_readings
 
 
 def explain_linear_many(
@@ -184,7 +171,7 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
         label = 0 if values.shape[1] == 1 else 1  # lime's default labels, as explain resolves them
     if values is None or label >= values.shape[1]:
         return results  # explain raises (a label out of range, a model whose outputs change shape)
-    estimator_reading = _EstimatorReading(model, label)
+    estimator_reading = EstimatorReading(model, label)
     readings = _readings(model, pending, output, label, estimator_reading)
     nu = kernel_width / 100.0
     call = dict(
@@ -207,7 +194,7 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
             else:
                 ours, tolerance = reading.check_values
                 if not (np.abs(ours - truth[:, label]) <= tolerance).all():
-                    continue  # explain decides (module docstring: _BATCH_CHECK_SHARE)
+                    continue  # explain decides (vectorizer_chunk.BATCH_CHECK_SHARE)
                 beta = _reading_beta(reading, parts.get(document.position), nu)
                 mask_fn = _LazyReading(model, document.text, output, label)
         except (RouteUnavailable, ValueError):  # a reading that does not reproduce the model, a β refused
@@ -257,7 +244,7 @@ def _part_betas(pending, readings, values, label, nu):
     """
     chosen = []
     for document, reading in zip(pending, readings, strict=True):
-        if not isinstance(reading, _WordReading) or not (reading.values > 0).any():
+        if not isinstance(reading, WordReading) or not (reading.values > 0).any():
             continue
         truth = values[document.rows, label]
         ours, tolerance = reading.check_values
@@ -357,42 +344,12 @@ def _scores(reader, strings):
     return np.concatenate(parts)
 
 
-class _EstimatorReading:
-    """What LinearReading reads of the estimator and the steps between the features and it, once for the chunk."""
-
-    def __init__(self, model, label):
-        estimator = model.steps[-1][1]
-        coef = estimator.coef_
-        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
-        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
-        self.sign = 1.0
-        row = label
-        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
-            row, self.sign = 0, (1.0 if label == 1 else -1.0)
-        self.width = coef.shape[1]
-        self.usable = row < coef.shape[0]
-        if not self.usable:
-            return
-        self.raw = coef[row]
-        self.intercept0 = float(intercept[row] if intercept.size > 1 else intercept[0])
-
-    def fold(self, middle):
-        """(coef, intercept, intercept magnitude) with the affine ``middle`` steps folded in, as LinearReading."""
-        coef, intercept, magnitude = self.raw, self.intercept0, abs(self.intercept0)
-        if any(step is not None and not (isinstance(step, str) and step == "passthrough") for _, step in middle):
-            scale, shift = affine_steps(middle, self.width)
-            coef = self.raw * scale
-            intercept += float(self.raw @ shift)
-            magnitude += float(np.abs(self.raw) @ np.abs(shift))
-        return coef, intercept, magnitude
-
-
 def _readings(model, pending, output, label, estimator_reading):
-    """One reading per document: a :class:`_WordReading` (batched), a LinearReading (per document), or None."""
+    """One reading per document: a ``vectorizer_chunk.WordReading`` (batched), a LinearReading, or None."""
     first = model.steps[0][1]
     if estimator_reading.usable and isinstance(first, CountVectorizer):
         try:
-            return _vectorizer_readings(model, first, pending, estimator_reading)
+            return vectorizer_readings(model, first, pending, estimator_reading)
         except (RouteUnavailable, ValueError, TypeError):
             return [None] * len(pending)
     readings = []
@@ -402,186 +359,6 @@ def _readings(model, pending, output, label, estimator_reading):
         except (RouteUnavailable, ValueError, TypeError):
             readings.append(None)
     return readings
-
-
-class _WordReading:
-    """One document's single part (a Count or Tfidf vectorizer's words), with what ``LinearReading.beta`` reads."""
-
-    __slots__ = ("parts", "sign", "intercept", "mask_weight", "lam", "values", "groups", "norm", "check_values")
-
-    def __init__(self, lam, values, groups, norm, sign, intercept):
-        self.lam, self.values, self.groups, self.norm = lam, values, groups, norm
-        self.parts = (self,)
-        self.sign, self.intercept, self.mask_weight = sign, intercept, 0.0
-        self.check_values = None  # (the reconstruction on the self-check masks, the share of explain's tolerance)
-
-
-def _vectorizer_readings(model, vectorizer, pending, estimator_reading):
-    """The readings of a chunk whose first step is a Count or Tfidf vectorizer, the words of every document at once.
-
-    The operations of ``text_features._Chain`` and ``pipeline_reading._ReadPart`` on the chunk's concatenated words
-    (elementwise, so each document's arrays are those explain reads); the checks that refuse a document there
-    (a word the analyzer splits, tokens of the text that are not lime's words, binary or sublinear counts of words
-    that share a column, a non-finite idf) refuse it here.  Then the chunk's self-check (:func:`_batch_outputs`).
-    """
-    check_vectorizer(vectorizer, unigrams=True)
-    width = len(vectorizer.vocabulary_)
-    following = model.steps[1:-1]
-    tfidf_steps = [vectorizer] if isinstance(vectorizer, TfidfVectorizer) else []
-    if following and isinstance(following[0][1], TfidfTransformer):
-        tfidf_steps.append(following[0][1])
-        following = following[1:]
-    if width != estimator_reading.width:
-        raise RouteUnavailable("the estimator does not read the vectorizer's columns")
-    coef, intercept, intercept_magnitude = estimator_reading.fold(following)
-    sign = estimator_reading.sign
-    # each distinct word analysed once (word_columns' memo, kept for the vectorizer's next chunks in this process),
-    # the chunk's words concatenated
-    columns_of = _word_columns_memo(vectorizer)
-    analyze = vectorizer.build_analyzer()
-    vocabulary = vectorizer.vocabulary_
-    sizes = np.array([len(document.words) for document in pending], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-    words = [word for document in pending for word in document.words]
-    for word in set(words).difference(columns_of):
-        tokens = analyze(word)
-        columns_of[word] = _SPLIT if len(tokens) > 1 else (vocabulary.get(tokens[0], -1) if tokens else -1)
-    columns = np.array([columns_of[word] for word in words], dtype=np.int64)
-    counts = np.array([count for document in pending for count in document.counts], dtype=np.int64)
-    owner = np.repeat(np.arange(len(pending)), sizes)
-    refused = np.zeros(len(pending), dtype=bool)
-    refused[owner[columns == _SPLIT]] = True
-    columns[columns == _SPLIT] = -1
-    visible = columns >= 0
-    # the vectorizer's own counts of each text (one pass over the chunk) against the sums of its words' counts
-    seen = _vectorizer_counts(vectorizer, [document.text for document in pending], width)
-    ours = sp.csr_matrix((counts[visible], (owner[visible], columns[visible])), shape=(len(pending), width))
-    difference = (seen - ours).tocsr()
-    difference.eliminate_zeros()
-    refused |= np.diff(difference.indptr) > 0
-    # words whose column holds another word of the same document (text_features._Chain.shared)
-    keys = owner[visible] * width + columns[visible]
-    unique_keys, inverse, key_counts = np.unique(keys, return_inverse=True, return_counts=True)
-    shared = np.zeros(len(words), dtype=bool)
-    shared[visible] = key_counts[inverse.ravel()] > 1
-    # text_features._Chain, elementwise on the chunk
-    values = np.where(visible, counts, 0).astype(float)
-    signs = np.where(visible, np.ones(len(words)), 0).astype(float)
-    post = np.ones(len(words))
-    norm, raw = None, True
-    if vectorizer.binary:
-        refused[owner[shared]] = True
-        values = np.where(visible, 1.0, 0.0)
-        signs = np.where(visible, 1.0, 0.0)
-    for step in tfidf_steps:
-        if step.sublinear_tf:
-            refused[owner[shared]] = True
-            if not raw:
-                raise RouteUnavailable("a sublinear tf of scaled or normalised counts is not a count's")
-            values = np.where(visible, 1.0 + np.log(np.maximum(values, 1.0)), 0.0)
-        if step.use_idf:
-            idf = getattr(step, "idf_", None)
-            if idf is None or np.shape(idf) != (width,):
-                raise RouteUnavailable("the tf-idf step is not fitted on the vectorizer's columns")
-            gathered = np.where(visible, np.asarray(idf, dtype=float)[np.maximum(columns, 0)], 0.0)
-            refused[owner[~np.isfinite(gathered)]] = True
-            signs = np.where(gathered < 0, -signs, signs)
-            if norm is None:
-                values = values * np.abs(gathered)
-            else:
-                post = post * np.abs(gathered)
-            raw = False
-        if step.norm is not None:
-            if step.norm not in ("l1", "l2"):
-                raise RouteUnavailable(f"the row norm {step.norm!r} is not 'l1', 'l2' or None")
-            values = values * post
-            post = np.ones(len(words))
-            norm, raw = step.norm, False
-    factors = signs * post
-    # pipeline_reading._ReadPart: the coefficients carried to the words, and a label per column (one of its own
-    # for each invisible word)
-    lam = sign * np.where(visible, factors * coef[np.maximum(columns, 0)], 0.0)
-    local = np.arange(len(words)) - starts[owner]
-    groups = np.where(visible, columns, -1 - local)
-    readings = [
-        None
-        if refused[i]
-        else _WordReading(lam[start:stop], values[start:stop], groups[start:stop], norm, sign, intercept)
-        for i, (start, stop) in enumerate(zip(starts[:-1], starts[1:], strict=True))
-    ]
-    visible_columns = np.bincount(unique_keys // width, minlength=len(pending)) if width else np.zeros(len(pending))
-    group_index = np.empty(len(words), dtype=np.int64)  # a column per (document, vectorizer column), and per
-    group_index[visible] = inverse.ravel()  # invisible word, over the chunk
-    group_index[~visible] = unique_keys.size + np.arange(int((~visible).sum()))
-    outputs = _batch_outputs(pending, starts, lam, values, norm, group_index)
-    epsilon = feature_epsilon(vectorizer)
-    for i, reading in enumerate(readings):
-        if reading is not None:
-            ours, magnitude = outputs[i]
-            tolerance = self_check_tolerance(epsilon, int(visible_columns[i]), magnitude + intercept_magnitude)
-            reading.check_values = (ours + sign * intercept, _BATCH_CHECK_SHARE * tolerance)
-    return readings
-
-
-def _word_columns_memo(vectorizer):
-    """The vectorizer's column of each word analysed so far in this process (``_SPLIT``: several tokens; -1: none).
-
-    A worker of explain_many explains its chunks with one model: each chunk's new words only are analysed.  The memo
-    lives as long as the vectorizer (weakly keyed) and is emptied when what the analysis reads changes: the fitted
-    vocabulary (a refit makes a new one) or a parameter (``set_params``).
-    """
-    state = (vectorizer.vocabulary_, repr(sorted(vectorizer.get_params(deep=False).items())))
-    kept = _WORD_COLUMNS.get(vectorizer)
-    if kept is None or kept[0] is not state[0] or kept[1] != state[1]:
-        kept = (*state, {})
-        _WORD_COLUMNS[vectorizer] = kept
-    return kept[2]
-
-
-def _vectorizer_counts(vectorizer, texts, width):
-    """The vectorizer's token counts of each text (before binary, tf-idf and norm): its analyzer, one pass."""
-    if not vectorizer.binary:
-        return sp.csr_matrix(CountVectorizer.transform(vectorizer, texts), dtype=np.int64)
-    analyze, vocabulary = vectorizer.build_analyzer(), vectorizer.vocabulary_
-    rows, cols = [], []
-    for i, text in enumerate(texts):
-        found = [vocabulary[token] for token in analyze(text) if token in vocabulary]
-        rows += [i] * len(found)
-        cols += found
-    data = np.ones(len(rows), dtype=np.int64)
-    return sp.csr_matrix((data, (rows, cols)), shape=(len(texts), width))
-
-
-def _batch_outputs(pending, starts, lam, values, norm, group_index):
-    r"""Each document's linear part on its self-check masks and its magnitude (``LinearReading.__call__``), at once.
-
-    The documents' masks are stacked into one block-diagonal sparse (masks x words) matrix; the column sums of every
-    mask (the shared columns summed, as ``_ReadPart.output`` does) come from one product with the words' weights,
-    and the part and its magnitude (:math:`\sum_c \lvert w_c \phi_c \rvert`) from two more.  Returns a list of
-    (part, magnitude) per document, without the intercept.
-    """
-    rows, columns, offset = [], [], 0
-    for document, start in zip(pending, starts[:-1], strict=False):
-        kept_row, kept_word = np.nonzero(document.masks)
-        rows.append(kept_row + offset)
-        columns.append(kept_word + start)
-        offset += document.masks.shape[0]
-    rows, columns = np.concatenate(rows), np.concatenate(columns)
-    stacked = sp.csr_matrix((np.ones(rows.size), (rows, columns)), shape=(offset, starts[-1]))
-    n_groups = int(group_index.max()) + 1
-    membership = sp.csr_matrix((values, (np.arange(values.size), group_index)), shape=(values.size, n_groups))
-    lam_of_group = np.zeros(n_groups)
-    lam_of_group[group_index] = lam
-    per_group = (stacked @ membership).tocsr()
-    part = per_group @ lam_of_group
-    magnitude = per_group @ np.abs(lam_of_group)  # the values are >= 0: the column sums are their own magnitude
-    if norm is not None:
-        norms = np.asarray((per_group.multiply(per_group) if norm == "l2" else per_group).sum(axis=1)).ravel()
-        norms = np.sqrt(norms) if norm == "l2" else norms
-        part = np.divide(part, norms, out=np.zeros_like(part), where=norms > 0)
-        magnitude = np.divide(magnitude, norms, out=np.zeros_like(magnitude), where=norms > 0)
-    bounds = np.cumsum([0] + [document.masks.shape[0] for document in pending])
-    return [(part[a:b], magnitude[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 class _LazyReading:
