@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import math
 import os
 import shutil
@@ -144,31 +145,36 @@ def explanations_frame(explanations, documents=None):
         raise ValueError(
             f"documents must have one position per explanation, got {len(documents)} for {len(explanations)}"
         )
-    sizes = np.array([len(e.beta) for e in explanations], dtype=np.int64)
     if not explanations:
         return _empty_frame()
+    # one array per column for the whole list (a chunk's LinearRows hold their fields as plain attributes)
+    betas = [np.asarray(e.beta, dtype=float) for e in explanations]
+    sizes = np.fromiter(map(len, betas), dtype=np.int64, count=len(betas))
+    coefficient = np.concatenate(betas)
+    stderrs = [e.stderr for e in explanations]
+    if all(stderr is None for stderr in stderrs):
+        stderr = np.full(coefficient.size, np.nan)
+    else:
+        pairs = zip(stderrs, sizes.tolist(), strict=True)
+        stderr = np.concatenate([np.full(size, np.nan) if s is None else np.asarray(s, float) for s, size in pairs])
+    documents = np.asarray(documents, dtype=np.int64)
     frame = pd.DataFrame(
         {
-            "document": np.repeat(np.asarray(documents, dtype=np.int64), sizes),
+            "document": np.repeat(documents, sizes),
             "label": np.repeat(np.array([e.label for e in explanations], dtype=np.int64), sizes),
-            "position": np.concatenate([np.arange(size, dtype=np.int64) for size in sizes]),
-            "word": [word for e in explanations for word in (INTERCEPT, *e.words)],
-            "coefficient": np.concatenate([np.asarray(e.beta, dtype=float) for e in explanations]),
-            "stderr": np.concatenate(
-                [
-                    np.full(len(e.beta), np.nan) if e.stderr is None else np.asarray(e.stderr, float)
-                    for e in explanations
-                ]
-            ),
+            "position": np.arange(coefficient.size, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes),
+            "word": pd.array(list(itertools.chain.from_iterable((INTERCEPT, *e.words) for e in explanations)), "str"),
+            "coefficient": coefficient,
+            "stderr": stderr,
             "exact": np.repeat(np.array([bool(e.exact) for e in explanations]), sizes),
-            "method": np.repeat(np.array([e.method for e in explanations], dtype=object), sizes),
+            "method": pd.array(np.repeat(np.array([e.method for e in explanations], dtype=object), sizes), "str"),
             "kernel_width": np.repeat(np.array([e.kernel_width for e in explanations], dtype=float), sizes),
             "lime_agrees": np.repeat(np.array([bool(e.lime_agrees) for e in explanations]), sizes),
         },
         columns=list(COLUMNS),
     )
-    frame["word"] = frame["word"].astype("str")
-    frame["method"] = frame["method"].astype("str")
+    if (np.diff(documents) > 0).all():  # already in order: each document's rows by position
+        return frame
     return frame.sort_values(["document", "position"], kind="stable").reset_index(drop=True)
 
 
@@ -413,16 +419,27 @@ def explain_many(
     if todo:
         frames = _run(model, texts, todo, per_document, n_jobs, backend, progress, chunk_size, folder, record, collect)
     if folder is None:
-        import pandas as pd
-
-        if not frames:
-            return _empty_frame()
-        return pd.concat(frames).sort_values(["document", "position"], kind="stable").reset_index(drop=True)
+        return _joined(frames) if frames else _empty_frame()
     if not collect:
         import pyarrow.dataset as ds
 
         return ds.dataset([str(file) for file in store.chunk_files(folder)], format="parquet")
     return read_explanations(folder)
+
+
+def _joined(frames):
+    """The chunks' frames (each sorted by document and position) as one, sorted by document and position.
+
+    Concatenated in the order of their first documents, and sorted again only where two chunks' documents interleave.
+    """
+    import pandas as pd
+
+    frames = sorted(frames, key=lambda frame: frame["document"].iat[0] if len(frame) else -1)
+    documents = [frame["document"].to_numpy() for frame in frames if len(frame)]
+    joined = pd.concat(frames, ignore_index=True)
+    if all(before[-1] < after[0] for before, after in zip(documents, documents[1:], strict=False)):
+        return joined
+    return joined.sort_values(["document", "position"], kind="stable").reset_index(drop=True)
 
 
 def _package_version():

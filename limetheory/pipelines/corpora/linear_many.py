@@ -179,21 +179,21 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
         feature_selection=feature_selection, reader=reader, columns=values.shape[1], label=label,
     )  # fmt: skip
     accepted = []  # (document, beta, mask_fn, truth) of the documents the route explains
-    parts = _part_betas(pending, readings, values, label, nu)
-    for document, reading in zip(pending, readings, strict=True):
+    checked = _batch_checked(pending, readings, values, label)
+    parts = _part_betas(pending, readings, checked, nu)
+    for document, reading, passed in zip(pending, readings, checked.tolist(), strict=True):
         if reading is None:
             continue
         truth = values[document.rows]
-        if not np.isfinite(truth).all():
-            continue
         try:
             if isinstance(reading, LinearReading):
+                if not np.isfinite(truth).all():
+                    continue
                 reading.check(document.masks, truth[:, label])
                 beta = reading.beta(nu)
                 mask_fn = reading
             else:
-                ours, tolerance = reading.check_values
-                if not (np.abs(ours - truth[:, label]) <= tolerance).all():
+                if not passed:
                     continue  # explain decides (vectorizer_chunk.BATCH_CHECK_SHARE)
                 beta = _reading_beta(reading, parts.get(document.position), nu)
                 mask_fn = _LazyReading(model, document.text, output, label)
@@ -237,19 +237,36 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
     return results
 
 
-def _part_betas(pending, readings, values, label, nu):
+def _batch_checked(pending, readings, values, label):
+    """Per document, whether it has a word reading that the model's outputs confirm, the chunk at once.
+
+    Its outputs on the self-check masks are finite (every column, as explain requires) and within the share of
+    explain's tolerance of the reading's (``WordReading.check_values``).
+    """
+    checked = np.zeros(len(pending), dtype=bool)
+    chosen = [i for i, reading in enumerate(readings) if isinstance(reading, WordReading)]
+    if not chosen:
+        return checked
+    rows = np.concatenate([pending[i].rows for i in chosen])
+    truth = values[rows]
+    ours = np.concatenate([readings[i].check_values[0] for i in chosen])
+    shares = np.concatenate([readings[i].check_values[1] for i in chosen])
+    confirmed = np.isfinite(truth).all(axis=1) & (np.abs(ours - truth[:, label]) <= shares)
+    starts = np.cumsum([0] + [pending[i].rows.size for i in chosen[:-1]])
+    checked[chosen] = np.logical_and.reduceat(confirmed, starts)
+    return checked
+
+
+def _part_betas(pending, readings, checked, nu):
     """beta_linear_exact of the checked word readings' parts, for the chunk at once (linear_chunk), by position.
 
     None where that leaves the document to beta_linear_exact (:func:`_reading_beta`).
     """
-    chosen = []
-    for document, reading in zip(pending, readings, strict=True):
-        if not isinstance(reading, WordReading) or not (reading.values > 0).any():
-            continue
-        truth = values[document.rows, label]
-        ours, tolerance = reading.check_values
-        if np.isfinite(truth).all() and (np.abs(ours - truth) <= tolerance).all():
-            chosen.append((document.position, reading))
+    chosen = [
+        (document.position, reading)
+        for document, reading, passed in zip(pending, readings, checked.tolist(), strict=True)
+        if passed and (reading.values > 0).any()
+    ]
     if not chosen:
         return {}
     norms = {reading.norm for _, reading in chosen}
