@@ -414,7 +414,71 @@ def test_token_mismatches_are_the_texts_whose_counters_differ(reviews):
         ours.append(counter)
     keys = np.array(sorted(i * width + c for i, counter in enumerate(ours) for c in counter), dtype=np.int64)
     counts = np.array([ours[k // width][k % width] for k in keys])
-    named = set(token_mismatches(analyze, vocabulary, chosen, keys, counts).tolist())
+    named = set(token_mismatches(analyze, vocabulary, chosen, np.arange(len(chosen)), keys, counts).tolist())
+    odd = np.arange(1, len(chosen), 2)  # half of them analysed: the others' keys are not read
+    named_odd = token_mismatches(analyze, vocabulary, [chosen[i] for i in odd], odd, keys, counts).tolist()
     theirs = [Counter(vocabulary[token] for token in analyze(text) if token in vocabulary) for text in chosen]
     expected = {i for i in range(len(chosen)) if theirs[i] != ours[i]}
     assert named == expected and 0 < len(expected) < len(chosen), (named, expected)
+    assert set(named_odd) == {i for i in expected if i % 2}
+
+
+#: ASCII texts for scikit-learn's default analysis: one-letter words, digits and underscores, cases, apostrophes and
+#: hyphens, separators at both ends, a NUL
+ASCII_TEXTS = [
+    "  I don't know: A1 b_c  x-y_z 42, The THE the... ",
+    "a\x00b\x00 c a",
+    "_under_score_ and 3.14 and e-mail e.g. U.S.A",
+    "one",
+]
+
+
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        TfidfVectorizer(),
+        CountVectorizer(lowercase=False),
+        TfidfVectorizer(stop_words="english", binary=True),
+        CountVectorizer(token_pattern=r"[\w']+"),  # not the default: analysed (and refused where it spans)
+    ],
+    ids=["default", "cased", "stop-words", "apostrophe"],
+)
+def test_the_default_analysis_of_an_ascii_text_is_its_words_one_by_one(reviews, vectorizer, monkeypatch):
+    """tokens_are_words' claim, against the vectorizer's own analysis: on every ASCII review and crafted text, the
+    default analysis finds no mismatch (token_mismatches, every text analysed), and the chunk's answers are the same
+    with the shortcut and without it."""
+    from limetheory.engine.lime_tokens import lime_words
+    from limetheory.pipelines.corpora import vectorizer_chunk
+
+    texts, stars = reviews
+    vectorizer.fit(texts + ASCII_TEXTS)
+    chosen = [text for text in texts + ASCII_TEXTS if text.isascii()]
+    assert len(chosen) > 900
+    analyze, vocabulary, width = vectorizer.build_analyzer(), vectorizer.vocabulary_, len(vectorizer.vocabulary_)
+    sums = {}  # key -> the sum of its words' counts, for the words the analyzer reads as one token
+    for i, text in enumerate(chosen):
+        words = lime_words(text)
+        for word, count in zip(words.words, words.counts, strict=True):
+            tokens = analyze(word)
+            assert len(tokens) <= 1
+            if tokens and tokens[0] in vocabulary:
+                key = i * width + vocabulary[tokens[0]]
+                sums[key] = sums.get(key, 0) + count
+    keys = np.array(sorted(sums), dtype=np.int64)
+    counts = np.array([sums[key] for key in keys.tolist()])
+    mismatches = vectorizer_chunk.token_mismatches(analyze, vocabulary, chosen, np.arange(len(chosen)), keys, counts)
+    default = vectorizer_chunk.tokens_are_words(vectorizer)
+    assert default == (vectorizer.token_pattern == r"(?u)\b\w\w+\b")
+    assert (mismatches.size == 0) == default, mismatches[:5]
+    model = make_pipeline(vectorizer, LogisticRegression(max_iter=1000)).fit(texts, stars)
+    sample = chosen[:40] + ASCII_TEXTS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        shortcut = explain_linear_many(model, sample, output="decision_function")
+        monkeypatch.setattr(vectorizer_chunk, "tokens_are_words", lambda vectorizer: False)
+        analysed = explain_linear_many(model, sample, output="decision_function")
+    for ours, theirs in zip(shortcut, analysed, strict=True):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_array_equal(ours.beta, theirs.beta)
+    assert _same_as_explain(model, sample, "decision_function") == sum(e is not None for e in shortcut)
