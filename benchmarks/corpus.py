@@ -22,7 +22,9 @@ document and in units of one real lime run's CPU time (lime's defaults, the same
 lime run on the ``--lime-documents`` sampled reviews (their mean) and a lime run on the paper's 29-word example review
 (review 134), each timed in the same run before and after the calls, the lower of the two kept so that a load that
 rises during the run cannot flatter the ratio.  The target is at most 10 lime runs.  ``--cpu-only`` prints that row
-alone (about two minutes).
+alone (about half a minute); ``--split`` adds where its CPU time goes (:func:`stage_split`: lime's tokens and the
+self-check strings, the model on them, the vectorizer's reading, the exact β and its compiled recursions, the chunks'
+first documents through explain, the frames, the rest).
 
 The ``predict_proba`` row (the estimate route, its probabilities from the link of the checked linear reading) runs
 on all 1000 reviews by default; ``--proba-documents 50`` takes a seeded sample for a shorter run, and says so.  Run with
@@ -127,6 +129,72 @@ def cpu_in_lime_runs(model, texts, lime_sample, repeats=3):
     return {"explain_many CPU (1 process)": ours, "lime run (CPU)": lime, "lime run, example review (CPU)": example}
 
 
+#: the stages of a corpus's linear chunks whose CPU time ``--split`` prints: (module, function, what it does)
+STAGES = (
+    ("linear_many", "_documents", "lime's tokens and the self-check strings"),
+    ("linear_many", "_scores", "the model on the self-check strings"),
+    ("linear_many", "_readings", "the vectorizer's reading (columns, token check, reconstructions)"),
+    ("linear_many", "_part_betas", "the exact beta (linear_chunk)"),
+    ("corpus", "_explain_one", "explain on each chunk's first document"),
+    ("corpus", "explanations_frame", "the chunks' frames"),
+)
+
+
+def stage_split(model, texts, repeats=3):
+    """Where explain_many's CPU time goes on the linear route, in this process.
+
+    The stages above, the compiled kernels inside the β (the recursions) and the rest, each the least over
+    ``repeats`` calls.  The stages are timed by wrapping the package's functions for the duration of the calls (about
+    a microsecond a call: 0.01 s in all), so the total is that of a run with the wrappers.
+    """
+    import functools
+    from importlib import import_module
+
+    from limetheory import _compiled
+
+    spent = collections.Counter()
+    originals = []
+
+    def timed(owner, name, key):
+        function = getattr(owner, name)
+        originals.append((owner, name, function))
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[key] += time.process_time() - start
+
+        setattr(owner, name, wrapper)
+
+    for module, name, _ in STAGES:
+        timed(import_module(f"limetheory.pipelines.corpora.{module}"), name, name)
+    timed(_compiled.CompiledKernel, "__call__", "kernels")
+    best = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            for _ in range(repeats):
+                spent.clear()
+                start = time.process_time()
+                lt.explain_many(model, texts, output="decision_function", n_jobs=1, progress=False)
+                run = dict(spent, total=time.process_time() - start)
+                best = run if best is None else {key: min(value, best.get(key, value)) for key, value in run.items()}
+    finally:
+        for owner, name, function in originals:
+            setattr(owner, name, function)
+    staged = sum(best.get(name, 0.0) for _, name, _ in STAGES)
+    rest = "the rest (option checks, rows, agreement, frames joined)"
+    print(f"  where the CPU time goes (least of {repeats} calls, stages timed; load {os.getloadavg()[0]:.1f}):")
+    for _, name, what in STAGES:
+        print(f"    {what:<66} {best.get(name, 0.0):6.3f} s")
+    print(f"    {'  of the beta: the compiled kernels (the recursions)':<66} {best.get('kernels', 0.0):6.3f} s")
+    print(f"    {rest:<66} {best['total'] - staged:6.3f} s")
+    print(f"    {'total':<66} {best['total']:6.3f} s ({1000 * best['total'] / len(texts):.2f} ms a document)")
+
+
 def run(name, model, options, texts, lime_sample, dask):
     explain = dict(options, progress=False)
     lt.explain_many(model, texts[:8], n_jobs=2, **explain)  # starts the loky workers (and loads numba's loops)
@@ -165,6 +233,7 @@ def main():
     parser.add_argument("--lime-documents", type=int, default=10, help="reviews lime is timed on")
     parser.add_argument("--no-dask", action="store_true", help="skip the dask cluster")
     parser.add_argument("--cpu-only", action="store_true", help="only the CPU time of the linear route in lime runs")
+    parser.add_argument("--split", action="store_true", help="and where that CPU time goes, stage by stage")
     arguments = parser.parse_args()
     reviews = lt.load_yelp_reviews()
     texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
@@ -183,6 +252,8 @@ def main():
     ).fit(texts, labels)
     warnings.filterwarnings("ignore", message="lime at num_samples=", category=UserWarning)
     cpu_in_lime_runs(logistic, texts, lime_sample)
+    if arguments.split:
+        stage_split(logistic, texts)
     if arguments.cpu_only:
         return
     dask = not arguments.no_dask
