@@ -329,9 +329,26 @@ def _documents(texts, random_state):
         masks, unique, inverse = _self_check_masks(len(words.words), random_state)
         document = _Document(position, text, words.words, words.counts, masks)
         document.rows = len(strings) + inverse
-        strings += mask_strings(words, unique)
+        full, removing = _removing_masks(len(words.words), random_state)
+        made = mask_strings(words, removing)
+        if full >= 0:
+            made.insert(full, text)  # the mask that keeps every word: the text itself
+        strings += made
         pending.append(document)
     return pending, strings
+
+
+@functools.lru_cache(maxsize=1024)
+def _removing_masks(d, random_state):
+    """Where the distinct self-check mask that keeps every word is among them (-1: none), and the others (read-only).
+
+    Its string is the text (``mask_strings`` would join every token again); the others are joined.
+    """
+    _, unique, _ = _self_check_masks(d, random_state)
+    full = unique.all(axis=1)
+    removing = unique[~full]
+    removing.flags.writeable = False
+    return (int(np.flatnonzero(full)[0]) if full.any() else -1), removing
 
 
 @functools.lru_cache(maxsize=1024)
