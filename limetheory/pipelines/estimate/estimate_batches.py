@@ -19,10 +19,12 @@ from scipy.special import ndtri, stdtrit
 from ...theory.explanation import beta_from_gamma
 from ..reading.lime_variance import lime_first_order_std
 from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
+from . import surrogate_average
 from .batch_sums import accumulate, bin_sums, unique_sizes
 from .controls import Design, ExactPowers, NormalEquations, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
-from .strata import Strata, allocate, draw_sizes, make_strata, masks_removing
+from .strata import MAX_STRATA, Strata, allocate, draw_sizes, make_strata, masks_removing
+from .surrogate_average import SurrogateAverage
 
 #: largest d with one control feature per word (beyond, a few directions); pairs too up to this d
 MAX_WORD_FEATURES = 150
@@ -235,26 +237,30 @@ def _control_values(controls, z):
 
 
 class ColumnState:
-    """The state of one output column: its fits, and the per-stratum sums of its terms."""
+    """The state of one output column: its fits, the per-stratum sums of its terms, its surrogates' cheap averages."""
 
     def __init__(self, strata, d, design, control_coefficients, surrogate):
         bins = strata.count
         self.design = design
         self.control_coefficients = control_coefficients  # held after the pilot
-        self.surrogate = surrogate
         width = design.size + (surrogate is not None)
         self.fit = NormalEquations(width)
         self.sum_terms = np.zeros((bins, d + 1))
         self.exact_terms = np.zeros((bins, d + 1))  # the strata scored in full
         self.sum_mapped = np.zeros((bins, d + 1))
         self.sum_squares = np.zeros((bins, d + 1))
-        self.sum_surrogate_coefficient = np.zeros(bins)
-        # the surrogate's cheap average: E_qb[x g] per bin, with the polynomial fit of g as its control
-        self.cheap_terms = np.zeros((bins, d + 1))
-        self.cheap_mapped = np.zeros((bins, d + 1))
-        self.cheap_squares = np.zeros((bins, d + 1))
-        self.cheap_fit = None
+        # each surrogate used so far with its cheap average (``surrogate_average``); the last is the current one
+        self.averages = [] if surrogate is None else [SurrogateAverage(surrogate, bins, d)]
         self.last_moments = (None, None)  # (coefficients and sizes, the design's moments there)
+
+    @property
+    def surrogate(self):
+        """The surrogate the next batch uses (None: none)."""
+        return self.averages[-1].surrogate if self.averages else None
+
+    def use(self, average):
+        """From the next batch on, the surrogate of ``average`` (a ``SurrogateAverage``; ``fit`` rebuilt with it)."""
+        self.averages.append(average)
 
     def moments(self, coefficients, unique):
         """``design.moments(coefficients, unique)``, kept: the first batch's are the pilot's spread's (same fit)."""
@@ -274,6 +280,11 @@ class BatchEstimator:
         self.controls = tuple(controls)
         self.control_betas = np.array([np.asarray(b, dtype=float) for _, b in self.controls]).reshape(-1, d + 1)
         self.use_surrogate = surrogate
+        # a long document scored on strings (strata binned, words budgeted: explain's default call): a per-word
+        # surrogate refitted before each batch on every mask so far, none from the pilot (off by default:
+        # ``surrogate_average.WORD_SURROGATES``)
+        self.word_refits = (surrogate_average.WORD_SURROGATES and surrogate is not False and max_words is not None
+                            and min(d, MAX_STRATA) < d)  # fmt: skip
         self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
         self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH
         self.strata = make_strata(d, nu)
@@ -391,7 +402,7 @@ class BatchEstimator:
             target = f[:, c] - e @ held
             surrogate = self._choose_surrogate(design, phi, target, f[:, c], weights, half)
             column = ColumnState(self.strata, d, design, held, surrogate)
-            column.fit.add(self._fit_features(column, phi), target, weights)
+            column.fit.add(self._fit_features(column, phi, z, sizes), target, weights)
             self.columns.append(column)
             spreads.append(self._pilot_spread(column, bins, counts, sizes, z, target))
         self.pilot_spread = np.mean(spreads, axis=0)
@@ -441,7 +452,7 @@ class BatchEstimator:
         return np.sqrt(var_bin.mean(axis=1))
 
     def _choose_surrogate(self, design, phi, target, f, weights, half):
-        if self.use_surrogate is False:
+        if self.use_surrogate is False or self.word_refits:
             return None
         link = choose_link(f)
         if link is None:
@@ -467,10 +478,12 @@ class BatchEstimator:
         return None
 
     @staticmethod
-    def _fit_features(column, phi):
+    def _fit_features(column, phi, z, sizes):
         if column.surrogate is None:
             return phi
-        return np.column_stack([phi, column.surrogate.values_from_features(phi)])
+        if isinstance(column.surrogate, Surrogate):  # a link of the design's own features: read from them
+            return np.column_stack([phi, column.surrogate.values_from_features(phi)])
+        return np.column_stack([phi, column.surrogate.values(z, sizes)])
 
     # ------------------------------------------------------------------ one batch
 
@@ -491,20 +504,21 @@ class BatchEstimator:
             residual = target - fitted
             unique, where = unique_sizes(sizes)
             extra = None
-            if column.surrogate is not None and self.cheap_counts.sum() > 0:
+            if column.surrogate is not None and column.averages[-1].counts.sum() > 0:
                 # the surrogate's part at this batch's coefficient, so that the spread within a stratum does not
                 # mix batches whose terms have different means (the estimate adds it once, at the end)
-                extra = column.cheap_terms / np.maximum(self.cheap_counts, 1)[:, None]
+                extra = column.averages[-1].mean()
             accumulate(z, residual, bins, self.sigma_pattern, column.sum_mapped, column.sum_squares,
                        table=column.moments(coefficients[: design.size], unique), where=where, extra=extra,
                        extra_coef=coefficients[design.size] if extra is not None else 0.0,
                        sum_terms=column.sum_terms)  # fmt: skip
             if column.surrogate is not None:
-                column.sum_surrogate_coefficient += (
+                column.averages[-1].coefficient_sum += (
                     np.bincount(bins, minlength=self.strata.count) * coefficients[design.size]
                 )
             fit_rows = self._fit_rows(len(z))
-            features = self._fit_features(column, design.features(z[fit_rows], sizes[fit_rows]))
+            features = self._fit_features(column, design.features(z[fit_rows], sizes[fit_rows]), z[fit_rows],
+                                          sizes[fit_rows])  # fmt: skip
             column.fit.add(features, target[fit_rows], weights[fit_rows])
         self.counts += np.bincount(bins, minlength=self.strata.count)
         self.batches += 1
@@ -525,25 +539,20 @@ class BatchEstimator:
 
     # ------------------------------------------------------------------ the surrogate's cheap average
 
-    def cheap(self, counts):
-        """Masks the model never sees: the first batch fits the polynomial control of g, later ones average g's Γ."""
+    def cheap(self, counts, averages=None):
+        """Masks the model never sees, for ``averages`` (at most one per column; None: each column's current one).
+
+        A surrogate's first cheap batch fits the polynomial control of g (its masks are not averaged), later ones
+        average g's Γ (``surrogate_average.SurrogateAverage``).
+        """
+        if averages is None:
+            averages = [c.averages[-1] for c in self.columns if c.surrogate is not None]
+        if not averages:
+            return
         bins, sizes, z = self.draw(counts)
-        fitting = any(c.surrogate is not None and c.cheap_fit is None for c in self.columns)
-        for column in self.columns:
-            if column.surrogate is None:
-                continue
-            design = column.surrogate.design
-            g = column.surrogate.values(z, sizes)
-            if fitting:  # the polynomial fit of g: fitted on this first cheap batch, whose masks are then not averaged
-                fit = NormalEquations(design.size)
-                fit.add(design.features(z, sizes), g, self.mask_weights(bins, counts))
-                column.cheap_fit = fit.solve()[:, 0]
-                continue
-            unique, where = unique_sizes(sizes)
-            accumulate(z, g - design.values(z, sizes, column.cheap_fit), bins, self.sigma_pattern,
-                       column.cheap_mapped, column.cheap_squares, table=design.moments(column.cheap_fit, unique),
-                       where=where, sum_terms=column.cheap_terms)  # fmt: skip
-        if not fitting:
+        weights = self.mask_weights(bins, counts)
+        averaged = [average.add(z, sizes, bins, weights, self.sigma_pattern) for average in averages]
+        if any(averaged):  # the masks averaged (a first batch only fits the controls)
             self.cheap_counts += np.bincount(bins, minlength=self.strata.count)
 
     # ------------------------------------------------------------------ the estimate so far
@@ -578,15 +587,9 @@ class BatchEstimator:
             variance = contributions.sum(axis=0)
             gamma = weight @ mean
             cheap_variance = np.zeros(self.d + 1)
-            if column.surrogate is not None and self.cheap_counts.sum() > 0:
-                m = np.maximum(self.cheap_counts, 1)
-                g_mean = column.cheap_terms / m[:, None]
-                coefficient = column.sum_surrogate_coefficient / n
-                gamma = gamma + (weight * coefficient) @ g_mean
-                cheap_var = (column.cheap_squares - column.cheap_mapped**2 / m[:, None]) / np.maximum(m - 1, 1)[:, None]
-                cheap_variance = ((weight * coefficient)[:, None] ** 2 * np.clip(cheap_var, 0, None) / m[:, None]).sum(
-                    axis=0
-                )
+            for average in column.averages:  # independent cheap masks: the variances add
+                part, part_variance = average.part(weight, n)
+                gamma, cheap_variance = gamma + part, cheap_variance + part_variance
             scale, dof = t_widening(contributions, self.counts, cheap_variance)
             variance, cheap_variance = variance * scale**2, cheap_variance * scale**2
             beta = beta_from_gamma(gamma, self.d, nu=self.nu)
