@@ -5,9 +5,10 @@ document (or None where explain's reading refuses it), with its reconstruction o
 elementwise operations on the chunk's concatenated words: the operations of
 ``limetheory.pipelines.reading.text_features`` and ``pipeline_reading``, in the same order, so the arrays are those
 explain reads, bit for bit.  Each distinct word is analysed once per vectorizer and process
-(:func:`word_columns_memo`); each text once, for the check that the vectorizer's tokens of the text are those of
-lime's words taken one by one (``engine.tokens.word_columns``' check, as a sorted search over the chunk:
-:func:`token_mismatches`); and the reconstructions on the self-check masks are three sparse products for the chunk
+(:func:`word_columns_memo`); each text at most once, for the check that the vectorizer's tokens of the text are
+those of lime's words taken one by one (``engine.tokens.word_columns``' check, its counts compared for the chunk at
+once: :func:`token_mismatches`; an ASCII text under scikit-learn's default analysis passes it by construction:
+:func:`tokens_are_words`); and the reconstructions on the self-check masks are three sparse products for the chunk
 (:func:`batch_outputs`).
 """
 
