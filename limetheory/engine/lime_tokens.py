@@ -10,8 +10,8 @@ with lime's own split and its empty pieces filtered out, 0.11 for a match per to
 IndexedString).  lime iterates over a numpy array of the tokens, whose strings lose trailing NUL characters; only
 separators can have them, and they stay separators.  :func:`mask_strings` joins each mask's kept tokens, writing the
 word tokens over a copy of the tokens (each review read and 16 masks joined: 0.20 CPU-s against 0.39 through lime's
-positions and ``engine.tokens.kept_token_documents``).  tests/test_lime_tokens.py compares both with lime on the Yelp and restaurant
-reviews and on crafted texts (NUL characters, leading and trailing separators, Unicode).
+positions and ``engine.tokens.kept_token_documents``).  tests/test_lime_tokens.py compares both with lime on the
+Yelp and restaurant reviews and on crafted texts (NUL characters, leading and trailing separators, Unicode).
 """
 
 from __future__ import annotations
