@@ -37,12 +37,14 @@ budget), where the leave-one-out route answers as before.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._compiled import compiled
-from ..._validation import check_work
+from ..._validation import check_work, current_work_limit
 from .linear_moments import FLOPS_FORWARD, FLOPS_LEAVE_ONE_OUT, beta_from_weighted_moments
-from .linear_quadrature import inverse_power_quadrature
+from .linear_quadrature import quadrature_rule, rule_last
 from .subset_means import NEGLIGIBLE_LIMIT, full_means, hypergeometric_weights, leave_one_out_sums
 
 __all__ = ["adjoint_beta"]
@@ -56,6 +58,11 @@ ADJOINT_MAX_ENTRIES = 1 << 22
 FLOPS_COLUMNS = 16.0
 #: the largest share of :math:`\lvert f(K) \rvert` that a set K's dropped terms may reach (``truncation_limit``)
 TRUNCATION_SHARE = 1e-17
+
+_INT_EMPTY = np.zeros(0, dtype=np.int64)
+#: _column_arrays without shared columns (the kernel only reads them; writable, as the others: one signature)
+_NO_COLUMNS = (_INT_EMPTY, np.zeros(0), np.zeros(0), _INT_EMPTY, np.zeros(0), np.zeros(0), np.zeros(1, dtype=np.int64),
+               _INT_EMPTY)  # fmt: skip
 
 
 def adjoint_beta(model, law):
@@ -104,35 +111,73 @@ def adjoint_beta(model, law):
 def adjoint_moments(model, weights_over_s):
     """(E[f | s] for s = 1..d, sum_s weights[s - 1] E[z_k f | s] for every word k), or None when too large.
 
-    The steps around the recursions (the distinct weights, the factors, Ψ's weights; E[f | s] and the words' weighted
-    sums) are two compiled calls: a review's few dozen small numpy operations cost as much as its recursions.
+    :func:`flat_adjoint_moments` on the model's arrays, its shared columns concatenated.
     """
-    d, singles, shared = model.d, model.singles, model.shared
-    nodes, weights = inverse_power_quadrature(model.r_min, model.power)
-    if nodes.size * (len(shared) + 1) * (d + 1) > ADJOINT_MAX_ENTRIES:
+    shared = model.shared
+    members = np.concatenate(shared) if shared else np.zeros(0, dtype=np.int64)
+    sizes = np.array([column.size for column in shared], dtype=np.int64)
+    arrays = (model.t, model.omega, model.w, model.singles, model.rest)
+    return flat_adjoint_moments(model.d, model.power, arrays, model.r_min, members, sizes, weights_over_s)
+
+
+def flat_adjoint_moments(d, power, arrays, r_min, members, sizes, weights_over_s):
+    """:func:`adjoint_moments` from the model's fields, its shared columns flat: their words concatenated, and sizes.
+
+    ``arrays`` are the :class:`~limetheory.theory.linear.tfidf_model.ScaleFreeModel`'s (t, omega, w, singles, rest)
+    (``linear_chunk`` passes them without building one).  The steps around the recursions (the distinct weights,
+    the factors, Ψ's weights; E[f | s] and the words' weighted sums) are two compiled calls: a review's few dozen
+    small numpy operations cost as much as its recursions.
+    """
+    t, omega, w, singles, rest = arrays
+    nodes, weights, limit = quadrature_and_limit(r_min, power)
+    if nodes.size * (sizes.size + 1) * (d + 1) > ADJOINT_MAX_ENTRIES:
         return None
     weights_over_s = np.ascontiguousarray(weights_over_s, dtype=float)
-    factors, x, rest, class_of, functional, tops = _prepare_kernel(
-        model.omega, model.rest, singles, nodes, weights_over_s, truncation_limit(weights)
+    factors, x, rest_first, class_of, functional, tops = _prepare_kernel(
+        omega, rest, singles, nodes, weights_over_s, limit
     )
     top = min(int(tops[0]), d)
-    columns = sum((members.size + 1) * d + (members.size << members.size) for members in shared)
-    check_work(
-        nodes.size * (FLOPS_FORWARD * d * top + FLOPS_LEAVE_ONE_OUT * d * x.shape[1] + FLOPS_COLUMNS * columns),
-        f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)",
-        f"the cost grows as d^2 ({len(shared)} shared columns, {x.shape[1]} distinct weights)",
-    )
-    w_singles = model.w[singles]
+    columns = sum((e + 1) * d + (e << e) for e in sizes.tolist())
+    work = nodes.size * (FLOPS_FORWARD * d * top + FLOPS_LEAVE_ONE_OUT * d * x.shape[1] + FLOPS_COLUMNS * columns)
+    if work > current_work_limit():  # the messages formatted only for a refusal (a few microseconds a document)
+        check_work(
+            work,
+            f"the exact moments of a linear model at d = {d} ({nodes.size} quadrature nodes)",
+            f"the cost grows as d^2 ({sizes.size} shared columns, {x.shape[1]} distinct weights)",
+        )
+    w_singles = w[singles]
     # each node's negligible sizes left at 0 (the forward recursion's work: nodes x sizes, not nodes x the first top)
     P, Pw = full_means(factors, w_singles, min(top, singles.size), tops)
-    P, Pw, members = _columns_kernel(nodes, weights, P, Pw, functional, *_column_arrays(model))
+    columns = _column_arrays(t, w, singles.size, members, sizes)
+    P, Pw, member_sums = _columns_kernel(nodes, weights, P, Pw, functional, *columns)
     out0 = slope = np.zeros((0, 0))
     if x.shape[1]:  # linear_moments.LeaveOneOutMoments.weighted, for the words alone in their column
-        out0, slope = leave_one_out_sums(x, nodes, rest, float(model.w.sum()), d, P, Pw, weights, tops)
+        out0, slope = leave_one_out_sums(x, nodes, rest_first, float(w.sum()), d, P, Pw, weights, tops)
     f_given_s, mean_zf = _finish_kernel(weights, Pw, out0, slope, weights_over_s, class_of, w_singles, singles, d)
-    if shared:
-        mean_zf[np.concatenate(shared)] = members
+    if sizes.size:
+        mean_zf[members] = member_sums
     return f_given_s, mean_zf
+
+
+@functools.lru_cache(maxsize=256)
+def _rule_and_limit(power, last):
+    """``linear_quadrature``'s rule (power, last) and its :func:`truncation_limit` (documents share them)."""
+    nodes, weights = quadrature_rule(power, last)
+    return nodes, weights, truncation_limit(weights)
+
+
+def quadrature_and_limit(r_min, power):
+    """(nodes, weights) of ``inverse_power_quadrature(r_min, power)`` and their :func:`truncation_limit`, cached.
+
+    Examples
+    --------
+    >>> from limetheory.theory.linear.linear_quadrature import inverse_power_quadrature
+    >>> nodes, weights, limit = quadrature_and_limit(1e-3, 0.5)
+    >>> expected = inverse_power_quadrature(1e-3, 0.5)
+    >>> bool((nodes == expected[0]).all() and (weights == expected[1]).all()), limit == truncation_limit(weights)
+    (True, True)
+    """
+    return _rule_and_limit(power, rule_last(r_min, power))
 
 
 def truncation_limit(weights):
@@ -150,6 +195,7 @@ def truncation_limit(weights):
 
     Examples
     --------
+    >>> from limetheory.theory.linear.linear_quadrature import inverse_power_quadrature
     >>> nodes, weights = inverse_power_quadrature(1e-3, 0.5)
     >>> limit = truncation_limit(weights)
     >>> bool(np.exp(-limit) * weights.sum() <= 1.0000001e-17), bool(limit < NEGLIGIBLE_LIMIT)
@@ -272,21 +318,17 @@ def _finish_kernel(q, Pw, out0, slope, weights_over_s, class_of, w_singles, sing
     return f_given_s, mean_zf
 
 
-def _column_arrays(model):
+def _column_arrays(t, w, n, members, sizes):
     """The shared columns' arrays, flat: sizes, subsets (t, w, size), C(e, k) rows and forward tables (start, width)."""
-    shared = model.shared
-    int_empty, empty = np.zeros(0, dtype=np.int64), np.zeros(0)
-    if not shared:
-        return int_empty, empty, empty, int_empty, empty, empty, np.zeros(1, dtype=np.int64), int_empty
-    sizes = np.array([members.size for members in shared], dtype=np.int64)
-    members = np.concatenate(shared)
-    subset_t, subset_w, subset_sizes, counts = _subsets_kernel(model.t[members], model.w[members], sizes)
-    forward, n = [], model.singles.size  # linear_moments.shared_column_weights' first list: column i into the rest
+    if not sizes.size:
+        return _NO_COLUMNS
+    subset_t, subset_w, subset_sizes, counts = _subsets_kernel(t[members], w[members], sizes)
+    forward = []  # linear_moments.shared_column_weights' first list: column i into the rest
     for e in sizes.tolist():
         forward.append(hypergeometric_weights(n, e))
         n += e
     starts = np.zeros(len(forward) + 1, dtype=np.int64)
-    starts[1:] = np.cumsum([table.size for table in forward])
+    np.cumsum([table.size for table in forward], out=starts[1:])
     tables = np.concatenate([table.ravel() for table in forward])
     widths = np.array([table.shape[1] for table in forward], dtype=np.int64)
     return sizes, subset_t, subset_w, subset_sizes, counts, tables, starts, widths

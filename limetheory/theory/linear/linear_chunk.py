@@ -19,12 +19,15 @@ import numpy as np
 from ..._validation import check_nu
 from ...units import bandwidth_keyword
 from ..law import weighted_law
-from .linear_adjoint import adjoint_beta
+from .linear_adjoint import flat_adjoint_moments
 from .linear_mixture import MIXTURE_MIN_WORDS
+from .linear_moments import beta_from_weighted_moments
 from .linear_quadrature import MIN_WEIGHT_RATIO
-from .tfidf_model import MAX_SHARED_WORDS, ScaleFreeModel, check_norm, scale_free_arrays
+from .tfidf_model import MAX_SHARED_WORDS, check_norm, scale_free_arrays
 
 __all__ = ["beta_linear_exact_chunk"]
+
+_NO_WORDS = np.zeros(0, dtype=np.int64)
 
 
 @bandwidth_keyword
@@ -101,21 +104,22 @@ def beta_linear_exact_chunk(lam, tfidf, groups, starts, *, nu, norm="l2"):
     l2 = norm == "l2"
     power = 0.5 if l2 else 1.0
     in_shared = np.zeros(t.size, dtype=bool)
+    laws = {}  # weighted_law by number of words (many documents share one)
     for i in np.flatnonzero(usable).tolist():
         a, b = int(starts[i]), int(starts[i + 1])
         # L1: R(K) is linear, shared columns change nothing (scale_free_model keeps none)
-        shared = np.split(members[i] - a, np.cumsum(column_sizes[i])[:-1]) if l2 and members[i].size else []
-        local = members[i] - a if l2 else np.zeros(0, dtype=np.int64)
+        local, sizes_i = (members[i] - a, column_sizes[i]) if l2 and members[i].size else (_NO_WORDS, _NO_WORDS)
         in_shared[members[i]] = l2
         singles = np.flatnonzero(~in_shared[a:b])
         in_shared[members[i]] = False
-        omega, w, scaled_t, rest, r_min = scale_free_arrays(
-            t[a:b], lam[a:b], singles, local if l2 else np.zeros(0, dtype=np.int64),
-            np.array([column.size for column in shared], dtype=np.int64), l2,
-        )  # fmt: skip
-        model = ScaleFreeModel(b - a, power, scaled_t, omega, w, singles, tuple(shared), rest, r_min)
-        try:
-            results[i] = adjoint_beta(model, weighted_law(b - a, nu))
+        omega, w, scaled_t, rest, r_min = scale_free_arrays(t[a:b], lam[a:b], singles, local, sizes_i, l2)
+        law = laws.get(b - a)
+        if law is None:
+            law = laws[b - a] = weighted_law(b - a, nu)
+        try:  # adjoint_beta's steps on the model's arrays (no ScaleFreeModel, no split of the shared columns)
+            moments = flat_adjoint_moments(b - a, power, (scaled_t, omega, w, singles, rest), r_min, local, sizes_i,
+                                           law.m)  # fmt: skip
+            results[i] = None if moments is None else beta_from_weighted_moments(law, *moments)
         except ValueError:  # beyond the work limit (or β overflows): beta_linear_exact says so
             results[i] = None
     return results

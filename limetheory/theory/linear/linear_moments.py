@@ -252,7 +252,7 @@ def beta_from_weighted_moments(law, f_given_s, mean_zf):
     """
     gaps = f_given_s[1:] - f_given_s[0]
     with np.errstate(over="ignore", invalid="ignore"):
-        dot_centred = float(np.dot(law.w_hat * centred_sizes(law), gaps))
+        dot_centred = float(np.dot(_weighted_centred_sizes(law), gaps))
         dot_hat = float(np.dot(law.w_hat, gaps))
     return beta_from_sums(law, f_given_s[0], dot_centred, dot_hat, mean_zf)
 
@@ -262,10 +262,29 @@ def centred_sizes(law):
     return law.u - law.tau * float(np.dot(law.w_hat, law.u))
 
 
+#: w_hat times centred_sizes of the laws seen last, by id (the law kept beside, so that its id stays its own)
+_WEIGHTED_CENTRED = {}
+_WEIGHTED_CENTRED_KEPT = 512
+
+
+def _weighted_centred_sizes(law):
+    """``law.w_hat * centred_sizes(law)``, the same doubles, computed once per law (a corpus's documents share laws)."""
+    kept = _WEIGHTED_CENTRED.get(id(law))
+    if kept is not None and kept[0] is law:
+        return kept[1]
+    if len(_WEIGHTED_CENTRED) >= _WEIGHTED_CENTRED_KEPT:
+        _WEIGHTED_CENTRED.clear()
+    product = law.w_hat * centred_sizes(law)
+    product.flags.writeable = False
+    _WEIGHTED_CENTRED[id(law)] = (law, product)
+    return product
+
+
 def beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf):
     """β from F_1, the two sums over s >= 2 of w_hat (F_s - F_1) (times the centred a_s, and alone), and mean_zf."""
     d = law.d
-    within = mean_zf - mean_zf.mean()
+    # mean_zf.mean() without its Python layer: the same pairwise sum, divided by the count (the same doubles)
+    within = mean_zf - np.add.reduce(mean_zf) / mean_zf.size
     with np.errstate(over="ignore", invalid="ignore"):
         slope = dot_centred / law.var_over_tau
         beta = np.empty(d + 1)

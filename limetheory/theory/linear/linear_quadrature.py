@@ -97,8 +97,28 @@ LEFT_GAUSS_TABLE = {
 
 def inverse_power_quadrature(r_min, power):
     r"""Nodes and positive weights with :math:`\sum_q w_q e^{-u_q r} = r^{-p}` on [r_min, 1], p = ``power``."""
+    return _quadrature_rule(power, rule_last(r_min, power))
+
+
+def rule_last(r_min, power):
+    """The last grid point of :func:`inverse_power_quadrature`'s rule: r_min enters the rule only through it.
+
+    Examples
+    --------
+    >>> nodes, weights = quadrature_rule(0.5, rule_last(1e-3, 0.5))
+    >>> bool((nodes == inverse_power_quadrature(1e-3, 0.5)[0]).all())
+    True
+    """
     h = QUADRATURE_STEP if power == 0.5 else L1_QUADRATURE_STEP
-    return _quadrature_rule(power, int(np.ceil(np.log(QUADRATURE_RIGHT / r_min) / h)))
+    return int(np.ceil(np.log(QUADRATURE_RIGHT / r_min) / h))
+
+
+def quadrature_rule(power, last):
+    """The (cached, read-only) rule of :func:`inverse_power_quadrature` for the power and the last grid point.
+
+    For callers that key their own caches on the rule (``linear_adjoint``): see :func:`rule_last`.
+    """
+    return _quadrature_rule(power, last)
 
 
 @functools.lru_cache(maxsize=256)
