@@ -62,3 +62,13 @@ def test_the_python_functions_pass_the_inputs_read_only(monkeypatch):
     member = [subset_means.hypergeometric_weights(1, 1)]
     subset_means.shared_column_sums(u, q, 4, [np.array([2, 3])], columns, [(P, Pw), full], None, weights, member)
     assert seen == {name: [True] * len(positions) for name, positions in READ_ONLY.items()}
+
+
+def test_reading_returns_a_read_only_contiguous_array_itself():
+    """A cached quadrature rule (read-only, contiguous, float64) is passed as it is: no new view per call."""
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    assert reading(a) is a
+    b = np.arange(4, dtype=np.int32)
+    b.flags.writeable = False
+    assert reading(b, np.int64).dtype == np.int64  # another dtype: converted, as before

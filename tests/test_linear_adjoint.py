@@ -155,8 +155,61 @@ def test_truncation_limit_drops_sizes_within_its_share(monkeypatch):
     assert (tops_new < subset_means.negligible_sizes(model, nodes)).sum() >= 5  # sizes dropped at several nodes
     law = lt.theory.law.weighted_law(120, 0.25)
     f_given_s, mean_zf = linear_adjoint.adjoint_moments(model, law.m)
-    monkeypatch.setattr(linear_adjoint, "truncation_limit", lambda weights: subset_means.NEGLIGIBLE_LIMIT)
+    # the rule and its limit are cached together (quadrature_and_limit): the old limit replaces the pair
+    old_rule = lambda r_min, power: (*inverse_power_quadrature(r_min, power), subset_means.NEGLIGIBLE_LIMIT)  # noqa: E731
+    monkeypatch.setattr(linear_adjoint, "quadrature_and_limit", old_rule)
     f_old, zf_old = linear_adjoint.adjoint_moments(model, law.m)
     unit = 4 * 120 * EPS * np.abs(model.w).sum()
     np.testing.assert_allclose(f_given_s, f_old, rtol=0, atol=unit)
     np.testing.assert_allclose(mean_zf, zf_old, rtol=0, atol=unit)
+
+
+@pytest.mark.parametrize("power", [0.5, 1.0])
+def test_quadrature_and_limit_is_the_rule_and_its_truncation_limit(power):
+    """The cached (nodes, weights, limit) are inverse_power_quadrature's arrays and truncation_limit of its weights,
+    to the bit, for r_min across the rules' range (the cache is keyed by the rule's last grid point)."""
+    for r_min in np.geomspace(1e-12, 1.0, 37):
+        nodes, weights, limit = linear_adjoint.quadrature_and_limit(r_min, power)
+        expected_nodes, expected_weights = inverse_power_quadrature(r_min, power)
+        np.testing.assert_array_equal(nodes, expected_nodes)
+        np.testing.assert_array_equal(weights, expected_weights)
+        assert limit == linear_adjoint.truncation_limit(expected_weights)
+
+
+def test_flat_moments_are_adjoint_moments_of_the_model():
+    """flat_adjoint_moments on a model's arrays and its columns concatenated: adjoint_moments' answer, to the bit."""
+    lam, tfidf, groups = _grouped_document(60, 20, 5)
+    model = scale_free_model(lam, tfidf, groups, "l2")
+    assert model.shared  # the document has shared columns
+    law = lt.theory.law.weighted_law(60, 0.25)
+    members = np.concatenate(model.shared)
+    sizes = np.array([column.size for column in model.shared], dtype=np.int64)
+    arrays = (model.t, model.omega, model.w, model.singles, model.rest)
+    flat = linear_adjoint.flat_adjoint_moments(model.d, model.power, arrays, model.r_min, members, sizes, law.m)
+    for got, expected in zip(flat, linear_adjoint.adjoint_moments(model, law.m), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def _assembly_written_out(law, f_given_s, mean_zf):
+    """beta_from_weighted_moments as it was written before its caches: every product formed, np.mean."""
+    gaps = f_given_s[1:] - f_given_s[0]
+    dot_centred = float(np.dot(law.w_hat * linear_moments.centred_sizes(law), gaps))
+    dot_hat = float(np.dot(law.w_hat, gaps))
+    slope = dot_centred / law.var_over_tau
+    beta = np.empty(law.d + 1)
+    beta[1:] = (mean_zf - mean_zf.mean()) / law.bulk_ratio + slope / law.d
+    beta[0] = f_given_s[0] + law.tau * dot_hat - law.a_mean * slope
+    return beta
+
+
+@pytest.mark.parametrize("d", [2, 5, 40, 300, 2100])
+def test_assembly_with_its_caches_is_the_written_out_assembly(d):
+    """The cached w_hat * centred sizes (by law, also for the uncached laws beyond 2048 words, a new object each
+    call) and the mean as one reduction change no bit of β, on the first call and on the later ones."""
+    rng = np.random.default_rng(d)
+    for _ in range(3):
+        law = lt.theory.law.weighted_law(d, 0.25)
+        f_given_s, mean_zf = rng.normal(size=d), rng.normal(size=d) * 10.0 ** rng.integers(-5, 5, size=d)
+        expected = _assembly_written_out(law, f_given_s, mean_zf)
+        for _ in range(2):
+            np.testing.assert_array_equal(linear_moments.beta_from_weighted_moments(law, f_given_s, mean_zf), expected)

@@ -37,6 +37,9 @@ def reading(array, dtype=np.float64):
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.float64), np.dtype(np.int64)):
         raise ValueError(f"dtype must be float64 or int64 (the kernels' types), got {dtype}")
+    if isinstance(array, np.ndarray) and array.dtype == dtype and array.flags.c_contiguous:
+        if not array.flags.writeable:
+            return array  # already such a view (a cached quadrature rule): nobody can write through it
     view = np.ascontiguousarray(array, dtype=dtype).view()
     view.flags.writeable = False
     return view

@@ -324,13 +324,15 @@ def _column_arrays(t, w, n, members, sizes):
         return _NO_COLUMNS
     subset_t, subset_w, subset_sizes, counts = _subsets_kernel(t[members], w[members], sizes)
     forward = []  # linear_moments.shared_column_weights' first list: column i into the rest
+    starts, widths = [0], []
     for e in sizes.tolist():
-        forward.append(hypergeometric_weights(n, e))
+        table = hypergeometric_weights(n, e)
+        forward.append(table)
+        starts.append(starts[-1] + table.size)
+        widths.append(table.shape[1])
         n += e
-    starts = np.zeros(len(forward) + 1, dtype=np.int64)
-    np.cumsum([table.size for table in forward], out=starts[1:])
-    tables = np.concatenate([table.ravel() for table in forward])
-    widths = np.array([table.shape[1] for table in forward], dtype=np.int64)
+    tables = np.concatenate(forward, axis=None)  # the tables flattened, one after the other
+    starts, widths = np.array(starts, dtype=np.int64), np.array(widths, dtype=np.int64)
     return sizes, subset_t, subset_w, subset_sizes, counts, tables, starts, widths
 
 

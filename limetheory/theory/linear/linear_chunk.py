@@ -103,15 +103,16 @@ def beta_linear_exact_chunk(lam, tfidf, groups, starts, *, nu, norm="l2"):
     usable &= ~refused
     l2 = norm == "l2"
     power = 0.5 if l2 else 1.0
+    # the words of shared columns (L2 only: L1's R(K) is linear, shared columns change nothing, scale_free_model
+    # keeps none); a document's singles are its other words
     in_shared = np.zeros(t.size, dtype=bool)
+    if l2 and usable.any():
+        in_shared[np.concatenate([members[i] for i in np.flatnonzero(usable).tolist()])] = True
     laws = {}  # weighted_law by number of words (many documents share one)
     for i in np.flatnonzero(usable).tolist():
         a, b = int(starts[i]), int(starts[i + 1])
-        # L1: R(K) is linear, shared columns change nothing (scale_free_model keeps none)
         local, sizes_i = (members[i] - a, column_sizes[i]) if l2 and members[i].size else (_NO_WORDS, _NO_WORDS)
-        in_shared[members[i]] = l2
         singles = np.flatnonzero(~in_shared[a:b])
-        in_shared[members[i]] = False
         omega, w, scaled_t, rest, r_min = scale_free_arrays(t[a:b], lam[a:b], singles, local, sizes_i, l2)
         law = laws.get(b - a)
         if law is None:

@@ -251,10 +251,10 @@ def beta_from_weighted_moments(law, f_given_s, mean_zf):
     second term cancels; between: the regression of F_s on a_s under m, from the gaps F_s - F_1.
     """
     gaps = f_given_s[1:] - f_given_s[0]
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # one state for the sums and beta_from_sums' steps
         dot_centred = float(np.dot(_weighted_centred_sizes(law), gaps))
         dot_hat = float(np.dot(law.w_hat, gaps))
-    return beta_from_sums(law, f_given_s[0], dot_centred, dot_hat, mean_zf)
+        return _beta_from_sums(law, f_given_s[0], dot_centred, dot_hat, mean_zf)
 
 
 def centred_sizes(law):
@@ -282,14 +282,19 @@ def _weighted_centred_sizes(law):
 
 def beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf):
     """β from F_1, the two sums over s >= 2 of w_hat (F_s - F_1) (times the centred a_s, and alone), and mean_zf."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf)
+
+
+def _beta_from_sums(law, f_first, dot_centred, dot_hat, mean_zf):
+    """:func:`beta_from_sums` inside the caller's ``np.errstate`` (overflow and invalid ignored, then checked)."""
     d = law.d
     # mean_zf.mean() without its Python layer: the same pairwise sum, divided by the count (the same doubles)
     within = mean_zf - np.add.reduce(mean_zf) / mean_zf.size
-    with np.errstate(over="ignore", invalid="ignore"):
-        slope = dot_centred / law.var_over_tau
-        beta = np.empty(d + 1)
-        beta[1:] = within / law.bulk_ratio + slope / d
-        beta[0] = f_first + law.tau * dot_hat - law.a_mean * slope
+    slope = dot_centred / law.var_over_tau
+    beta = np.empty(d + 1)
+    beta[1:] = within / law.bulk_ratio + slope / d
+    beta[0] = f_first + law.tau * dot_hat - law.a_mean * slope
     if not np.isfinite(beta).all():
         raise ValueError("beta overflows double precision: the model's values are too large (rescale the model)")
     return beta
