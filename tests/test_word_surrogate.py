@@ -154,13 +154,12 @@ def _vader_like(d=300):
 
 
 @pytest.mark.parametrize("seeds", [10, pytest.param(30, marks=pytest.mark.slow)])
-def test_the_default_call_with_per_word_surrogates_has_honest_standard_errors(monkeypatch, seeds):
-    """With per-word surrogates on, the default budget on the VADER-like score of 300 words against a 200000-call
+def test_the_default_call_with_per_word_surrogates_has_honest_standard_errors(seeds):
+    """The default budget (per-word surrogates refitted) on the VADER-like score of 300 words against a 200000-call
     estimate without them: the bounds of ``test_default_budget``'s honest-standard-error tests (mean z² at most 3 of
     its standard errors above 1, from the z-scores' correlation, and at least 0.5; ±1.96 covering 95% within 3
     binomial standard errors counted per seed). Measured over 30 seeds: mean z² 0.97, coverage 0.956, the largest
     standard error 0.70 of lime's sd on average (1.09 without them: mean z² 1.02, coverage 0.950)."""
-    monkeypatch.setattr(surrogate_average, "WORD_SURROGATES", True)
     score, tokens, max_words = _vader_like()
     d = len(tokens)
     reference = estimate_limit(score, d, nu=0.25, num_samples=2000, max_calls=200_000, tol=1e-3, random_state=12345,
@@ -178,9 +177,8 @@ def test_the_default_call_with_per_word_surrogates_has_honest_standard_errors(mo
 
 
 def test_the_default_call_on_a_long_document_refits_a_per_word_surrogate(monkeypatch):
-    """The VADER-like score of 300 words (``_vader_like``) at lime's cost on strings, with per-word surrogates on
-    (``surrogate_average.WORD_SURROGATES``): the surrogate is refitted before the batches and adopted with the
-    algebraic link, the calls and words stay within their budgets, and the estimate is within 4 standard errors of a
+    """The VADER-like score of 300 words (``_vader_like``) at lime's cost on strings: the per-word surrogate
+    (``surrogate_average``) is refitted before the batches and adopted with the algebraic link, the calls and words stay within their budgets, and the estimate is within 4 standard errors of a
     200000-call estimate without it."""
     score, tokens, max_words = _vader_like()
     d = len(tokens)
@@ -192,7 +190,6 @@ def test_the_default_call_on_a_long_document_refits_a_per_word_surrogate(monkeyp
         refits.append([a.surrogate.link if a is not None else None for a in added])
         return added
 
-    monkeypatch.setattr(surrogate_average, "WORD_SURROGATES", True)
     monkeypatch.setattr(limit_estimate, "refit_word_surrogates", counted)
     e = estimate_limit(score, d, nu=0.25, num_samples=2000, max_calls=2000, random_state=0, progress=False,
                        raise_budget=True, word_tokens=tokens, max_words=max_words)  # fmt: skip

@@ -44,6 +44,22 @@ from .strata import kept_probabilities
 FIT_RIDGE = 1e-8
 
 
+def control_values(controls, z):
+    """The caller's controls on the masks ``z``: column j is ``controls[j][0](z)`` as floats, shape (len(z), J).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> control_values([(lambda z: z.sum(axis=1), None)], np.array([[1, 0], [1, 1]])).tolist()
+    [[1.0], [2.0]]
+    >>> control_values([], np.ones((3, 2))).shape
+    (3, 0)
+    """
+    if not controls:
+        return np.zeros((len(z), 0))
+    return np.column_stack([np.asarray(g(z), dtype=float).reshape(len(z)) for g, _ in controls])
+
+
 def s_basis(sizes, d, degree):
     """(m, degree) basis of polynomials in t = s/d, centred on [0, 1]: 1, 2t - 1, (2t - 1)², ..."""
     u = 2.0 * np.asarray(sizes, dtype=float) / d - 1.0

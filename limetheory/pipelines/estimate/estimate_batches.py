@@ -19,9 +19,8 @@ from scipy.special import ndtri, stdtrit
 from ...theory.explanation import beta_from_gamma
 from ..reading.lime_variance import lime_first_order_std
 from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
-from . import surrogate_average
 from .batch_sums import accumulate, bin_sums, unique_sizes
-from .controls import Design, ExactPowers, NormalEquations, top_pairs
+from .controls import Design, ExactPowers, NormalEquations, control_values, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
 from .strata import MAX_STRATA, Strata, allocate, draw_sizes, make_strata, masks_removing
 from .surrogate_average import SurrogateAverage
@@ -230,12 +229,6 @@ def _scores(score_masks, z):
     return out
 
 
-def _control_values(controls, z):
-    if not controls:
-        return np.zeros((len(z), 0))
-    return np.column_stack([np.asarray(g(z), dtype=float).reshape(len(z)) for g, _ in controls])
-
-
 class ColumnState:
     """The state of one output column: its fits, the per-stratum sums of its terms, its surrogates' cheap averages."""
 
@@ -281,10 +274,8 @@ class BatchEstimator:
         self.control_betas = np.array([np.asarray(b, dtype=float) for _, b in self.controls]).reshape(-1, d + 1)
         self.use_surrogate = surrogate
         # a long document scored on strings (strata binned, words budgeted: explain's default call): a per-word
-        # surrogate refitted before each batch on every mask so far, none from the pilot (off by default:
-        # ``surrogate_average.WORD_SURROGATES``)
-        self.word_refits = (surrogate_average.WORD_SURROGATES and surrogate is not False and max_words is not None
-                            and min(d, MAX_STRATA) < d)  # fmt: skip
+        # surrogate refitted before each batch on every mask so far, none from the pilot (surrogate_average)
+        self.word_refits = surrogate is not False and max_words is not None and min(d, MAX_STRATA) < d
         self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
         self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH
         self.strata = make_strata(d, nu)
@@ -350,7 +341,7 @@ class BatchEstimator:
         bins, sizes, z = self.draw(counts)
         f = _scores(self.score_masks, z)
         self.spend(z)
-        e = _control_values(self.controls, z)
+        e = control_values(self.controls, z)
         self.k = f.shape[1]
         weights = self.mask_weights(bins, counts)
         d = self.d
@@ -422,7 +413,7 @@ class BatchEstimator:
         bins = np.repeat(strata, [len(part) for part in parts])
         f = _scores(self.score_masks, z)
         self.spend(z)
-        e = _control_values(self.controls, z)
+        e = control_values(self.controls, z)
         for c, column in enumerate(self.columns):
             target = f[:, c] - e @ column.control_coefficients
             for b, part, end in zip(strata, parts, ends, strict=True):
@@ -492,7 +483,7 @@ class BatchEstimator:
         bins, sizes, z = self.draw(counts)
         f = _scores(self.score_masks, z)
         self.spend(z)
-        e = _control_values(self.controls, z)
+        e = control_values(self.controls, z)
         weights = self.mask_weights(bins, counts)
         for c, column in enumerate(self.columns):
             coefficients = column.fit.solve()[:, 0]  # fitted on earlier batches only

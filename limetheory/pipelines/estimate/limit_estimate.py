@@ -24,9 +24,9 @@ the
   pilot batch, used when it cuts the residual variance on held-out pilot masks by a third or more; its Γ is
   averaged over cheap masks that the model never sees, and that average's variance enters the standard errors;
 * **per-word surrogates** (:mod:`limetheory.pipelines.estimate.word_surrogate`,
-  :mod:`limetheory.pipelines.estimate.surrogate_average`; off by default, ``surrogate_average.WORD_SURROGATES``): on
-  a long document scored on strings, link⁻¹ of a weight per word, refitted before each batch on every mask so far
-  and used when it pays on held-out masks, each with its own cheap average.
+  :mod:`limetheory.pipelines.estimate.surrogate_average`): on a long document scored on strings, link⁻¹ of a weight
+  per word, refitted before each batch on every mask so far and used when it pays on held-out masks, each with its
+  own cheap average.
 
 The first (pilot) batch only fits: it chooses the pairs, the surrogate and the caller's control coefficients, and
 no term of the estimate comes from it, so every term's control was fitted on other masks.  Its spread per stratum

@@ -11,7 +11,10 @@ On a long document scored on strings (explain's default call: strata binned, wor
 refitted before every batch after the first on all the masks scored so far (:func:`refit_word_surrogates`): a
 per-word :class:`limetheory.pipelines.estimate.word_surrogate.WordSurrogate` needs about a thousand masks to beat
 the polynomial controls by much, more than the pilot's few hundred, and each batch's terms still use a surrogate
-fitted on other masks only.
+fitted on other masks only.  Measured (VADER on the 1043-token document, d = 488; the largest standard error over
+lime's first-order sd, the note's; 2026-11-30): at random_state 0-5 1.10, 0.94, 0.70, 0.68, 0.71, 0.78 against 1.10,
+0.99, 0.99, 1.00, 0.97, 1.00 without them; on average 0.903 against 1.153 at 6-11 and 0.870 against 1.002 at 12-17
+(-18% over the 18), at about the same CPU (fewer words scored pay for the fits and about 150000 cheap masks).
 """
 
 from __future__ import annotations
@@ -19,17 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from .batch_sums import accumulate, unique_sizes
-from .controls import NormalEquations
+from .controls import NormalEquations, control_values
 from .link_surrogate import choose_link
 from .word_surrogate import fit_word_surrogate
 
-#: whether explain's default call on a long document scored on strings refits per-word surrogates (issue 37: not
-#: adopted). VADER on the 1043-token document (d = 488), the largest standard error over lime's first-order sd (the
-#: note's) at random_state 0-5: 1.10, 0.94, 0.70, 0.68, 0.71, 0.78 against 1.10, 0.99, 0.99, 1.00, 0.97, 1.00 without;
-#: on average 0.903 against 1.153 at 6-11 and 0.870 against 1.002 at 12-17 (-18% over the 18); CPU about the same
-#: (fewer words scored pay for the fits and about 150000 cheap masks). random_state 0, the README's row, stays 1.10,
-#: and adoption asked for it below 0.95
-WORD_SURROGATES = False
 #: a refitted per-word surrogate replaces the current one when it divides the held-out residual variance of the
 #: polynomial design by at least this (its half of the masks fits it worse than all of them will)
 WORD_SURROGATE_GAIN = 1.05
@@ -107,15 +103,13 @@ def refit_word_surrogates(estimator):
     that matters sits where lime's weights are large.  Returns the new :class:`SurrogateAverage` per column (None
     where the surrogate is kept), whose cheap controls are still to fit.
     """
-    from .estimate_batches import _control_values
-
     z, sizes, bins, f = estimator.retained[0] if len(estimator.retained) == 1 else (
         tuple(np.concatenate([part[i] for part in estimator.retained]) for i in range(4)))  # fmt: skip
     z = np.asarray(z, dtype=bool)
     counts = np.bincount(bins, minlength=estimator.strata.count)
     lime_weights = estimator.strata.weight[bins] / counts[bins] * len(bins)
     weights = lime_weights / lime_weights.mean()  # the surrogate's fit: lime's law over the strata
-    e = _control_values(estimator.controls, z)
+    e = control_values(estimator.controls, z)
     half = estimator.rng.random(len(z)) < 0.5
     added = []
     for c, column in enumerate(estimator.columns):
