@@ -4,10 +4,12 @@ A corpus's documents each take a few hundred microseconds of Python around the c
 :func:`beta_linear_exact`: the checks of the arrays, the search for the columns several words share
 (``tfidf_model.check_groups``, an argsort per document), the model's scale-free form.  Here the checks and the
 shared columns are computed once for the concatenated documents (elementwise operations and one sort, so each
-document's arrays are those :func:`beta_linear_exact` forms, bit for bit); then each document's
-:class:`~limetheory.theory.linear.tfidf_model.ScaleFreeModel` comes from the same compiled pass
-(``tfidf_model.scale_free_arrays``) and its β from the same route (``linear_adjoint.adjoint_beta``: the recursions
-and their assembly), so that each β equals :func:`beta_linear_exact`'s to the bit (tests/test_linear_chunk.py).
+document's arrays are those :func:`beta_linear_exact` forms, bit for bit); then each document's scale-free arrays
+come from the same compiled pass (``tfidf_model.scale_free_arrays``) and its β from the same route as
+``linear_adjoint.adjoint_beta``'s (``flat_adjoint_moments``, the recursions, on those arrays and the shared columns
+concatenated, without a :class:`~limetheory.theory.linear.tfidf_model.ScaleFreeModel` or a split per column; then
+``linear_moments.beta_from_weighted_moments``, with the document's law looked up once per length), so that each β
+equals :func:`beta_linear_exact`'s to the bit (tests/test_linear_chunk.py).
 The documents that route does not serve (no norm, the size mixture's lengths, the arguments it refuses, more
 than its memory) are left to :func:`beta_linear_exact` (None).
 """
