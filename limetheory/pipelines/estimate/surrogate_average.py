@@ -24,7 +24,7 @@ import numpy as np
 from .batch_sums import accumulate, unique_sizes
 from .controls import NormalEquations, control_values
 from .link_surrogate import choose_link
-from .word_surrogate import WordSurrogate, fit_word_surrogate
+from .word_surrogate import fit_word_surrogate
 
 #: a refitted per-word surrogate replaces the current one when it divides the held-out residual variance of the
 #: polynomial design by at least this (its half of the masks fits it worse than all of them will)
@@ -120,13 +120,8 @@ def refit_word_surrogates(estimator):
         target = f[:, c] - e @ column.control_coefficients
         design = column.design
         phi = design.features(z, sizes)
-        # outputs within [-1, 1]: the link of the two that pays more on the held-out half, chosen at the first refit
-        # that adopts one and then kept (the later refits fit that link alone: a third less of their time)
-        current = column.averages[-1].surrogate if column.averages else None
-        if isinstance(current, WordSurrogate):
-            links = (current.link,)
-        else:
-            links = ("atanh", "algebraic") if link == "atanh" else (link,)
+        # outputs within [-1, 1]: the link of the two that pays more on the held-out half
+        links = ("atanh", "algebraic") if link == "atanh" else (link,)
         gains = []
         for candidate in links:
             g = fit_word_surrogate(z[half], sizes[half], f[half, c], weights[half], candidate, WORD_RIDGE)
