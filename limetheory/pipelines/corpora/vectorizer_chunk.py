@@ -19,11 +19,10 @@ import weakref
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import is_classifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
 
 from ..._validation import check_vectorizer
-from ..reading.pipeline_reading import RouteUnavailable, affine_steps, self_check_tolerance
+from ..reading.pipeline_reading import RouteUnavailable, estimator_row, fold_affine_steps, self_check_tolerance
 from ..reading.text_features import feature_epsilon
 
 __all__ = [
@@ -53,14 +52,7 @@ class EstimatorReading:
     """What LinearReading reads of the estimator and the steps between the features and it, once for the chunk."""
 
     def __init__(self, model, label):
-        estimator = model.steps[-1][1]
-        coef = estimator.coef_
-        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
-        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
-        self.sign = 1.0
-        row = label
-        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
-            row, self.sign = 0, (1.0 if label == 1 else -1.0)
+        coef, intercept, row, self.sign = estimator_row(model.steps[-1][1], label)
         self.width = coef.shape[1]
         self.usable = row < coef.shape[0]
         if not self.usable:
@@ -70,13 +62,7 @@ class EstimatorReading:
 
     def fold(self, middle):
         """(coef, intercept, intercept magnitude) with the affine ``middle`` steps folded in, as LinearReading."""
-        coef, intercept, magnitude = self.raw, self.intercept0, abs(self.intercept0)
-        if any(step is not None and not (isinstance(step, str) and step == "passthrough") for _, step in middle):
-            scale, shift = affine_steps(middle, self.width)
-            coef = self.raw * scale
-            intercept += float(self.raw @ shift)
-            magnitude += float(np.abs(self.raw) @ np.abs(shift))
-        return coef, intercept, magnitude
+        return fold_affine_steps(self.raw, self.intercept0, middle, self.width)
 
 
 class WordReading:

@@ -185,6 +185,36 @@ def affine_steps(steps, width):
     return scale, shift
 
 
+def estimator_row(estimator, label):
+    """(coef as a 2-d array, intercept as a 1-d array, the row of ``label``, its sign) of a linear estimator.
+
+    A binary classifier has one row for the two columns (-score, score): label 1 reads it with sign +1, label 0 with
+    sign -1.  The row may be beyond ``coef``'s rows (a label the estimator does not have): the caller says so.
+    """
+    coef = estimator.coef_
+    coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
+    intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
+    row, sign = label, 1.0
+    if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
+        row, sign = 0, (1.0 if label == 1 else -1.0)
+    return coef, intercept, row, sign
+
+
+def fold_affine_steps(raw, intercept, middle, width):
+    """(coef, intercept, intercept magnitude) of ``raw . x + intercept`` with the affine ``middle`` steps folded in.
+
+    w . (scale x + shift) + b = (w scale) . x + (w . shift + b); nothing is computed without such steps (a hashing
+    vectorizer's 2²⁰ columns).
+    """
+    coef, magnitude = raw, abs(intercept)
+    if any(step is not None and not (isinstance(step, str) and step == "passthrough") for _, step in middle):
+        scale, shift = affine_steps(middle, width)
+        coef = raw * scale
+        intercept += float(raw @ shift)
+        magnitude += float(np.abs(raw) @ np.abs(shift))
+    return coef, intercept, magnitude
+
+
 def self_check_tolerance(epsilon, visible, magnitude):
     r"""How far the real pipeline may lie from the reading on a mask, from the rounding of its features.
 
@@ -216,13 +246,7 @@ class LinearReading:
         wanted = "predict" if not is_classifier(estimator) else "decision_function"
         if output != wanted:
             raise RouteUnavailable(f"output={output!r} is not linear in the features (the linear output is {wanted!r})")
-        coef = estimator.coef_
-        coef = np.atleast_2d(coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef, dtype=float))
-        intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=float))
-        self.sign = 1.0
-        row = label
-        if is_classifier(estimator) and coef.shape[0] == 1:  # binary: columns (-score, score)
-            row, self.sign = 0, (1.0 if label == 1 else -1.0)
+        coef, intercept, row, self.sign = estimator_row(estimator, label)
         if not reads_words(vectorizer):
             raise RouteUnavailable(
                 f"the first step is a {type(vectorizer).__name__}: the linear route reads a Count, Tfidf or Hashing "
@@ -235,16 +259,9 @@ class LinearReading:
         if features.width != coef.shape[1]:
             raise RouteUnavailable(f"the estimator reads {coef.shape[1]} columns, the features have {features.width}")
         middle = model.steps[1 + features.steps : -1]
-        raw = coef[row]
-        self.intercept = float(intercept[row] if intercept.size > 1 else intercept[0])
-        self.intercept_magnitude = abs(self.intercept)
-        self.coef = raw
-        if any(step is not None and not (isinstance(step, str) and step == "passthrough") for _, step in middle):
-            # w . (scale x + shift) + b = (w scale) . x + (w . shift + b); skipped without steps (a hash's 2^20 columns)
-            scale, shift = affine_steps(middle, coef.shape[1])
-            self.coef = raw * scale
-            self.intercept += float(raw @ shift)
-            self.intercept_magnitude += float(np.abs(raw) @ np.abs(shift))
+        self.coef, self.intercept, self.intercept_magnitude = fold_affine_steps(
+            coef[row], float(intercept[row] if intercept.size > 1 else intercept[0]), middle, coef.shape[1]
+        )
         self.epsilon = features.epsilon
         # bow=False: a removed occurrence adds the mask token, a column when the vocabulary has it (affine on counts)
         self.mask_weight = 0.0
