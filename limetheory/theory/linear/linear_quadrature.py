@@ -162,8 +162,7 @@ def trapezoidal_power_quadrature(r_min, power):
     >>> bool(abs((weights * np.exp(-nodes * 0.5)).sum() * 0.5 - 1) < 1e-13)
     True
     """
-    h = QUADRATURE_STEP if power == 0.5 else L1_QUADRATURE_STEP
-    return _trapezoidal_cached(power, int(np.ceil(np.log(QUADRATURE_RIGHT / _check_r_min(r_min)) / h)))
+    return _trapezoidal_cached(power, rule_last(_check_r_min(r_min), power))
 
 
 @functools.lru_cache(maxsize=256)
