@@ -6,8 +6,9 @@ The book is built with ``-W -n`` (``make book``): a docstring on the API page (b
 with Sphinx's own autodoc and Python domain (the book's settings for them, from _config.yml, and its link resolver
 from booktools.bookext) and fails on the same warnings, naming each; the page's links to the rest of the book
 (``{doc}``, ``{ref}`` outside it) are the full build's to check.  ``make test``, whose book build runs beside
-pytest and fails on the same warnings, leaves this file out (the Makefile's ``BOOK_BESIDE``).  Sphinx runs in a process of its own: it configures
-the ``logging`` module for the whole process, which other tests' log captures would then read.
+pytest and fails on the same warnings, leaves this file out (the Makefile's ``BOOK_BESIDE``).  Sphinx runs in a
+process of its own: it configures the ``logging`` module for the whole process, which other tests' log captures
+would then read.
 """
 
 from __future__ import annotations
