@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.linalg
 from scipy.optimize import least_squares
 
 from limetheory.pipelines.estimate import limit_estimate, surrogate_average
@@ -15,7 +16,13 @@ from limetheory.pipelines.estimate.controls import s_basis
 from limetheory.pipelines.estimate.estimate_batches import _every_mask_removing
 from limetheory.pipelines.estimate.limit_estimate import estimate_limit
 from limetheory.pipelines.estimate.strata import allocate, draw_sizes, make_strata, masks_removing
-from limetheory.pipelines.estimate.word_surrogate import OFFSET_DEGREE, WordSurrogate, fit_word_surrogate
+from limetheory.pipelines.estimate.word_surrogate import (
+    OFFSET_DEGREE,
+    WordSurrogate,
+    _gram,
+    _solve,
+    fit_word_surrogate,
+)
 
 
 def _problem(seed, link, d=12, m=300):
@@ -81,6 +88,30 @@ def test_values_are_the_link_of_the_index():
     u = 2 * sizes / 3 - 1
     expected = 1 / (1 + np.exp(-(0.1 + 0.2 * u + 0.3 * u**2 + z @ np.array([1.0, -2.0, 0.5]))))
     np.testing.assert_allclose(g.values(z, sizes), expected, rtol=1e-15)  # tol: the same operations
+
+
+def test_the_gauss_newton_matrix_is_the_weighted_product():
+    """``_gram`` (x scaled by √w into a buffer, times its own transpose: BLAS's syrk) is xᵀ diag(w) x written out,
+    to rounding: 0/1 and small-integer entries, 300 rows, so the sums are within a few ulps of 300 terms each."""
+    z, sizes, _, w = _problem(2, "logit", d=20)
+    x = np.column_stack([s_basis(sizes, 20, OFFSET_DEGREE), z.astype(float)])
+    expected = np.einsum("ij,i,ik->jk", x, w, x)
+    np.testing.assert_allclose(_gram(x, w, np.empty_like(x)), expected, rtol=1e-12, atol=0)
+
+
+def test_the_solve_falls_back_to_lu_off_positive_definite():
+    """Cholesky where the matrix is positive definite, LU where rounding or a missing ridge leaves it not: both solve
+    the system (to rounding)."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(50, 6))
+    matrix, rhs = a.T @ a, rng.normal(size=6)
+    np.testing.assert_allclose(_solve(matrix, rhs), np.linalg.solve(matrix, rhs), rtol=1e-10)
+    indefinite = matrix.copy()
+    indefinite[:, 5], indefinite[5, :] = indefinite[:, 4], indefinite[4, :]
+    indefinite[5, 5] = indefinite[4, 4] - 1.0  # the block [[a, a], [a, a - 1]]: a negative eigenvalue
+    with pytest.raises(np.linalg.LinAlgError):
+        scipy.linalg.cho_factor(indefinite)
+    np.testing.assert_allclose(indefinite @ _solve(indefinite, rhs), rhs, rtol=1e-8)
 
 
 def test_the_cheap_control_follows_the_surrogate():
