@@ -106,7 +106,7 @@ class WordSurrogate:
 
     def linear(self, z, sizes):
         """c · h(s) + a · z on the masks ``z`` (m, d) with ``sizes`` removed words."""
-        return s_basis(sizes, self.d, OFFSET_DEGREE) @ self.offset + np.asarray(z, dtype=float) @ self.weights
+        return s_basis(sizes, self.d, OFFSET_DEGREE) @ self.offset + _index(z, self.weights)
 
     def values(self, z, sizes):
         """g on the masks ``z`` with ``sizes`` removed words, shape (m,)."""
@@ -138,13 +138,35 @@ def _gram(x, weights, out):
 
 
 def _solve(matrix, rhs):
-    """matrix⁻¹ rhs by Cholesky (2.9 ms against LU's 4.7 ms at 491 x 491), by LU where rounding leaves the matrix not
-    positive definite (no ridge, and a column that is a function of s)."""
+    """matrix⁻¹ rhs: by Cholesky, or by LU where the matrix is not positive definite.
+
+    Cholesky takes 2.9 ms against LU's 4.7 ms at 491 x 491; rounding can leave the matrix not positive definite
+    without a ridge, where a column is a function of s.
+    """
     try:
         factor = scipy.linalg.cho_factor(matrix, check_finite=False)
     except np.linalg.LinAlgError:
         return np.linalg.solve(matrix, rhs)
     return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
+
+
+#: rows of the masks converted to float at a time by :func:`_index`
+INDEX_ROWS = 1024
+
+
+def _index(z, weights):
+    """z @ weights, z converted to float ``INDEX_ROWS`` rows at a time into one buffer (the same products row by row).
+
+    The cheap batches' masks, thousands x 488, took 14 ms a call as one float copy (its fresh pages' faults).
+    """
+    z = np.asarray(z)
+    out = np.empty(len(z))
+    buffer = np.empty((min(len(z), INDEX_ROWS), z.shape[1]))
+    for start in range(0, len(z), INDEX_ROWS):
+        block = z[start : start + INDEX_ROWS]
+        buffer[: len(block)] = block
+        np.matmul(buffer[: len(block)], weights, out=out[start : start + len(block)])
+    return out
 
 
 def _penalised(g, f, weights, ridge, a):
@@ -200,7 +222,9 @@ def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERA
         raise ValueError(f"ridge must be nonnegative, got {ridge!r}")
     if not tolerance > 0:
         raise ValueError(f"tolerance must be positive, got {tolerance!r}")
-    x = np.column_stack([s_basis(sizes, d, OFFSET_DEGREE), z.astype(float)])
+    x = np.empty((m, OFFSET_DEGREE + d))  # (h(s), z), written in place: no float copy of z to stack
+    x[:, :OFFSET_DEGREE] = s_basis(sizes, d, OFFSET_DEGREE)
+    x[:, OFFSET_DEGREE:] = z
     penalty = np.zeros(OFFSET_DEGREE + d)
     # the start: least squares in link space, with a ridge of the same relative size on a
     buffer = np.empty_like(x)
