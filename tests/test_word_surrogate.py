@@ -12,7 +12,7 @@ import scipy.linalg
 from scipy.optimize import least_squares
 
 from limetheory.pipelines.estimate import limit_estimate, surrogate_average
-from limetheory.pipelines.estimate.controls import s_basis
+from limetheory.pipelines.estimate.controls import mask_product, s_basis
 from limetheory.pipelines.estimate.estimate_batches import _every_mask_removing
 from limetheory.pipelines.estimate.limit_estimate import estimate_limit
 from limetheory.pipelines.estimate.strata import allocate, draw_sizes, make_strata, masks_removing
@@ -97,6 +97,16 @@ def test_the_gauss_newton_matrix_is_the_weighted_product():
     x = np.column_stack([s_basis(sizes, 20, OFFSET_DEGREE), z.astype(float)])
     expected = np.einsum("ij,i,ik->jk", x, w, x)
     np.testing.assert_allclose(_gram(x, w, np.empty_like(x)), expected, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, float])
+def test_the_mask_product_is_numpys_to_the_bit(dtype):
+    """``controls.mask_product`` (masks converted to float by blocks of rows) equals ``z @ matrix`` exactly, for a
+    vector, a matrix and a transposed view, across a block boundary (the same BLAS products row by row)."""
+    rng = np.random.default_rng(4)
+    z = (rng.random((2500, 37)) < rng.random((2500, 1))).astype(dtype)
+    for matrix in (rng.normal(size=37), rng.normal(size=(37, 3)), rng.normal(size=(3, 37)).T):
+        assert np.array_equal(mask_product(z, matrix), z @ matrix)
 
 
 def test_the_solve_falls_back_to_lu_off_positive_definite():

@@ -30,7 +30,7 @@ import functools
 import numpy as np
 import scipy.linalg
 
-from .controls import Design, s_basis
+from .controls import Design, mask_product, s_basis
 from .link_surrogate import LINK_CLIP, from_link, to_link
 
 #: polynomials in t of the surrogate's offset (1, u, u²)
@@ -106,7 +106,7 @@ class WordSurrogate:
 
     def linear(self, z, sizes):
         """c · h(s) + a · z on the masks ``z`` (m, d) with ``sizes`` removed words."""
-        return s_basis(sizes, self.d, OFFSET_DEGREE) @ self.offset + _index(z, self.weights)
+        return s_basis(sizes, self.d, OFFSET_DEGREE) @ self.offset + mask_product(z, self.weights)
 
     def values(self, z, sizes):
         """g on the masks ``z`` with ``sizes`` removed words, shape (m,)."""
@@ -148,25 +148,6 @@ def _solve(matrix, rhs):
     except np.linalg.LinAlgError:
         return np.linalg.solve(matrix, rhs)
     return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
-
-
-#: rows of the masks converted to float at a time by :func:`_index`
-INDEX_ROWS = 1024
-
-
-def _index(z, weights):
-    """z @ weights, z converted to float ``INDEX_ROWS`` rows at a time into one buffer (the same products row by row).
-
-    The cheap batches' masks, thousands x 488, took 14 ms a call as one float copy (its fresh pages' faults).
-    """
-    z = np.asarray(z)
-    out = np.empty(len(z))
-    buffer = np.empty((min(len(z), INDEX_ROWS), z.shape[1]))
-    for start in range(0, len(z), INDEX_ROWS):
-        block = z[start : start + INDEX_ROWS]
-        buffer[: len(block)] = block
-        np.matmul(buffer[: len(block)], weights, out=out[start : start + len(block)])
-    return out
 
 
 def _penalised(g, f, weights, ridge, a):
