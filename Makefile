@@ -121,8 +121,8 @@ SCHEDULED = $(shell $(BOOTSTRAP_PYTHON) booktools/schedule.py --tests tests $(CH
 pytest: venv $(DOT) $(MATHJAX_NODE) bytecode
 	JUPYTER_PATH=$(CURDIR)/booktools $(PYTHON) -m pytest $(SCHEDULED) --nbval-lax \
 		--nbval-kernel-name limetheory-forked --nbval-cell-timeout=1800 \
-		-n 2 --dist loadfile --no-loadscope-reorder $(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)") \
-		$(if $(BOOK_BESIDE),--deselect tests/test_api_references.py)
+		-n 2 --dist loadfile --no-loadscope-reorder $(if $(BOOK_BESIDE),--deselect tests/test_api_references.py) \
+		$(if $(PYTEST_MARKERS),-m "$(PYTEST_MARKERS)")
 
 # the editable package's own modules compiled once (compileall skips what is up to date), before make test's
 # processes start: otherwise each of them would compile them at the same moment
