@@ -166,6 +166,35 @@ def test_one_stratum_per_s_draws_no_size():
     assert np.array_equal(sizes, bins + 1) and rng.random() == np.random.default_rng(0).random()
 
 
+def _sizes_bin_by_bin(grid, counts, rng):
+    """draw_sizes' definition: for each bin, its masks (found among all) draw s from the bin's values (found among
+    all s) in proportion to their weights within the bin."""
+    bins = np.repeat(np.arange(grid.count), counts)
+    sizes = np.zeros(len(bins), dtype=np.int64)
+    for b in np.flatnonzero(counts):
+        members = np.flatnonzero(grid.bin_of_s == b)
+        where = bins == b
+        if len(members) == 1:
+            sizes[where] = members[0] + 1
+        else:
+            sizes[where] = rng.choice(members, size=int(counts[b]), p=grid.within[members]) + 1
+    return bins, sizes
+
+
+@pytest.mark.parametrize(("d", "nu"), [(161, 0.25), (488, 0.1), (1000, 1.0)])
+def test_binned_sizes_are_the_bin_by_bin_draws(d, nu):
+    grid = strata.make_strata(d, nu)
+    assert grid.count < d  # binned: several s a bin
+    for seed in range(3):
+        spread = np.random.default_rng(seed).random(grid.count) + 0.01
+        counts = strata.allocate(grid, 5000 + 3000 * seed, spread if seed else None)
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        bins, sizes = strata.draw_sizes(grid, counts, ours)
+        expected_bins, expected = _sizes_bin_by_bin(grid, counts, theirs)
+        assert np.array_equal(bins, expected_bins) and np.array_equal(sizes, expected)
+        assert ours.random() == theirs.random()  # the generators are left in the same state
+
+
 @pytest.mark.parametrize("d", [1, 2, 5, 9, 14])
 def test_every_mask_removing_is_itertools_order(d):
     for s in range(1, d + 1):

@@ -92,9 +92,15 @@ def draw_sizes(strata, counts, rng):
     if strata.count == strata.d and np.array_equal(strata.bin_of_s, np.arange(strata.d)):  # a bin per s
         return bins, bins + 1
     sizes = np.empty(len(bins), dtype=np.int64)
-    for b in np.flatnonzero(counts):
-        members = np.flatnonzero(strata.bin_of_s == b)
-        where = bins == b
+    # bin b's masks are one slice of ``bins`` (np.repeat of 0, 1, ...), and its values of s one slice of a stable
+    # sort of bin_of_s (in increasing s, as np.flatnonzero(bin_of_s == b) gives them): the same draws as scanning
+    # every mask and every s for each bin, which cost O(bins x masks) (0.3 s of a default call at d = 488)
+    order = np.argsort(strata.bin_of_s, kind="stable")
+    bounds = np.searchsorted(strata.bin_of_s[order], np.arange(strata.count + 1))
+    ends = np.cumsum(counts)
+    for b in np.flatnonzero(counts).tolist():
+        members = order[bounds[b] : bounds[b + 1]]
+        where = slice(int(ends[b] - counts[b]), int(ends[b]))
         if len(members) == 1:
             sizes[where] = members[0] + 1
         else:
