@@ -240,7 +240,7 @@ def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERA
         if decrease <= tolerance * max(objective, 1e-300):
             break
     a = theta[OFFSET_DEGREE:]
-    index = z @ a
+    index = mask_product(z, a)  # the same bits as z @ a, without a float copy of all the masks
     total = weights.sum()
     centre = float(weights @ index / total)
     spread = float(np.sqrt(weights @ (index - centre) ** 2 / total))
