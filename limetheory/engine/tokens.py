@@ -514,6 +514,35 @@ def normalize_rows(matrix, norm):
     return normalize(matrix, norm=norm, copy=False)
 
 
+def vectorizer_steps(matrix, vectorizer):
+    """A Count or Tfidf vectorizer's steps after counting (binary, sublinear tf, idf, norm), in place, in its order.
+
+    ``matrix``: the counts of the vectorizer's columns as its ``dtype``, canonical CSR (sorted indices, as
+    ``CountVectorizer`` leaves them); the result equals ``vectorizer.transform``'s bit for bit.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> vectorizer = TfidfVectorizer(norm="l1").fit(["good food", "bad food"])
+    >>> counts = sp.csr_matrix(np.array([[0.0, 2.0, 1.0]]))  # bad, food, good
+    >>> bool(np.array_equal(vectorizer_steps(counts, vectorizer).toarray(),
+    ...                     vectorizer.transform(["food good food"]).toarray()))
+    True
+    """
+    if vectorizer.binary:
+        matrix.data.fill(1)
+    if isinstance(vectorizer, TfidfVectorizer):  # TfidfTransformer.transform, step by step
+        if vectorizer.sublinear_tf:
+            np.log(matrix.data, matrix.data)
+            matrix.data += 1.0
+        if vectorizer.use_idf:
+            matrix.data *= vectorizer.idf_[matrix.indices]
+        if vectorizer.norm is not None:
+            matrix = normalize_rows(matrix, vectorizer.norm)
+    return matrix
+
+
 class DocumentCounts:
     """A document as lime sees it (its distinct tokens) and as the vectorizer sees it (a count matrix).
 
@@ -579,17 +608,7 @@ class DocumentCounts:
             (counts.data.astype(vectorizer.dtype), self.columns[counts.indices], counts.indptr.astype(np.int64)),
             shape=(len(masks), self.n_features),
         )
-        if vectorizer.binary:
-            matrix.data.fill(1)
-        if isinstance(vectorizer, TfidfVectorizer):  # TfidfTransformer.transform, step by step
-            if vectorizer.sublinear_tf:
-                np.log(matrix.data, matrix.data)
-                matrix.data += 1.0
-            if vectorizer.use_idf:
-                matrix.data *= vectorizer.idf_[matrix.indices]
-            if vectorizer.norm is not None:
-                matrix = normalize_rows(matrix, vectorizer.norm)
-        return matrix
+        return vectorizer_steps(matrix, vectorizer)
 
     def lime_strings(self, masks):
         """lime's ``inverse_removing`` strings for these masks (1 = kept), str for str, from its ``IndexedString``.

@@ -7,7 +7,8 @@ follows by the vectorizer's own steps (idf, sublinear tf, binary, norm) in the s
 rows are those of ``vectorizer.transform`` on lime's strings bit for bit (tests compare them), and a run-time
 self-check compares a few of them with the real transform before any is used.
 
-Count and TF-IDF vectorizers are mirrored by :class:`limetheory.engine.tokens.DocumentCounts` (the fast engine's);
+Count and TF-IDF vectorizers are mirrored by :class:`limetheory.engine.tokens.DocumentCounts` (the fast engine's),
+their word n-grams by :class:`limetheory.pipelines.reading.ngram_rows.NgramCounts` (the kept token sequence's);
 :class:`HashedCounts` is its counterpart for the ``HashingVectorizer``, whose column of a token is its signed hash.
 """
 
@@ -21,6 +22,7 @@ from sklearn.pipeline import Pipeline
 
 from ..._validation import check_text, check_vectorizer
 from ...engine.tokens import DocumentCounts, normalize_rows
+from .ngram_rows import NgramCounts
 
 #: lime's default split: the rows are mirrored for lime's default word mode only
 _TOKEN_PATTERNS = (r"(?u)\b\w\w+\b", r"(?u)\b\w+\b")
@@ -104,7 +106,9 @@ class HashedCounts:
 def document_rows(text, vectorizer):
     """(mirror, None) or (None, reason): ``vectorizer`` on ``text`` from counts, or why it cannot be.
 
-    The mirror is a :class:`limetheory.engine.tokens.DocumentCounts` (Count, Tfidf) or a :class:`HashedCounts`.
+    The mirror is a :class:`limetheory.engine.tokens.DocumentCounts` (Count, Tfidf), a
+    :class:`limetheory.pipelines.reading.ngram_rows.NgramCounts` (Count, Tfidf of word n-grams) or a
+    :class:`HashedCounts`.
     """
     text = check_text(text)
     try:
@@ -113,6 +117,8 @@ def document_rows(text, vectorizer):
             if refusal is not None:
                 return None, f"the HashingVectorizer's tokenisation is not mirrored: {refusal}"
             return HashedCounts(text, vectorizer), None
+        if isinstance(vectorizer, CountVectorizer) and tuple(vectorizer.ngram_range) != (1, 1):
+            return NgramCounts(text, vectorizer), None  # word n-grams from the token sequence, or a reason
         if isinstance(vectorizer, CountVectorizer):
             check_vectorizer(vectorizer, mirrored_by="the count rows")
             return DocumentCounts(text, vectorizer), None
