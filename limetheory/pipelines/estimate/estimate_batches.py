@@ -22,6 +22,7 @@ from ..reading.mask_samples import MaskSample, sigma_inverse_pattern
 from .batch_sums import accumulate, bin_sums, unique_sizes
 from .controls import Design, ExactPowers, NormalEquations, control_values, top_pairs
 from .link_surrogate import Surrogate, choose_link, to_link
+from .own_work import OwnWork
 from .strata import MAX_STRATA, Strata, allocate, draw_sizes, make_strata, masks_removing
 from .surrogate_average import SurrogateAverage
 
@@ -276,6 +277,8 @@ class BatchEstimator:
         # a long document scored on strings (strata binned, words budgeted: explain's default call): a per-word
         # surrogate refitted before each batch on every mask so far, none from the pilot (surrogate_average)
         self.word_refits = surrogate is not False and max_words is not None and min(d, MAX_STRATA) < d
+        self.word_fits = {}  # (column, link) -> its last per-word fit on all the masks: the next fits' start
+        self.own_work = OwnWork(np.inf)  # the optional work's ledger (``own_work``; bounded at lime's cost)
         self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
         self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH
         self.strata = make_strata(d, nu)
@@ -541,6 +544,7 @@ class BatchEstimator:
         if not averages:
             return
         bins, sizes, z = self.draw(counts)
+        self.own_work.cheap(len(z), self.d)
         weights = self.mask_weights(bins, counts)
         averaged = [average.add(z, sizes, bins, weights, self.sigma_pattern) for average in averages]
         if any(averaged):  # the masks averaged (a first batch only fits the controls)

@@ -61,6 +61,7 @@ from ...theory.coefficients import sigma_eigenvalues
 from .allocation import filling, minimax_spread
 from .estimate_batches import Z_975, BatchEstimator
 from .montecarlo import MAX_CONDITION
+from .own_work import OWN_WORK_SHARE, OwnWork, lime_own_us
 from .strata import allocate
 from .surrogate_average import refit_word_surrogates
 
@@ -320,6 +321,8 @@ def estimate_limit(
                               None if max_words is None else float(max_words))  # fmt: skip
     live = int(estimator.strata.live.sum())
     estimator.lime_cost = bool(raise_budget)
+    if estimator.lime_cost and estimator.word_refits:  # the optional work held within a share of lime's own
+        estimator.own_work = OwnWork(OWN_WORK_SHARE * lime_own_us(num_samples, d, max_words))
     if budget < 8 * live and raise_budget:  # lime's cost is below the estimate's least: the least, said in the note
         budget = estimator.budget = 8 * live
     if budget < 8 * live:
@@ -411,7 +414,11 @@ def _run(estimator, pilot_size, per_stratum=4):
                     break
             allocation = filling(estimator, size, neyman) if filled else allocate(estimator.sampled, size, neyman)
             if estimator.word_refits:  # per-word surrogates fitted on every mask so far (``surrogate_average``)
-                new = [a for a in refit_word_surrogates(estimator) if a is not None]
+                # while the ledger affords them: a fit of each link on half the masks, one on all, two cheap batches
+                masks = sum(len(part[0]) for part in estimator.retained)  # the masks the fits read
+                afford = estimator.own_work.afford_fit(masks, estimator.d, 2 * len(estimator.columns),
+                                                       cheap=2 * max(size, 4 * live))  # fmt: skip
+                new = [a for a in refit_word_surrogates(estimator) if a is not None] if afford else []
             else:
                 new = [c.averages[-1] for c in estimator.columns if c.averages] if estimator.batches == 0 else []
             if new:
@@ -577,6 +584,8 @@ def _refill_cheap(estimator):
     if not any(c.averages for c in estimator.columns):
         return
     cap = MAX_CHEAP_PER_CALL * estimator.calls
+    if estimator.word_refits:  # the optional work's ledger (``own_work``): no more cheap masks than it holds
+        cap = min(cap, float(estimator.cheap_counts.sum()) + estimator.own_work.cheap_masks_left(estimator.d))
     done = float(estimator.counts.sum())
     left = max(estimator.budget - estimator.calls, 0)
     if estimator.max_words is not None and estimator.words > 0:

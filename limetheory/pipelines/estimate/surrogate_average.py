@@ -111,6 +111,7 @@ def refit_word_surrogates(estimator):
     weights = lime_weights / lime_weights.mean()  # the surrogate's fit: lime's law over the strata
     e = control_values(estimator.controls, z)
     half = estimator.rng.random(len(z)) < 0.5
+    estimator.own_work.refit(len(z), estimator.d)
     added = []
     for c, column in enumerate(estimator.columns):
         link = choose_link(f[:, c])
@@ -122,15 +123,23 @@ def refit_word_surrogates(estimator):
         phi = design.features(z, sizes)
         # outputs within [-1, 1]: the link of the two that pays more on the held-out half
         links = ("atanh", "algebraic") if link == "atanh" else (link,)
-        gains = []
+        gains, halves = [], []
         for candidate in links:
-            g = fit_word_surrogate(z[half], sizes[half], f[half, c], weights[half], candidate, WORD_RIDGE)
+            # warm: from the last fit of this link (on the masks so far but the last batch's, as many again)
+            g = fit_word_surrogate(z[half], sizes[half], f[half, c], weights[half], candidate, WORD_RIDGE,
+                                   start=estimator.word_fits.get((c, candidate)))  # fmt: skip
+            estimator.own_work.fit(g.grams, int(half.sum()), estimator.d)
             gains.append(_gain(phi, g.values(z, sizes), target, lime_weights, half))
-        link = links[int(np.argmax(gains))]
+            halves.append(g)
+        best = int(np.argmax(gains))
+        link = links[best]
         if estimator.use_surrogate != True and max(gains) < WORD_SURROGATE_GAIN:  # noqa: E712 (True, or "auto")
             added.append(None)
             continue
-        surrogate = fit_word_surrogate(z, sizes, f[:, c], weights, link, WORD_RIDGE)
+        # warm from the half's fit: the same masks' other half differs from it by sampling alone
+        surrogate = fit_word_surrogate(z, sizes, f[:, c], weights, link, WORD_RIDGE, start=halves[best])
+        estimator.own_work.fit(surrogate.grams, len(z), estimator.d)
+        estimator.word_fits[(c, link)] = surrogate
         fit = NormalEquations(design.size + 1)
         fit.add(np.column_stack([phi, surrogate.values(z, sizes)]), target, lime_weights)
         column.fit = fit
