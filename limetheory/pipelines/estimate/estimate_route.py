@@ -1,19 +1,20 @@
 """The estimate route of :func:`limetheory.explain`: which masks-to-scores function it uses, and its budget.
 
 By default (``explain`` given neither ``tol`` nor ``max_calls``) the estimate costs at most one lime run: lime's
-``num_samples`` model calls, on lime's strings (holding no more words in all than lime's: :func:`lime_words`) or,
-for a pipeline whose first step is a Count, Tfidf or Hashing vectorizer, on rows from the document's counts
-(:mod:`limetheory.pipelines.reading.count_rows`), which cost less than lime's string, vectorizer and row; for a
-scikit-learn tree model, as many rows as take ``1 / ROWS_SAFETY`` of lime's time by a fixed work model of both
-sides and of the trees' time per row (:func:`rows_budget`, :mod:`limetheory.pipelines.estimate.work_model`; a random
-forest's or extra trees' rows are scored by the package's compiled walk, their ``predict_proba`` bit for bit at a
-fraction of its time: :mod:`limetheory.pipelines.reading.forest_walk`).  The
-linked reading of a logistic regression's probabilities is cheap and near-exact: it spends up to about half of
-lime's time (:func:`linked_budget`, a fixed work model; on documents of a few hundred words tol = 0.1 took more
-than lime's whole run) and usually stops at ``tol`` first.  With ``tol`` or ``max_calls`` given, the
-budget is that large one for rows and ten lime runs' worth on strings
-(:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`); the notes say what precision
-was reached.
+``num_samples`` model calls, on lime's strings (holding no more words in all than lime's: :func:`lime_words`; the
+estimate's optional work beside the calls, the per-word surrogates of a long document, held within half of lime's
+own work: :mod:`limetheory.pipelines.estimate.own_work`) or, for a pipeline whose first step is a Count, Tfidf or
+Hashing vectorizer, on rows from the document's counts (:mod:`limetheory.pipelines.reading.count_rows`), which cost
+less than lime's string, vectorizer and row; for a scikit-learn tree model, as many rows as take ``1 / ROWS_SAFETY``
+of lime's time by a fixed work model of both sides and of the trees' time per row (:func:`rows_budget`,
+:mod:`limetheory.pipelines.estimate.work_model`; a random forest's or extra trees' rows are scored by the package's
+compiled walk, their ``predict_proba`` bit for bit at a fraction of its time:
+:mod:`limetheory.pipelines.reading.forest_walk`). The linked reading of a logistic regression's probabilities is
+cheap and near-exact: it spends up to about half of lime's time (:func:`linked_budget`, a fixed work model; on
+documents of a few hundred words tol = 0.1 took more than lime's whole run) and usually stops at ``tol`` first. With
+``tol`` or ``max_calls`` given, the budget is that large one for rows and ten lime runs' worth on strings
+(:data:`limetheory.pipelines.estimate.limit_estimate.DEFAULT_CALLS_PER_LIME_RUN`); the notes say what precision was
+reached.
 """
 
 from __future__ import annotations

@@ -26,7 +26,10 @@ the
 * **per-word surrogates** (:mod:`limetheory.pipelines.estimate.word_surrogate`,
   :mod:`limetheory.pipelines.estimate.surrogate_average`): on a long document scored on strings, link⁻¹ of a weight
   per word, refitted before each batch on every mask so far and used when it pays on held-out masks, each with its
-  own cheap average.
+  own cheap average.  At lime's cost their fits and cheap masks are charged to a ledger
+  (:mod:`limetheory.pipelines.estimate.own_work`) whose allowance is half of lime's own work by a fixed work model:
+  refits stop and cheap masks are capped when it is spent, so that on a cheap model the estimate's own work stays
+  below lime's.
 
 The first (pilot) batch only fits: it chooses the pairs, the surrogate and the caller's control coefficients, and
 no term of the estimate comes from it, so every term's control was fitted on other masks.  Its spread per stratum
