@@ -32,6 +32,7 @@ import os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+import argparse  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -41,6 +42,7 @@ import scipy.optimize  # noqa: E402
 from lime.lime_text import LimeTextExplainer  # noqa: E402
 from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier, RandomForestClassifier  # noqa: E402
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
+from sklearn.linear_model import LogisticRegression, SGDClassifier  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
@@ -257,19 +259,82 @@ def part_check(pipes, docs):
                   f"{precision:9.3f}", flush=True)  # fmt: skip
 
 
+def linear_pipelines(texts, labels):
+    """Linear classifiers on unigram, bigram and character n-gram TF-IDF rows (default_call.py's and two more)."""
+    models = {
+        "logistic": (TfidfVectorizer(), LogisticRegression(max_iter=1000)),
+        "bigram logistic": (TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression(max_iter=1000)),
+        "trigram logistic": (TfidfVectorizer(ngram_range=(1, 3)), LogisticRegression(max_iter=1000)),
+        "bigram SGD": (TfidfVectorizer(ngram_range=(1, 2)), SGDClassifier(loss="log_loss", random_state=SEED)),
+        "bigram logistic 3 classes": (TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression(max_iter=1000)),
+    }
+    three = np.digitize(np.arange(len(labels)) % 3, [1, 2])  # three classes: the per-column cost grows with them
+    return {name: make_pipeline(v, m).fit(texts, three if "3 classes" in name else labels)
+            for name, (v, m) in models.items()}  # fmt: skip
+
+
+def part_linear(pipes, docs):
+    print("5. linear classifiers' predict_proba on rows from counts: microseconds per row (measured / modelled), "
+          "and the n-gram rows' own microseconds per mask (measured / modelled)")  # fmt: skip
+    rng = np.random.default_rng(SEED)
+    rows, calls, ngram = [], [], []
+    for name, pipe in pipes.items():
+        vectorizer, model = pipe.steps[0][1], pipe.steps[-1][1]
+        k = work_model.linear_outputs(model)
+        one = pipe[0].transform(["good food"])
+        _, call = cpu(lambda model=model, one=one: model.predict_proba(one), 5)
+        calls.append(call * 1e6)
+        out = []
+        for document in docs.values():
+            counts, _ = document_rows(document, vectorizer)
+            masks = lime_masks(counts.d, rng)
+            counts.transform(masks)  # the n-gram table filled: the estimate's steady state
+            matrix, seconds = cpu(lambda counts=counts, masks=masks: counts.transform(masks), 3)
+            _, model_seconds = cpu(lambda model=model, matrix=matrix: model.predict_proba(matrix), 3)
+            nnz = matrix.nnz / ROWS
+            measured = model_seconds / ROWS * 1e6
+            row, column, _ = work_model.classifier_costs(model)
+            rows.append((k, nnz, measured))
+            row_us = work_model.row_costs(counts)
+            if hasattr(counts, "sequence_tokens"):
+                ngram.append((len(counts.sequence_tokens) * (counts.high - counts.low + 1), seconds / ROWS * 1e6))
+            out.append(f"{measured:.2f}/{row + column * nnz:.2f} (c={nnz:.0f}) row {seconds / ROWS * 1e6:.1f}/"
+                       f"{row_us:.1f}")  # fmt: skip
+        print(f"  {name:>26}: {k} output(s), one call {call * 1e3:.2f} ms; " + ", ".join(out), flush=True)
+    k, nnz, measured = np.array(rows).T
+    (a, b), _ = scipy.optimize.nnls(np.column_stack([k, k * nnz]), measured)
+    print(f"  fitted: LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN = {a:.4f}, {b:.5f} (per output), LINEAR_US_PER_CALL "
+          f"(largest) {max(calls):.0f}; in force: {work_model.LINEAR_US_PER_ROW}, {work_model.LINEAR_US_PER_COLUMN}, "
+          f"{work_model.LINEAR_US_PER_CALL}")  # fmt: skip
+    grams, spent = np.array(ngram).T
+    (c,), _ = scipy.optimize.nnls(grams[:, None], spent)
+    print(f"  fitted: NGRAM_US_PER_TOKEN = {c:.4f} (per token and n-gram length); in force: "
+          f"{work_model.NGRAM_US_PER_TOKEN}")  # fmt: skip
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--parts", nargs="+", type=int, default=[1, 2, 3, 4, 5], help="the parts to run (1-5)")
+    parts = set(parser.parse_args().parts)
     warnings.simplefilter("ignore", UserWarning)  # tol = 1e-6 is never met: the budget is the point
     reviews = lt.load_yelp_reviews()
     texts, labels = reviews["text"].tolist(), reviews["stars"].to_numpy()
     docs = documents(texts)
-    pipes = classifiers(texts, labels)
-    lt.explain(pipes["tree"], texts[3], progress=False)  # numba's loops compiled or loaded
+    pipes = classifiers(texts, labels) if parts & {1, 2, 3, 4} else {}
+    linear = linear_pipelines(texts, labels) if 5 in parts else {}
+    lt.explain(next(iter({**pipes, **linear}.values())), texts[3], progress=False)  # numba's loops compiled or loaded
     print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; documents of d = "
           f"{[len(lt.local_dictionary(t)) for t in docs.values()]}")  # fmt: skip
-    part_classifiers(pipes, docs)
-    part_estimate(pipes["tree"], docs)
-    part_lime(pipes["tree"], docs)
-    part_check(pipes, docs)
+    if 1 in parts:
+        part_classifiers(pipes, docs)
+    if 2 in parts:
+        part_estimate(pipes["tree"], docs)
+    if 3 in parts:
+        part_lime(pipes["tree"], docs)
+    if 4 in parts:
+        part_check(pipes, docs)
+    if 5 in parts:
+        part_linear(linear, docs)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from ..reading.count_rows import count_score_masks
 from ..reading.forest_walk import pipeline_forest_walk, walks
 from . import work_model
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
-from .work_model import classifier_costs, walk_costs
+from .work_model import classifier_costs, row_costs, walk_costs
 
 #: model calls by default when the rows come from counts, in lime runs of ``num_samples``
 COUNT_CALLS_PER_LIME_RUN = 200
@@ -61,6 +61,9 @@ ROWS_US_PER_MASK, ROWS_US_PER_WORD, ROWS_US_PER_WORD2 = 2.0, 0.06, 1.0e-4
 #: and 488 (loads 3.7 to 5.4: lime's own time moves by 20% between runs); 1.75 keeps about 1.5x in the worst of them
 #: and the 100-tree forest on the 488-word document below lime's standard deviation (0.80 of it at 1.5)
 ROWS_SAFETY = 1.75
+#: a linear classifier's rows at lime's cost take the estimate's words path (its surrogate) with a bound on the words
+#: this many times those of the budget's masks: the bound never stops the calls on rows
+ROWS_WORDS_MARGIN = 1.25
 
 
 def linked_budget(num_samples, d, words):
@@ -86,7 +89,7 @@ def linked_budget(num_samples, d, words):
     return int(num_samples * min(max(ratio, 1.0), COUNT_CALLS_PER_LIME_RUN))
 
 
-def rows_budget(model, num_samples, d, words, columns, walked=None):
+def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0):
     """Masks on rows from counts that cost about ``1 / ROWS_SAFETY`` of one lime run (explain's default).
 
     lime's number of calls ``num_samples`` when the work model does not know the classifier.
@@ -101,7 +104,8 @@ def rows_budget(model, num_samples, d, words, columns, walked=None):
     :func:`limetheory.pipelines.reading.forest_walk.walks` says the estimate walks them), at the walk's cost
     (:func:`limetheory.pipelines.estimate.work_model.walk_costs`), while lime calls the forest's own
     ``predict_proba``.  ``benchmarks/row_budget.py`` measures every constant.  The masks are kept between one and
-    :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.
+    :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.  ``row_us``: the row's own microseconds per mask
+    beyond a unigram row's (an n-gram row: :func:`limetheory.pipelines.estimate.work_model.row_costs`).
 
     Examples
     --------
@@ -126,7 +130,7 @@ def rows_budget(model, num_samples, d, words, columns, walked=None):
     walked = walks(model, "predict_proba") if walked is None else walked
     ours = walk_costs(model.steps[-1][1]) if walked else costs
     lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words
-    mask_us = ROWS_US_PER_MASK + ROWS_US_PER_WORD * d + ROWS_US_PER_WORD2 * d * d
+    mask_us = ROWS_US_PER_MASK + ROWS_US_PER_WORD * d + ROWS_US_PER_WORD2 * d * d + row_us
     return work_model.rows_budget(lime_us, num_samples, columns, mask_us, costs, ROWS_SAFETY,
                                   COUNT_CALLS_PER_LIME_RUN * num_samples, ours=ours)  # fmt: skip
 
@@ -198,18 +202,31 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     elif lime_cost and linked is None:
         # lime's cost on rows from counts: lime's time by the work model where it knows the classifier (a row from
         # counts costs less than lime's string, vectorizer and row), else lime's number of calls
-        budget = rows_budget(model, lime_n, d, lime_words(text, lime_n)[1], score.columns, walked=walk is not None)
+        words = lime_words(text, lime_n)[1]
+        budget = rows_budget(model, lime_n, d, words, score.columns, walked=walk is not None,
+                             row_us=row_costs(score.document))  # fmt: skip
     elif lime_cost:  # a linked reading: as many masks as take the time of lime's run (stops at tol before)
         budget = linked_budget(lime_n, d, lime_words(text, lime_n)[1])
     else:
         budget = per_run * lime_n
+    # a linear classifier's rows at lime's cost: its probabilities are a smooth link of a few directions, which the
+    # nonlinear surrogate follows (the long bigram document at 20000 masks: 0.67 of lime's sd with it, 1.5 without)
+    linear_rows = (lime_cost and max_calls is None and linked is None and score is not None
+                   and work_model.linear_outputs(model.steps[-1][1]) is not None)  # fmt: skip
     # the surrogate replaces model calls by cheap masks: pointless when a call is as cheap as the surrogate
-    pilot = None if score is None else min(COUNT_PILOT_CALLS, max(2, budget // 10))
-    # lime's cost on strings is also the words they hold: a vectorizer's time grows with them
-    occurrences, words = lime_words(text, lime_n) if lime_cost and score is None and mode is None else (None, None)
+    pilot = None if score is None or linear_rows else min(COUNT_PILOT_CALLS, max(2, budget // 10))
+    occurrences, words = None, None
+    if lime_cost and score is None and mode is None:  # lime's cost on strings is also the words they hold
+        occurrences, words = lime_words(text, lime_n)
+    elif linear_rows:
+        # the surrogate's path of long documents (strata binned, per-word surrogates refitted) with a words bound
+        # that never binds (a row's cost does not grow with the words its string would hold): its own work's
+        # allowance stays a share of lime's own modelled work at that many words
+        occurrences, words = lime_words(text, lime_n)
+        words *= ROWS_WORDS_MARGIN * budget / lime_n
     estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
                               random_state=random_state, progress=progress, controls=controls,
-                              surrogate="auto" if score is None else False, pilot_calls=pilot,
+                              surrogate="auto" if score is None or linear_rows else False, pilot_calls=pilot,
                               cheap_calls=score is not None, raise_budget=lime_cost and linked is None,
                               word_tokens=occurrences, max_words=words)  # fmt: skip
     return estimate, scores, f"estimate: the model scored on {rows}"

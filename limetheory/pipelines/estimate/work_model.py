@@ -42,6 +42,20 @@ BOOST_US_PER_COLUMN, BOOST_US_PER_TREE, BOOST_US_PER_TREE_CALL = 0.008, 0.002, 1
 #: row but two of 40 (by at most 11%: 10 trees, c = 80 and 152), the fully grown forests' by up to 2x, the depth-8
 #: forest's by up to 6x (its paths are shorter than the columns' term allows): the safe side, fewer masks
 WALK_US_PER_TREE, WALK_US_PER_TREE_COLUMN, WALK_US_PER_NODE, WALK_US_PER_CALL = 0.01, 0.0013, 0.0015, 250.0
+#: a linear classifier's CPU microseconds per row and per non-zero column of a sparse row, each per output (a row of
+#: its ``coef_``: one for two classes), and per call (input validation, the intercept, the link): its
+#: ``decision_function`` is the sparse product of the rows with ``coef_``, ``predict_proba`` adds the link per row.
+#: ``benchmarks/row_budget.py`` (part 5) fitted 0.033 and 0.0018 per output, and at most 444 per call, on logistic
+#: regressions (two and three classes) and an SGD classifier on unigram, bigram and trigram TF-IDF rows of documents
+#: of d = 39..488 words (load 1.5 on two cores): rounded up, the model is above every time per row measured there
+#: (0.09-2.8 us a row measured, 0.2-5.1 modelled)
+LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN, LINEAR_US_PER_CALL = 0.1, 0.003, 500.0
+#: the n-gram rows' own CPU microseconds per mask beyond a unigram row's (already in the estimate's ``ROWS_US_PER_*``):
+#: per token of the document's sequence and per n-gram length (each length's n-grams are coded and looked up once in
+#: the table's pass and once in the row's).  ``benchmarks/row_budget.py`` (part 5) fitted 0.0185 on the whole n-gram
+#: row (unigram part included: the safe side) of bigram and trigram TF-IDF rows, d = 39..488 (1.5 to 57 us a mask,
+#: load 1.5), rounded up so that the model is above all but the shortest document's (2.1 us measured, 2.0 modelled)
+NGRAM_US_PER_TOKEN = 0.025
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
 #: at 200000)
@@ -80,6 +94,50 @@ def mean_path(tree):
     return float(weights[inner].sum() / weights[0])
 
 
+def linear_outputs(classifier):
+    """The outputs (rows of ``coef_``) of a fitted linear classifier the work model knows, or None for any other.
+
+    Known: scikit-learn's ``LogisticRegression``, ``SGDClassifier``, ``LinearSVC`` and ``RidgeClassifier`` (their
+    exact types: a subclass may predict otherwise).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> linear_outputs(LogisticRegression().fit([[0.0], [1.0], [2.0]], [0, 1, 2])), linear_outputs(object())
+    (3, None)
+    """
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassifier
+    from sklearn.svm import LinearSVC
+
+    if type(classifier) not in (LogisticRegression, SGDClassifier, LinearSVC, RidgeClassifier):
+        return None
+    coef = getattr(classifier, "coef_", None)
+    return None if coef is None else int(np.atleast_2d(coef).shape[0])
+
+
+def row_costs(document):
+    """The estimate's CPU microseconds per mask to build a row, beyond a unigram row's (0 for those).
+
+    ``document``: the rows' mirror (:func:`limetheory.pipelines.reading.count_rows.document_rows`); an n-gram one
+    (:class:`limetheory.pipelines.reading.ngram_rows.NgramCounts`) costs ``NGRAM_US_PER_TOKEN`` per token of its
+    sequence and n-gram length.
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from limetheory.pipelines.reading.ngram_rows import NgramCounts
+    >>> vectorizer = TfidfVectorizer(ngram_range=(1, 2)).fit(["good food", "bad wine"])
+    >>> bool(row_costs(NgramCounts("good food, bad wine", vectorizer)) == 4 * 2 * NGRAM_US_PER_TOKEN)
+    True
+    >>> row_costs(object())
+    0.0
+    """
+    tokens = getattr(document, "sequence_tokens", None)
+    if tokens is None:
+        return 0.0
+    return NGRAM_US_PER_TOKEN * len(tokens) * (document.high - document.low + 1)
+
+
 def classifier_costs(classifier):
     """(microseconds per row, per column of a row, per call) of ``classifier.predict_proba`` on sparse rows, or None.
 
@@ -90,7 +148,8 @@ def classifier_costs(classifier):
     classifier : object
         The pipeline's last step.  Known: scikit-learn's fitted ``RandomForestClassifier``,
         ``ExtraTreesClassifier``, ``DecisionTreeClassifier``, ``ExtraTreeClassifier`` and
-        ``GradientBoostingClassifier`` (their exact types; a subclass may predict otherwise).
+        ``GradientBoostingClassifier`` (their exact types; a subclass may predict otherwise), and the linear
+        classifiers of :func:`linear_outputs` (per output).
 
     Returns
     -------
@@ -107,6 +166,9 @@ def classifier_costs(classifier):
     >>> classifier_costs(object()) is None
     True
     """
+    outputs = linear_outputs(classifier)
+    if outputs is not None:
+        return LINEAR_US_PER_ROW * outputs, LINEAR_US_PER_COLUMN * outputs, LINEAR_US_PER_CALL
     found = _trees(classifier)
     if found is None:
         return None

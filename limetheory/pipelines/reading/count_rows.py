@@ -198,4 +198,5 @@ def count_score_masks(model, text, output, columns=None, method=None):
         return np.concatenate(out)
 
     score_masks.columns = len(document.columns)  # the document's columns: the default budget's work model reads them
+    score_masks.document = document  # and the kind of rows (an n-gram row costs more)
     return score_masks, None
