@@ -24,15 +24,20 @@ from __future__ import annotations
 
 #: lime's own CPU microseconds (the classifier aside) per sample, per word of its strings and per sample and word of
 #: the document (its distances and the ridge of its ``highest_weights`` selection, a dense n x d least squares):
-#: ``benchmarks/own_work.py`` fitted them on lime with a classifier_fn of negligible cost, d = 39 to 900
-LIME_OWN_US_PER_SAMPLE, LIME_OWN_US_PER_WORD, LIME_OWN_US_PER_SAMPLE_WORD = 45.0, 0.55, 0.02
+#: ``benchmarks/own_work.py`` fitted 50.8, 0.615, 0.021 and then 29.7, 0.362, 0.122 (two runs, load 0.4 and 1.3: the
+#: machine's speed moves by a third between runs), on lime with a classifier_fn of negligible cost at d = 39 to 908;
+#: rounded down so that the model is below lime's time at every d of the faster run (0.80 to 0.97 of it)
+LIME_OWN_US_PER_SAMPLE, LIME_OWN_US_PER_WORD, LIME_OWN_US_PER_SAMPLE_WORD = 25.0, 0.33, 0.1
 #: a Gram matrix of the per-word fit costs this many microseconds per mask and squared column ((d + 3)² of them,
 #: BLAS's symmetric product) plus this per mask and column (the products with the masks, the link, the step's
-#: trials); a cheap mask this per word of the document (drawing it, the surrogate's value, its control, the sums)
-FIT_US_PER_MASK_COLUMN2, FIT_US_PER_MASK_COLUMN = 4e-5, 0.004
+#: trials); a cheap mask this per word of the document (drawing it, the surrogate's value, its control, the sums).
+#: Measured in the same runs: 3.5e-5 and 0.0037, then 2.7e-5 and 0.0032 (d = 200 to 900, 1000 to 8000 masks); a cheap
+#: mask 0.014 to 0.025 (d = 317 to 908); rounded up, so that the estimate's work is never understated
+FIT_US_PER_MASK_COLUMN2, FIT_US_PER_MASK_COLUMN = 3.6e-5, 0.004
 CHEAP_US_PER_MASK_WORD = 0.03
 #: a refit's work besides its fits, per mask and word: the polynomial design's features on every mask, the
-#: surrogates' values, the held-out comparison's two least-squares fits
+#: surrogates' values, the held-out comparison's two least-squares fits (0.05 s of a refit on 320 masks at d = 488
+#: that took 0.13 to 0.18 s)
 REFIT_US_PER_MASK_WORD = 0.3
 #: Gram matrices a fit is assumed to take before it runs (the ledger charges what it took): warm-started fits took
 #: 3-8 on VADER's and the keyword count's long document
@@ -53,7 +58,7 @@ def lime_own_us(num_samples, d, words):
     Examples
     --------
     >>> round(lime_own_us(5000, 488, 2.62e6) / 1e6, 2)  # seconds: the keyword count's long document
-    2.22
+    1.23
     """
     return (LIME_OWN_US_PER_SAMPLE + LIME_OWN_US_PER_SAMPLE_WORD * d) * num_samples + LIME_OWN_US_PER_WORD * words
 
@@ -63,8 +68,8 @@ def fit_us(grams, masks, d):
 
     Examples
     --------
-    >>> round(fit_us(8, 4000, 488) / 1e6, 2)
-    9.3
+    >>> round(fit_us(8, 4000, 488) / 1e6, 2)  # seconds
+    0.34
     """
     columns = d + 3
     return grams * masks * (FIT_US_PER_MASK_COLUMN2 * columns * columns + FIT_US_PER_MASK_COLUMN * columns)
@@ -80,8 +85,10 @@ class OwnWork:
 
     Examples
     --------
-    >>> ledger = OwnWork(1e6)
-    >>> ledger.afford_fit(masks=1000, d=488, fits=2)  # two fits of eight Grams: 2 x 2.3 s
+    >>> ledger = OwnWork(1e6)  # one second
+    >>> ledger.afford_fit(masks=1000, d=488, fits=2)  # two fits of eight Grams (0.17 s) and the refit's work
+    True
+    >>> ledger.afford_fit(masks=4000, d=488, fits=2)  # 0.68 s and more: beyond FIT_SHARE of the allowance
     False
     >>> ledger.cheap(10000, 488)
     >>> round(ledger.spent), ledger.cheap_masks_left(488)
