@@ -283,7 +283,8 @@ def main():
     if unknown:
         raise SystemExit(f"no such model: {sorted(unknown)}; the models: {list(models)}")
     chosen = [name for name in models if options.only is None or name in options.only]
-    for name in ("logistic (linked)", "keywords", "MultinomialNB"):
+    # the n-gram and character rows' loops too (pipelines.reading.ngram_rows): a user's session pays them once
+    for name in ("logistic (linked)", "keywords", "MultinomialNB", "bigram logistic", "char_wb logistic"):
         _, first = seconds(lambda name=name: lt.explain(models[name][0], warm, progress=False))
         print(f"warm-up call ({name}, another review; numba's loops compiled or loaded): {first:.2f} s")
     print(

@@ -26,7 +26,7 @@ from ..reading.count_rows import count_score_masks
 from ..reading.forest_walk import pipeline_forest_walk, walks
 from . import work_model
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
-from .work_model import classifier_costs, row_costs, walk_costs
+from .work_model import classifier_costs, lime_row_costs, row_costs, walk_costs
 
 #: model calls by default when the rows come from counts, in lime runs of ``num_samples``
 COUNT_CALLS_PER_LIME_RUN = 200
@@ -89,7 +89,7 @@ def linked_budget(num_samples, d, words):
     return int(num_samples * min(max(ratio, 1.0), COUNT_CALLS_PER_LIME_RUN))
 
 
-def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0):
+def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0, lime_row_us=0.0):
     """Masks on rows from counts that cost about ``1 / ROWS_SAFETY`` of one lime run (explain's default).
 
     lime's number of calls ``num_samples`` when the work model does not know the classifier.
@@ -105,7 +105,8 @@ def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0):
     (:func:`limetheory.pipelines.estimate.work_model.walk_costs`), while lime calls the forest's own
     ``predict_proba``.  ``benchmarks/row_budget.py`` measures every constant.  The masks are kept between one and
     :data:`COUNT_CALLS_PER_LIME_RUN` lime runs' worth of calls.  ``row_us``: the row's own microseconds per mask
-    beyond a unigram row's (an n-gram row: :func:`limetheory.pipelines.estimate.work_model.row_costs`).
+    beyond a unigram row's (an n-gram row: :func:`limetheory.pipelines.estimate.work_model.row_costs`);
+    ``lime_row_us``: lime's beyond its per-word cost (a ``char_wb`` vectorizer: ``work_model.lime_row_costs``).
 
     Examples
     --------
@@ -129,7 +130,7 @@ def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0):
     # lime calls the forest's own predict_proba; the estimate its walk when it scores the rows with it
     walked = walks(model, "predict_proba") if walked is None else walked
     ours = walk_costs(model.steps[-1][1]) if walked else costs
-    lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words
+    lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words + lime_row_us
     mask_us = ROWS_US_PER_MASK + ROWS_US_PER_WORD * d + ROWS_US_PER_WORD2 * d * d + row_us
     return work_model.rows_budget(lime_us, num_samples, columns, mask_us, costs, ROWS_SAFETY,
                                   COUNT_CALLS_PER_LIME_RUN * num_samples, ours=ours)  # fmt: skip
@@ -204,7 +205,8 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
         # counts costs less than lime's string, vectorizer and row), else lime's number of calls
         words = lime_words(text, lime_n)[1]
         budget = rows_budget(model, lime_n, d, words, score.columns, walked=walk is not None,
-                             row_us=row_costs(score.document))  # fmt: skip
+                             row_us=row_costs(score.document),
+                             lime_row_us=lime_row_costs(score.document, words))  # fmt: skip
     elif lime_cost:  # a linked reading: as many masks as take the time of lime's run (stops at tol before)
         budget = linked_budget(lime_n, d, lime_words(text, lime_n)[1])
     else:

@@ -56,6 +56,10 @@ LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN, LINEAR_US_PER_CALL = 0.1, 0.003, 500.0
 #: row (unigram part included: the safe side) of bigram and trigram TF-IDF rows, d = 39..488 (1.5 to 57 us a mask,
 #: load 1.5), rounded up so that the model is above all but the shortest document's (2.1 us measured, 2.0 modelled)
 NGRAM_US_PER_TOKEN = 0.025
+#: a ``char_wb`` row's CPU microseconds per mask and per character n-gram of the whole document (a mask's chunks add
+#: their tabulated entries: about half of them), and lime's per n-gram of its strings beyond ``LIME_US_PER_WORD`` (its
+#: vectorizer analyses every chunk of every string).  ``benchmarks/row_budget.py`` (part 5) fitted PLACEHOLDER
+CHAR_US_PER_GRAM, LIME_US_PER_CHAR_GRAM = 0.025, 0.3
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
 #: at 200000)
@@ -132,10 +136,30 @@ def row_costs(document):
     >>> row_costs(object())
     0.0
     """
+    grams = getattr(document, "grams", None)
+    if grams is not None:  # a char_wb reading (:class:`limetheory.pipelines.reading.ngram_rows.CharChunks`)
+        return CHAR_US_PER_GRAM * grams
     tokens = getattr(document, "sequence_tokens", None)
     if tokens is None:
         return 0.0
     return NGRAM_US_PER_TOKEN * len(tokens) * (document.high - document.low + 1)
+
+
+def lime_row_costs(document, words):
+    """lime's CPU microseconds beyond its work model's per word, for strings of ``words`` words in all (0 mostly).
+
+    A ``char_wb`` vectorizer reads each word of lime's strings as its character n-grams: ``LIME_US_PER_CHAR_GRAM``
+    each, the document's n-grams per word (``document.grams`` over its word tokens) times ``words``.
+
+    Examples
+    --------
+    >>> lime_row_costs(object(), 1e6)
+    0.0
+    """
+    grams = getattr(document, "grams", None)
+    if grams is None:
+        return 0.0
+    return LIME_US_PER_CHAR_GRAM * words * grams / max(1, len(document.reading.word_of_token))
 
 
 def classifier_costs(classifier):

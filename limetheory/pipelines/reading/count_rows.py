@@ -22,7 +22,7 @@ from sklearn.pipeline import Pipeline
 
 from ..._validation import check_text, check_vectorizer
 from ...engine.tokens import DocumentCounts, normalize_rows
-from .ngram_rows import NgramCounts
+from .ngram_rows import CharChunks, NgramCounts
 
 #: lime's default split: the rows are mirrored for lime's default word mode only
 _TOKEN_PATTERNS = (r"(?u)\b\w\w+\b", r"(?u)\b\w+\b")
@@ -117,6 +117,8 @@ def document_rows(text, vectorizer):
             if refusal is not None:
                 return None, f"the HashingVectorizer's tokenisation is not mirrored: {refusal}"
             return HashedCounts(text, vectorizer), None
+        if isinstance(vectorizer, CountVectorizer) and vectorizer.analyzer == "char_wb":
+            return CharChunks(text, vectorizer), None  # character n-grams tabulated per whitespace chunk, or a reason
         if isinstance(vectorizer, CountVectorizer) and tuple(vectorizer.ngram_range) != (1, 1):
             return NgramCounts(text, vectorizer), None  # word n-grams from the token sequence, or a reason
         if isinstance(vectorizer, CountVectorizer):

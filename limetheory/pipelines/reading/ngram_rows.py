@@ -33,8 +33,9 @@ from ...engine.tokens import normalize_rows, vectorizer_steps
 
 #: the longest n-gram mirrored (the codes of n-grams over V distinct tokens are below (V + 1) ** n)
 MAX_N = 6
-#: masks per compiled pass: its buffers hold at most this many masks' n-grams
-_BLOCK = 1024
+#: the most distinct words of one whitespace chunk whose 2^k strings a ``char_wb`` reading tabulates
+MAX_CHUNK_WORDS = 10
+_SPACES = re.compile(r"(\s+)")
 _WORD_CHARACTER = re.compile(r"\w")
 #: the empty slot of the n-gram table (codes are positive)
 _EMPTY = -1
@@ -241,6 +242,164 @@ class NgramCounts:
         return matrix if vectorizer.norm is None else normalize_rows(matrix, vectorizer.norm)
 
 
+def char_refusal(vectorizer):
+    """Why :class:`CharChunks` cannot mirror this vectorizer's rows (None when it can).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> char_refusal(TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit(["good food"])) is None
+    True
+    >>> char_refusal(TfidfVectorizer(analyzer="char", ngram_range=(2, 4)).fit(["good food"]))
+    "analyzer='char' (only 'char_wb')"
+    """
+    if not isinstance(vectorizer, CountVectorizer):
+        return f"{type(vectorizer).__name__} is not a Count or Tfidf vectorizer"
+    if getattr(vectorizer, "vocabulary_", None) is None:
+        return "the vectorizer is not fitted"
+    problems = []
+    if vectorizer.input != "content":
+        problems.append(f"input={vectorizer.input!r} (only 'content')")
+    if vectorizer.analyzer != "char_wb":
+        problems.append(f"analyzer={vectorizer.analyzer!r} (only 'char_wb')")
+    if vectorizer.preprocessor is not None:
+        problems.append("a custom preprocessor")
+    if vectorizer.strip_accents is not None:
+        problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
+    if getattr(vectorizer, "norm", None) not in ("l1", "l2", None):
+        problems.append(f"norm={vectorizer.norm!r} (only 'l1', 'l2' or None)")
+    return "; ".join(problems) or None
+
+
+class CharChunks:
+    """A document as lime sees it (its distinct words) and as a ``char_wb`` vectorizer sees it (whitespace chunks).
+
+    ``char_wb`` n-grams are computed per whitespace-separated chunk (padded with a space each side), and lime never
+    removes whitespace, so a perturbed document's chunks are the document's, each with its removed words cut out (a
+    chunk left empty vanishes): a chunk's n-grams depend only on which of its words are kept.  Each distinct chunk's
+    n-grams are tabulated for every subset of its words, by the vectorizer's own analyzer on the chunk's string, and
+    a mask's row adds its chunks' entries (compiled), then the vectorizer's binary, idf and norm steps.  Refused
+    (ValueError) where a chunk holds more than ``MAX_CHUNK_WORDS`` distinct words (2^k strings to tabulate).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3)).fit(["good food", "bad wine"])
+    >>> rows = CharChunks("good food, bad-wine", vectorizer)
+    >>> masks = np.array([[1, 1, 1, 1], [1, 0, 1, 1], [1, 0, 0, 1]], dtype=bool)
+    >>> bool(np.array_equal(rows.transform(masks).toarray(),
+    ...                     vectorizer.transform(rows.documents(masks)).toarray()))
+    True
+    """
+
+    def __init__(self, text, vectorizer):
+        refusal = char_refusal(vectorizer)
+        if refusal is not None:
+            raise ValueError(f"the character rows do not mirror this vectorizer: {refusal}")
+        self.text, self.vectorizer = text, vectorizer
+        self.reading = lime_words(text)
+        self.words = list(self.reading.words)
+        self.d = len(self.words)
+        if self.d < 2:
+            raise ValueError(f"text must contain at least 2 distinct words, got {self.words}")
+        if vectorizer.lowercase and "\u03a3" in text:
+            raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
+        analyze, vocabulary = vectorizer.build_analyzer(), vectorizer.vocabulary_
+        chunks = _chunks(self.reading)
+        tables, table_of, offsets, words_of = {}, [], [0], []
+        entries_columns, entries_counts, total = [], [], {}
+        for parts in chunks:
+            distinct = list(dict.fromkeys(j for j, _ in parts if j >= 0))
+            if len(distinct) > MAX_CHUNK_WORDS:
+                raise ValueError(f"a whitespace chunk of text holds {len(distinct)} distinct words (more than "
+                                 f"{MAX_CHUNK_WORDS}): its {2 ** len(distinct)} strings are not tabulated")  # fmt: skip
+            key = tuple(parts)
+            if key not in tables:
+                tables[key] = len(offsets) - 1
+                bit = {j: b for b, j in enumerate(distinct)}
+                for state in range(1 << len(distinct)):
+                    string = "".join(piece for j, piece in parts if j < 0 or state >> bit[j] & 1)
+                    grams = {}
+                    for gram in analyze(string):
+                        column = vocabulary.get(gram)
+                        if column is not None:
+                            grams[column] = grams.get(column, 0) + 1
+                    entries_columns.extend(grams)
+                    entries_counts.extend(grams.values())
+                    offsets.append(len(entries_columns))
+            table_of.append(tables[key])
+            words_of.append(distinct)
+            for gram in analyze("".join(piece for _, piece in parts)):
+                total[gram] = total.get(gram, 0) + 1
+        # the whole document's n-grams, read by the vectorizer itself, are its chunks' (a last guard on the reading)
+        if total != _counter(analyze(text)):
+            raise ValueError("the vectorizer's character n-grams of text are not those of its whitespace chunks")
+        self.chunk_table = np.array(table_of, dtype=np.int64)
+        self.chunk_ptr = np.cumsum([0] + [len(w) for w in words_of], dtype=np.int64)
+        self.chunk_words = np.array([j for w in words_of for j in w], dtype=np.int64)
+        self.table_ptr = np.array(offsets, dtype=np.int64)
+        self.table_columns = np.array(entries_columns, dtype=np.int64)
+        self.table_counts = np.array(entries_counts, dtype=np.int64)
+        self.n_features = len(vocabulary)
+        self.grams = sum(total.values())  # the whole document's n-grams: the work model's size of a row
+        self._tally = np.zeros(self.n_features, dtype=np.int64)
+        self._marks = np.zeros((self.n_features + 63) // 64, dtype=np.uint64)
+        self._summary = np.zeros((len(self._marks) + 63) // 64, dtype=np.uint64)
+        self._matrix_type = None
+        self.columns = np.array(sorted(vocabulary[g] for g in total if g in vocabulary), dtype=np.int64)
+
+    def documents(self, masks):
+        """The strings lime builds for these masks (1 = word kept)."""
+        return mask_strings(self.reading, np.asarray(masks) != 0)
+
+    def counts(self, masks, weights=None):
+        """The (m x n_features) counts of the perturbed documents of ``masks``, as :meth:`NgramCounts.counts`."""
+        masks = np.ascontiguousarray(np.asarray(masks) != 0)
+        if masks.ndim != 2 or masks.shape[1] != self.d:
+            raise ValueError(f"masks must be an (m, {self.d}) array, got shape {masks.shape}")
+        index = np.int32 if self.n_features < 2**31 else np.int64
+        data = np.empty(max(16, len(masks) * len(self.columns) // 2))
+        indices = np.empty(len(data), dtype=index)
+        indptr = np.zeros(len(masks) + 1, dtype=np.int64)
+        weighted = np.ones(0) if weights is None else np.asarray(weights, dtype=np.float64)
+        data, indices = _chunk_rows(masks, self.chunk_ptr, self.chunk_words, self.chunk_table, self.table_ptr,
+                                    self.table_columns, self.table_counts, self._marks, self._summary, self._tally,
+                                    data, indices, indptr, _DE_BRUIJN, bool(self.vectorizer.binary),
+                                    weights is not None, weighted)  # fmt: skip
+        return data, indices, indptr
+
+    transform = NgramCounts.transform
+
+
+def _counter(grams):
+    counts = {}
+    for gram in grams:
+        counts[gram] = counts.get(gram, 0) + 1
+    return counts
+
+
+def _chunks(reading):
+    """The document's whitespace-separated chunks, each a list of (lime word or -1 for a separator, its string)."""
+    chunks, parts = [], []
+    words = iter(reading.word_of_token)
+    for i, token in enumerate(reading.tokens):
+        if (i - reading.first) % 2 == 0 and i >= reading.first:  # a word token
+            parts.append((next(words), token))
+            continue
+        for piece in _SPACES.split(token):
+            if not piece:
+                continue
+            if piece.isspace():
+                if parts:
+                    chunks.append(parts)
+                parts = []
+            else:
+                parts.append((-1, piece))
+    if parts:
+        chunks.append(parts)
+    return chunks
+
+
 def _shift(keys):
     """The right shift of Fibonacci hashing into a table of ``len(keys)`` (a power of two) slots."""
     return 64 - (len(keys).bit_length() - 1)
@@ -331,6 +490,48 @@ def _rows(masks, words, tokens, low, high, base, unigram_columns, keys, values, 
                         marks[column >> 6] |= one << np.uint64(column & 63)
                         summary[column >> 12] |= one << np.uint64((column >> 6) & 63)
                     tally[column] += 1
+        for w in range(len(summary)):
+            high_bits = summary[w]
+            while high_bits:
+                word = w * 64 + de_bruijn[np.int64(((high_bits & (~high_bits + one)) * multiplier) >> top)]
+                high_bits &= high_bits - one
+                low_bits = marks[word]
+                while low_bits:
+                    column = word * 64 + de_bruijn[np.int64(((low_bits & (~low_bits + one)) * multiplier) >> top)]
+                    low_bits &= low_bits - one
+                    if end == len(data):
+                        data = np.concatenate((data, np.empty(len(data), dtype=data.dtype)))
+                        indices = np.concatenate((indices, np.empty(len(indices), dtype=indices.dtype)))
+                    value = 1.0 if binary else float(tally[column])
+                    data[end] = value * weights[column] if weighted else value
+                    indices[end] = column
+                    tally[column] = 0
+                    end += 1
+                marks[word] = 0
+            summary[w] = 0
+        indptr[i + 1] = end
+    return data[:end], indices[:end]
+
+
+@compiled(cache=True, nogil=True)
+def _chunk_rows(masks, chunk_ptr, chunk_words, chunk_table, table_ptr, table_columns, table_counts, marks, summary,
+                tally, data, indices, indptr, de_bruijn, binary, weighted, weights):  # fmt: skip
+    """Each mask's row: the tabulated entries of each chunk's state (its kept words as bits), as :func:`_rows`."""
+    one, multiplier, top = np.uint64(1), np.uint64(0x03F79D71B4CB0A89), np.uint64(58)
+    end = 0
+    for i in range(masks.shape[0]):
+        for c in range(len(chunk_table)):
+            state = 0
+            for b in range(chunk_ptr[c + 1] - chunk_ptr[c]):
+                if masks[i, chunk_words[chunk_ptr[c] + b]]:
+                    state |= 1 << b
+            row = chunk_table[c] + state
+            for e in range(table_ptr[row], table_ptr[row + 1]):
+                column = table_columns[e]
+                if tally[column] == 0:
+                    marks[column >> 6] |= one << np.uint64(column & 63)
+                    summary[column >> 12] |= one << np.uint64((column >> 6) & 63)
+                tally[column] += table_counts[e]
         for w in range(len(summary)):
             high_bits = summary[w]
             while high_bits:
