@@ -16,7 +16,7 @@ from sklearn.pipeline import make_pipeline
 
 from limetheory import perturbed_documents
 from limetheory.pipelines.reading.count_rows import count_score_masks, document_rows, rows_match
-from limetheory.pipelines.reading.ngram_rows import NgramCounts, ngram_refusal
+from limetheory.pipelines.reading.ngram_rows import CharChunks, NgramCounts, char_refusal, ngram_refusal
 
 CORPUS = [
     "the food was good and the service was good",
@@ -133,6 +133,7 @@ def test_count_score_masks_uses_the_ngram_rows():
         (TfidfVectorizer(analyzer="char", ngram_range=(1, 2)), "analyzer='char'"),
     ],
 )
+@pytest.mark.filterwarnings("ignore:The parameter 'ngram_range' will not be used")
 def test_refusals_fall_back_with_a_reason(vectorizer, reason):
     vectorizer.fit(CORPUS)
     assert reason in ngram_refusal(vectorizer)
@@ -160,3 +161,77 @@ def test_refusals_of_the_document_and_the_arguments():
     rows = NgramCounts(text, fitted)
     masks = lime_masks(rows.d, 50, np.random.default_rng(4))
     assert_same_rows(rows.transform(masks), fitted.transform(perturbed_documents(text, masks)))
+
+
+CHAR_DOCUMENTS = [
+    "didn't like it,good food!  the   wine\twas\nfine -- I'd go again...",
+    "  a b-c good,good food;food (great) ÉTÉ été x  ",
+    "the food was good and the service was good, good, good",
+]
+CHAR_SETTINGS = [
+    (TfidfVectorizer, {"analyzer": "char_wb", "ngram_range": (2, 4)}),
+    (TfidfVectorizer, {"analyzer": "char_wb", "ngram_range": (1, 3), "binary": True, "norm": "l1"}),
+    (TfidfVectorizer, {"analyzer": "char_wb", "ngram_range": (2, 5), "sublinear_tf": True, "lowercase": False}),
+    (TfidfVectorizer, {"analyzer": "char_wb", "ngram_range": (3, 3), "use_idf": False, "norm": None}),
+    (CountVectorizer, {"analyzer": "char_wb", "ngram_range": (1, 2)}),
+]
+
+
+@pytest.mark.parametrize(("kind", "settings"), CHAR_SETTINGS)
+def test_char_rows_equal_the_vectorizer(kind, settings):
+    """Chunks with several words and separators, runs of spaces, tabs, newlines, one-character and accented words."""
+    vectorizer = kind(**settings).fit(CORPUS + CHAR_DOCUMENTS[:1])
+    rng = np.random.default_rng(5)
+    for text in CHAR_DOCUMENTS:
+        rows = CharChunks(text, vectorizer)
+        masks = lime_masks(rows.d, 300, rng)
+        assert_same_rows(rows.transform(masks), vectorizer.transform(perturbed_documents(text, masks)))
+
+
+def test_char_rows_equal_the_vectorizer_on_yelp(yelp):
+    texts, _ = yelp
+    vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit(texts)
+    parts, tokens = [], 0
+    for text in texts:
+        parts.append(text)
+        tokens += len([t for t in re.split(r"\W+", text) if t])
+        if tokens >= 1000:
+            break
+    rng = np.random.default_rng(6)
+    for text in (texts[10], " ".join(parts)):
+        rows = CharChunks(text, vectorizer)
+        masks = lime_masks(rows.d, 200, rng)
+        assert_same_rows(rows.transform(masks), vectorizer.transform(rows.documents(masks)))
+        assert rows.grams == len(vectorizer.build_analyzer()(text))
+
+
+def test_count_score_masks_uses_the_char_rows():
+    model = make_pipeline(TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)), LogisticRegression())
+    model.fit(CORPUS, [1, 0, 0, 1, 1])
+    text = CHAR_DOCUMENTS[0]
+    score, reason = count_score_masks(model, text, "predict_proba")
+    assert reason is None and isinstance(score.document, CharChunks)
+    masks = lime_masks(score.document.d, 200, np.random.default_rng(7))
+    assert np.array_equal(score(masks), model.predict_proba(perturbed_documents(text, masks)))
+
+
+def test_char_refusals_fall_back_with_a_reason():
+    vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit(CORPUS)
+    crowded = "good food " + "-".join("abcdefghijkl")  # one chunk of 12 distinct words: 4096 strings
+    with pytest.raises(ValueError, match="12 distinct words"):
+        CharChunks(crowded, vectorizer)
+    model = make_pipeline(vectorizer, LogisticRegression()).fit(CORPUS, [1, 0, 0, 1, 1])
+    score, why = count_score_masks(model, crowded, "predict_proba")
+    assert score is None and "12 distinct words" in why
+    for settings, reason in [
+        ({"analyzer": "char", "ngram_range": (2, 4)}, "analyzer='char'"),
+        ({"analyzer": "char_wb", "preprocessor": str.lower}, "a custom preprocessor"),
+        ({"analyzer": "char_wb", "strip_accents": "ascii"}, "strip_accents"),
+    ]:
+        fitted = TfidfVectorizer(**settings).fit(CORPUS)
+        assert reason in (char_refusal(fitted) or "")
+        score, why = count_score_masks(make_pipeline(fitted, LogisticRegression()).fit(CORPUS, [1, 0, 0, 1, 1]),
+                                       CHAR_DOCUMENTS[0], "predict_proba")  # fmt: skip
+        assert score is None and why
+    with pytest.raises(ValueError, match="masks must be an"):
+        CharChunks(CHAR_DOCUMENTS[2], vectorizer).transform(np.ones((1, 2), dtype=bool))
