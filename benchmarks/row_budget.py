@@ -19,10 +19,16 @@ rows of documents of 39 to 488 distinct words (the Yelp review and the 1043-toke
    ``benchmarks/linked_budget.py``): one lime run, its time less that of the classifier's call on its rows;
 4. the check that matters: the default call of each tree model on the review and on the document, its calls, its
    CPU time against one lime run's (lime's ``classifier_fn`` the pipeline's ``predict_proba``), the ratio the
-   work model predicts, and the precision stated (largest standard error / lime's first-order sd at n = 5000).
+   work model predicts, and the precision stated (largest standard error / lime's first-order sd at n = 5000);
+5. linear classifiers (``work_model.LINEAR_US_*``): ``predict_proba`` of logistic regressions (two and three classes)
+   and an SGD classifier on 4000 rows from counts of unigram, bigram, trigram and char_wb TF-IDF vectorizers, per row
+   against the rows' non-zero columns and the outputs, and one call; the n-gram and character rows' own time per mask
+   (``NGRAM_US_PER_TOKEN``, ``CHAR_US_PER_GRAM``: the whole row, after a first call filled the n-gram table); lime on
+   the char_wb pipeline beyond the unigram work model, per character n-gram of its strings
+   (``LIME_US_PER_CHAR_GRAM``).
 
 Each part prints measured against modelled.  Run with ``LIMETHEORY_DATA_DIR=/path/to/data python
-benchmarks/row_budget.py`` (about 3 minutes on two cores).
+benchmarks/row_budget.py`` (about 3 minutes on two cores); ``--parts 5`` runs part 5 alone (about a minute).
 """
 
 from __future__ import annotations
@@ -267,6 +273,10 @@ def linear_pipelines(texts, labels):
         "trigram logistic": (TfidfVectorizer(ngram_range=(1, 3)), LogisticRegression(max_iter=1000)),
         "bigram SGD": (TfidfVectorizer(ngram_range=(1, 2)), SGDClassifier(loss="log_loss", random_state=SEED)),
         "bigram logistic 3 classes": (TfidfVectorizer(ngram_range=(1, 2)), LogisticRegression(max_iter=1000)),
+        "char_wb logistic": (
+            TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)),
+            LogisticRegression(max_iter=1000),
+        ),
     }
     three = np.digitize(np.arange(len(labels)) % 3, [1, 2])  # three classes: the per-column cost grows with them
     return {name: make_pipeline(v, m).fit(texts, three if "3 classes" in name else labels)
@@ -277,7 +287,7 @@ def part_linear(pipes, docs):
     print("5. linear classifiers' predict_proba on rows from counts: microseconds per row (measured / modelled), "
           "and the n-gram rows' own microseconds per mask (measured / modelled)")  # fmt: skip
     rng = np.random.default_rng(SEED)
-    rows, calls, ngram = [], [], []
+    rows, calls, ngram, chars = [], [], [], []
     for name, pipe in pipes.items():
         vectorizer, model = pipe.steps[0][1], pipe.steps[-1][1]
         k = work_model.linear_outputs(model)
@@ -296,7 +306,9 @@ def part_linear(pipes, docs):
             row, column, _ = work_model.classifier_costs(model)
             rows.append((k, nnz, measured))
             row_us = work_model.row_costs(counts)
-            if hasattr(counts, "sequence_tokens"):
+            if hasattr(counts, "grams"):
+                chars.append((counts.grams, seconds / ROWS * 1e6))
+            elif hasattr(counts, "sequence_tokens"):
                 ngram.append((len(counts.sequence_tokens) * (counts.high - counts.low + 1), seconds / ROWS * 1e6))
             out.append(f"{measured:.2f}/{row + column * nnz:.2f} (c={nnz:.0f}) row {seconds / ROWS * 1e6:.1f}/"
                        f"{row_us:.1f}")  # fmt: skip
@@ -310,6 +322,25 @@ def part_linear(pipes, docs):
     (c,), _ = scipy.optimize.nnls(grams[:, None], spent)
     print(f"  fitted: NGRAM_US_PER_TOKEN = {c:.4f} (per token and n-gram length); in force: "
           f"{work_model.NGRAM_US_PER_TOKEN}")  # fmt: skip
+    grams, spent = np.array(chars).T
+    (c,), _ = scipy.optimize.nnls(grams[:, None], spent)
+    print(f"  fitted: CHAR_US_PER_GRAM = {c:.4f} (per n-gram of the whole document); in force: "
+          f"{work_model.CHAR_US_PER_GRAM}")  # fmt: skip
+    # lime on the char_wb pipeline: its time beyond the unigram work model, per character n-gram of its strings
+    pipe, excess = pipes["char_wb logistic"], []
+    for name in ("review", "joined 90", "joined 160"):
+        document = docs[name]
+        total, inner = lime_run(pipe, document)
+        words = route.lime_words(document, LIME_N)[1]
+        counts, _ = document_rows(document, pipe.steps[0][1])
+        base = route.LIME_US_PER_SAMPLE * LIME_N + route.LIME_US_PER_WORD * words
+        gram_words = words * counts.grams / len(counts.reading.word_of_token)
+        excess.append((gram_words, (total - inner) * 1e6 - base))
+        print(f"  lime, char_wb, {name:>10}: {total:.2f} s, beyond the unigram model {excess[-1][1] / 1e6:.2f} s, "
+              f"modelled {work_model.lime_row_costs(counts, words) / 1e6:.2f} s", flush=True)  # fmt: skip
+    gram_words, spent = np.array(excess).T
+    print(f"  fitted: LIME_US_PER_CHAR_GRAM = {np.min(spent / gram_words):.3f} (the least ratio) to "
+          f"{np.max(spent / gram_words):.3f}; in force: {work_model.LIME_US_PER_CHAR_GRAM}")  # fmt: skip
 
 
 def main():

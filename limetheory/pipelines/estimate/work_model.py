@@ -45,20 +45,23 @@ WALK_US_PER_TREE, WALK_US_PER_TREE_COLUMN, WALK_US_PER_NODE, WALK_US_PER_CALL = 
 #: a linear classifier's CPU microseconds per row and per non-zero column of a sparse row, each per output (a row of
 #: its ``coef_``: one for two classes), and per call (input validation, the intercept, the link): its
 #: ``decision_function`` is the sparse product of the rows with ``coef_``, ``predict_proba`` adds the link per row.
-#: ``benchmarks/row_budget.py`` (part 5) fitted 0.033 and 0.0018 per output, and at most 444 per call, on logistic
-#: regressions (two and three classes) and an SGD classifier on unigram, bigram and trigram TF-IDF rows of documents
-#: of d = 39..488 words (load 1.5 on two cores): rounded up, the model is above every time per row measured there
-#: (0.09-2.8 us a row measured, 0.2-5.1 modelled)
-LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN, LINEAR_US_PER_CALL = 0.1, 0.003, 500.0
+#: ``benchmarks/row_budget.py`` (part 5) fitted 0.033 and 0.0018 per output, at most 444 per call, then 0.107, 0.0018
+#: and 531 (load 1.5, then 2.1-2.5 on two cores), on logistic regressions (two and three classes) and an SGD
+#: classifier on unigram, bigram, trigram and char_wb TF-IDF rows of documents of d = 39..488 words: rounded up, the
+#: model is above every time per row measured there (0.09-3.4 us a row measured)
+LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN, LINEAR_US_PER_CALL = 0.2, 0.003, 600.0
 #: the n-gram rows' own CPU microseconds per mask beyond a unigram row's (already in the estimate's ``ROWS_US_PER_*``):
 #: per token of the document's sequence and per n-gram length (each length's n-grams are coded and looked up once in
-#: the table's pass and once in the row's).  ``benchmarks/row_budget.py`` (part 5) fitted 0.0185 on the whole n-gram
-#: row (unigram part included: the safe side) of bigram and trigram TF-IDF rows, d = 39..488 (1.5 to 57 us a mask,
-#: load 1.5), rounded up so that the model is above all but the shortest document's (2.1 us measured, 2.0 modelled)
-NGRAM_US_PER_TOKEN = 0.025
+#: the table's pass and once in the row's).  ``benchmarks/row_budget.py`` (part 5) fitted 0.0185, then 0.0239 at load
+#: 2.1-2.5, on the whole n-gram row (unigram part included: the safe side) of bigram and trigram TF-IDF rows, d =
+#: 39..488 (1.5 to 80 us a mask): rounded up so that the model is above every row measured in both runs
+NGRAM_US_PER_TOKEN = 0.035
 #: a ``char_wb`` row's CPU microseconds per mask and per character n-gram of the whole document (a mask's chunks add
 #: their tabulated entries: about half of them), and lime's per n-gram of its strings beyond ``LIME_US_PER_WORD`` (its
-#: vectorizer analyses every chunk of every string).  ``benchmarks/row_budget.py`` (part 5) fitted PLACEHOLDER
+#: vectorizer analyses every chunk of every string).  ``benchmarks/row_budget.py`` (part 5) fitted 0.010 for the row
+#: (2.5x below the constant: 6.7-126 us a mask measured against 12.7-330 modelled, (2, 4)-grams, d = 39..488) and
+#: 0.41-0.61 for lime (lime's char_wb run on d = 39..176, its time beyond the unigram model): lime's taken below its
+#: least ratio (a lime made cheaper gives fewer masks), the row's above (load 2.1-2.5)
 CHAR_US_PER_GRAM, LIME_US_PER_CHAR_GRAM = 0.025, 0.3
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
