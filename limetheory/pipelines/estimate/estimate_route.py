@@ -26,6 +26,7 @@ from ..reading.count_rows import count_score_masks
 from ..reading.forest_walk import pipeline_forest_walk, walks
 from . import work_model
 from .limit_estimate import DEFAULT_CALLS_PER_LIME_RUN, estimate_limit
+from .own_work import OWN_WORK_SHARE, lime_own_us
 from .work_model import classifier_costs, lime_row_costs, row_costs, walk_costs
 
 #: model calls by default when the rows come from counts, in lime runs of ``num_samples``
@@ -61,9 +62,16 @@ ROWS_US_PER_MASK, ROWS_US_PER_WORD, ROWS_US_PER_WORD2 = 2.0, 0.06, 1.0e-4
 #: and 488 (loads 3.7 to 5.4: lime's own time moves by 20% between runs); 1.75 keeps about 1.5x in the worst of them
 #: and the 100-tree forest on the 488-word document below lime's standard deviation (0.80 of it at 1.5)
 ROWS_SAFETY = 1.75
-#: a linear classifier's rows at lime's cost take the estimate's words path (its surrogate) with a bound on the words
-#: this many times those of the budget's masks: the bound never stops the calls on rows
+#: a linear classifier's rows at lime's cost take the estimate's words path (its surrogate, its cheap masks and
+#: refits: the estimate's own work), each mask's words counted so that the budget's masks hold 1 / this of the bound:
+#: the words bound never stops the calls on rows
 ROWS_WORDS_MARGIN = 1.25
+#: the share of lime's modelled time the estimate's own work may take on a linear classifier's rows (its allowance,
+#: ``own_work``, set through the words bound), beside the masks' ``1 / ROWS_SAFETY``: at most 0.97 of lime's modelled
+#: time in all, which is below lime's measured time (0.6 to 0.9 of it for the bigram and char_wb pipelines).  On the
+#: bigram pipeline's long document the allowance at lime's own words (0.5 of lime's own work) left the largest
+#: standard error at 0.99 of lime's sd, five times it at 0.67 (16800 masks)
+ROWS_OWN_SHARE = 0.4
 
 
 def linked_budget(num_samples, d, words):
@@ -134,6 +142,21 @@ def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0, 
     mask_us = ROWS_US_PER_MASK + ROWS_US_PER_WORD * d + ROWS_US_PER_WORD2 * d * d + row_us
     return work_model.rows_budget(lime_us, num_samples, columns, mask_us, costs, ROWS_SAFETY,
                                   COUNT_CALLS_PER_LIME_RUN * num_samples, ours=ours)  # fmt: skip
+
+
+def _rows_words(model, text, d, num_samples, budget, document):
+    """(each word's occurrences as counted, the words bound) for a linear classifier's rows on the words path.
+
+    The bound is the words at which the estimate's own work is allowed ``ROWS_OWN_SHARE`` of lime's modelled time
+    (``own_work``: ``OWN_WORK_SHARE x lime_own_us``, linear in the words); each word's occurrences are scaled so that
+    the budget's masks hold ``1 / ROWS_WORDS_MARGIN`` of it, a mask's words still in proportion to its kept tokens.
+    """
+    occurrences, words = lime_words(text, num_samples)
+    lime_us = LIME_US_PER_SAMPLE * num_samples + LIME_US_PER_WORD * words + lime_row_costs(document, words)
+    base = lime_own_us(num_samples, d, 0.0)
+    per_word = lime_own_us(num_samples, d, 1.0) - base
+    bound = max(words, (ROWS_OWN_SHARE * lime_us / OWN_WORK_SHARE - base) / per_word)
+    return occurrences * (bound / (ROWS_WORDS_MARGIN * budget * words / num_samples)), bound
 
 
 def lime_words(text, num_samples):
@@ -221,11 +244,7 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     if lime_cost and score is None and mode is None:  # lime's cost on strings is also the words they hold
         occurrences, words = lime_words(text, lime_n)
     elif linear_rows:
-        # the surrogate's path of long documents (strata binned, per-word surrogates refitted) with a words bound
-        # that never binds (a row's cost does not grow with the words its string would hold): its own work's
-        # allowance stays a share of lime's own modelled work at that many words
-        occurrences, words = lime_words(text, lime_n)
-        words *= ROWS_WORDS_MARGIN * budget / lime_n
+        occurrences, words = _rows_words(model, text, d, lime_n, budget, score.document)
     estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
                               random_state=random_state, progress=progress, controls=controls,
                               surrogate="auto" if score is None or linear_rows else False, pilot_calls=pilot,
