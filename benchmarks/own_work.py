@@ -8,8 +8,8 @@ gives the same answer under any load).  This script measures the constants:
    with a classifier_fn of negligible cost (each string's length), on documents of d = 39 to about 900 distinct
    words (a review, reviews joined); fitted as ``a n + b words + c n d`` (nonnegative least squares on the relative
    error), lime's strings holding ``words`` words in all (``estimate_route.lime_words``);
-2. a per-word fit's Gram matrix: ``fit_word_surrogate`` on masks of lime's law, m = 1000 to 8000 masks, d = 200 to
-   900; its CPU time over the Gram matrices it computed, fitted as ``m ((d + 3)² e + (d + 3) f)``;
+2. a per-word fit's Gram matrix: ``fit_word_surrogate`` on masks of lime's law, m = 250 to 8000 masks, d = 200 to
+   900; its CPU time over the Gram matrices it computed, fitted as ``m ((d + 3)² e + (d + 3) f) + (d + 3)³ g + h``;
 3. a cheap mask: the estimate's cheap masks on the keyword count's long document (``explain``'s default call, the
    masks ``BatchEstimator.cheap`` drew and their CPU time), per mask and word.
 
@@ -42,7 +42,7 @@ from limetheory.pipelines.estimate.word_surrogate import fit_word_surrogate  # n
 SEED = 0
 LIME_N = 5000
 JOINED = (120, 250, 488, 900)  # distinct words of the documents of reviews joined (488: the first reviews' 1043 tokens)
-FIT_MASKS = (1000, 4000, 8000)
+FIT_MASKS = (250, 1000, 4000, 8000)
 FIT_D = (200, 488, 900)
 TOKEN = re.compile(r"\W+")
 POSITIVE = frozenset("good great love best amazing delicious friendly nice excellent awesome perfect fresh".split())
@@ -114,14 +114,15 @@ def part_fit(repeats):
             surrogate, seconds = cpu(lambda z=z, f=f, removed=removed, d=d: fit_word_surrogate(
                 z, removed, f, np.ones(len(f)), "logit", 0.1), repeats)  # fmt: skip
             k = d + 3
-            rows.append((surrogate.grams * m * k * k, surrogate.grams * m * k))
+            rows.append((surrogate.grams * m * k * k, surrogate.grams * m * k, surrogate.grams * k**3, surrogate.grams))
             measured.append(seconds * 1e6)
             print(f"   d = {d:4d}, m = {m:5d}: {seconds:6.3f} s, {surrogate.grams} Grams", flush=True)
     x, y = np.array(rows, dtype=float), np.array(measured)
     fitted, _ = nnls(x / y[:, None], np.ones(len(y)))
-    package = np.array([own_work.FIT_US_PER_MASK_COLUMN2, own_work.FIT_US_PER_MASK_COLUMN])
-    print(f"   fitted (per mask x column², per mask x column): {fitted[0]:.3g}, {fitted[1]:.3g}; own_work's: "
-          f"{package[0]:g}, {package[1]:g}")  # fmt: skip
+    package = np.array([own_work.FIT_US_PER_MASK_COLUMN2, own_work.FIT_US_PER_MASK_COLUMN,
+                        own_work.FIT_US_PER_COLUMN3, own_work.FIT_US_PER_GRAM])  # fmt: skip
+    print(f"   fitted (per mask x column², per mask x column, per column³, per Gram): {fitted[0]:.3g}, "
+          f"{fitted[1]:.3g}, {fitted[2]:.3g}, {fitted[3]:.3g}; own_work's: {', '.join(f'{c:g}' for c in package)}")
     print("   own_work / measured:", " ".join(f"{r:.2f}" for r in x @ package / y), "(must be >= 1)")
 
 

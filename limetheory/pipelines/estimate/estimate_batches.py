@@ -277,7 +277,7 @@ class BatchEstimator:
         # a long document scored on strings (strata binned, words budgeted: explain's default call): a per-word
         # surrogate refitted before each batch on every mask so far, none from the pilot (surrogate_average)
         self.word_refits = surrogate is not False and max_words is not None and min(d, MAX_STRATA) < d
-        self.word_fits = {}  # (column, link) -> its last per-word fit on all the masks: the next fits' start
+        self.word_links = {}  # column -> the link of its adopted per-word surrogate (later refits keep it)
         self.own_work = OwnWork(np.inf)  # the optional work's ledger (``own_work``; bounded at lime's cost)
         self.pair_words = CHEAP_PAIR_WORDS if cheap_calls else PAIR_WORDS
         self.fit_rows = CHEAP_FIT_ROWS_PER_BATCH if cheap_calls else FIT_ROWS_PER_BATCH

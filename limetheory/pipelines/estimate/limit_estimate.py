@@ -417,10 +417,11 @@ def _run(estimator, pilot_size, per_stratum=4):
                     break
             allocation = filling(estimator, size, neyman) if filled else allocate(estimator.sampled, size, neyman)
             if estimator.word_refits:  # per-word surrogates fitted on every mask so far (``surrogate_average``)
-                # while the ledger affords them: a fit of each link on half the masks, one on all, two cheap batches
+                # while the ledger affords them: a fit of each link on half the masks and one on all (a surrogate
+                # adopted before: one on all), two cheap batches
                 masks = sum(len(part[0]) for part in estimator.retained)  # the masks the fits read
-                afford = estimator.own_work.afford_fit(masks, estimator.d, 2 * len(estimator.columns),
-                                                       cheap=2 * max(size, 4 * live))  # fmt: skip
+                fits = sum(1 if c in estimator.word_links else 2 for c in range(len(estimator.columns)))
+                afford = estimator.own_work.afford_fit(masks, estimator.d, fits, cheap=2 * max(size, 4 * live))
                 new = [a for a in refit_word_surrogates(estimator) if a is not None] if afford else []
             else:
                 new = [c.averages[-1] for c in estimator.columns if c.averages] if estimator.batches == 0 else []

@@ -29,18 +29,20 @@ from __future__ import annotations
 #: rounded down so that the model is below lime's time at every d of the faster run (0.80 to 0.97 of it)
 LIME_OWN_US_PER_SAMPLE, LIME_OWN_US_PER_WORD, LIME_OWN_US_PER_SAMPLE_WORD = 25.0, 0.33, 0.1
 #: a Gram matrix of the per-word fit costs this many microseconds per mask and squared column ((d + 3)² of them,
-#: BLAS's symmetric product) plus this per mask and column (the products with the masks, the link, the step's
-#: trials); a cheap mask this per word of the document (drawing it, the surrogate's value, its control, the sums).
-#: Measured in the same runs: 3.5e-5 and 0.0037, then 2.7e-5 and 0.0032 (d = 200 to 900, 1000 to 8000 masks); a cheap
-#: mask 0.014 to 0.025 (d = 317 to 908); rounded up, so that the estimate's work is never understated
-FIT_US_PER_MASK_COLUMN2, FIT_US_PER_MASK_COLUMN = 3.6e-5, 0.004
+#: BLAS's symmetric product), per mask and column (the products with the masks, the link, the step's trials) and per
+#: cubed column (the Cholesky factor of the (d + 3)² matrix) and per Gram matrix (numpy's calls and temporaries); a
+#: cheap mask this per word of the document (drawing it, the surrogate's value, its control, the sums).
+#: ``benchmarks/own_work.py`` fitted 1.5e-5, 0.012, 2.0e-5 and 0 (d = 200 to 900, 250 to 8000 masks, load 2; before
+#: the last two terms 3.5e-5 and 0.0037, then 2.7e-5 and 0.0032 at load 0.4 and 1.3), a cheap mask 0.014 to 0.025
+#: (d = 317 to 908); rounded up, so that the model is at least the measured time but at a few points (by at most 20%)
+FIT_US_PER_MASK_COLUMN2, FIT_US_PER_MASK_COLUMN, FIT_US_PER_COLUMN3, FIT_US_PER_GRAM = 3.6e-5, 0.006, 3e-5, 1000.0
 CHEAP_US_PER_MASK_WORD = 0.03
 #: a refit's work besides its fits, per mask and word: the polynomial design's features on every mask, the
-#: surrogates' values, the held-out comparison's two least-squares fits (0.05 s of a refit on 320 masks at d = 488
-#: that took 0.13 to 0.18 s)
-REFIT_US_PER_MASK_WORD = 0.3
-#: Gram matrices a fit is assumed to take before it runs (the ledger charges what it took): warm-started fits took
-#: 3-8 on VADER's and the keyword count's long document
+#: surrogates' values, the held-out comparison's two least-squares fits (3 to 7 ms of refits on 320 to 3745 masks at
+#: d = 488, VADER's long document: 0.002 to 0.005)
+REFIT_US_PER_MASK_WORD = 0.01
+#: Gram matrices a fit is assumed to take before it runs (the ledger charges what it took): 6 to 8 at d = 200 to 900
+#: in ``benchmarks/own_work.py``, 7 on VADER's long document (``word_surrogate.TOLERANCE``)
 PREDICTED_GRAMS = 8
 #: the share of lime's own work the optional work may take: the estimate's own necessary work (masks, strings,
 #: controls, sums: 0.2 of lime's on the keyword count's long document) takes part of the rest
@@ -69,10 +71,11 @@ def fit_us(grams, masks, d):
     Examples
     --------
     >>> round(fit_us(8, 4000, 488) / 1e6, 2)  # seconds
-    0.34
+    0.41
     """
-    columns = d + 3
-    return grams * masks * (FIT_US_PER_MASK_COLUMN2 * columns * columns + FIT_US_PER_MASK_COLUMN * columns)
+    k = d + 3
+    per_gram = masks * (FIT_US_PER_MASK_COLUMN2 * k * k + FIT_US_PER_MASK_COLUMN * k) + FIT_US_PER_COLUMN3 * k**3
+    return grams * (per_gram + FIT_US_PER_GRAM)
 
 
 class OwnWork:
@@ -86,9 +89,9 @@ class OwnWork:
     Examples
     --------
     >>> ledger = OwnWork(1e6)  # one second
-    >>> ledger.afford_fit(masks=1000, d=488, fits=2)  # two fits of eight Grams (0.17 s) and the refit's work
+    >>> ledger.afford_fit(masks=1000, d=488, fits=2)  # two fits of eight Grams (0.26 s) and the refit's work
     True
-    >>> ledger.afford_fit(masks=4000, d=488, fits=2)  # 0.68 s and more: beyond FIT_SHARE of the allowance
+    >>> ledger.afford_fit(masks=4000, d=488, fits=2)  # 0.82 s and more: beyond FIT_SHARE of the allowance
     False
     >>> ledger.cheap(10000, 488)
     >>> round(ledger.spent), ledger.cheap_masks_left(488)

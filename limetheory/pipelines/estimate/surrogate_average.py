@@ -11,10 +11,14 @@ On a long document scored on strings (explain's default call: strata binned, wor
 refitted before every batch after the first on all the masks scored so far (:func:`refit_word_surrogates`): a
 per-word :class:`limetheory.pipelines.estimate.word_surrogate.WordSurrogate` needs about a thousand masks to beat
 the polynomial controls by much, more than the pilot's few hundred, and each batch's terms still use a surrogate
-fitted on other masks only.  Measured (VADER on the 1043-token document, d = 488; the largest standard error over
-lime's first-order sd, the note's; 2026-11-30): at random_state 0-5 1.10, 0.94, 0.70, 0.68, 0.71, 0.78 against 1.10,
-0.99, 0.99, 1.00, 0.97, 1.00 without them; on average 0.903 against 1.153 at 6-11 and 0.870 against 1.002 at 12-17
-(-18% over the 18), at about the same CPU (fewer words scored pay for the fits and about 150000 cheap masks).
+fitted on other masks only. The first surrogate that pays on held-out masks is adopted, and later refits fit its
+link on all the masks (no held-out comparison: one fit instead of three with two links). At lime's cost the ledger
+of :mod:`limetheory.pipelines.estimate.own_work` charges every fit and cheap mask, and stops the refits and cheap
+masks at its allowance. Measured before the ledger (VADER on the 1043-token document, d = 488; the largest standard
+error over lime's first-order sd, the note's; 2026-11-30): at random_state 0-5 1.10, 0.94, 0.70, 0.68, 0.71, 0.78
+against 1.10, 0.99, 0.99, 1.00, 0.97, 1.00 without them; on average 0.903 against 1.153 at 6-11 and 0.870 against
+1.002 at 12-17 (-18% over the 18), at about the same CPU (fewer words scored pay for the fits and about 150000 cheap
+masks).
 """
 
 from __future__ import annotations
@@ -95,7 +99,8 @@ class SurrogateAverage:
 def refit_word_surrogates(estimator):
     """Fit each column a per-word surrogate on the retained masks; the ones that pay replace the current surrogate.
 
-    Half the masks fit a surrogate, the other half compare the held-out residual of the polynomial design with and
+    A column that adopted one before refits its link on all the masks and uses it.  Else
+    half the masks fit a surrogate, the other half compare the held-out residual of the polynomial design with and
     without it (both fitted on the first half, the estimator's weights); when it divides that residual variance by
     ``estimate_batches.SURROGATE_GAIN`` or more (or ``surrogate=True``), it is fitted again on all the masks, and
     the column's control fit is rebuilt on them with its values (weighted least squares; every batch from now on
@@ -121,31 +126,36 @@ def refit_word_surrogates(estimator):
         target = f[:, c] - e @ column.control_coefficients
         design = column.design
         phi = design.features(z, sizes)
+        if c in estimator.word_links:  # a surrogate that paid on held-out masks before: refitted on all, its link
+            surrogate = fit_word_surrogate(z, sizes, f[:, c], weights, estimator.word_links[c], WORD_RIDGE)
+            estimator.own_work.fit(surrogate.grams, len(z), estimator.d)
+            added.append(_adopt(estimator, c, column, surrogate, phi, target, lime_weights, z, sizes))
+            continue
         # outputs within [-1, 1]: the link of the two that pays more on the held-out half
         links = ("atanh", "algebraic") if link == "atanh" else (link,)
-        gains, halves = [], []
+        gains = []
         for candidate in links:
-            # warm: from the last fit of this link (on the masks so far but the last batch's, as many again)
-            g = fit_word_surrogate(z[half], sizes[half], f[half, c], weights[half], candidate, WORD_RIDGE,
-                                   start=estimator.word_fits.get((c, candidate)))  # fmt: skip
+            g = fit_word_surrogate(z[half], sizes[half], f[half, c], weights[half], candidate, WORD_RIDGE)
             estimator.own_work.fit(g.grams, int(half.sum()), estimator.d)
             gains.append(_gain(phi, g.values(z, sizes), target, lime_weights, half))
-            halves.append(g)
-        best = int(np.argmax(gains))
-        link = links[best]
+        link = links[int(np.argmax(gains))]
         if estimator.use_surrogate != True and max(gains) < WORD_SURROGATE_GAIN:  # noqa: E712 (True, or "auto")
             added.append(None)
             continue
-        # warm from the half's fit: the same masks' other half differs from it by sampling alone
-        surrogate = fit_word_surrogate(z, sizes, f[:, c], weights, link, WORD_RIDGE, start=halves[best])
+        surrogate = fit_word_surrogate(z, sizes, f[:, c], weights, link, WORD_RIDGE)
         estimator.own_work.fit(surrogate.grams, len(z), estimator.d)
-        estimator.word_fits[(c, link)] = surrogate
-        fit = NormalEquations(design.size + 1)
-        fit.add(np.column_stack([phi, surrogate.values(z, sizes)]), target, lime_weights)
-        column.fit = fit
-        column.use(SurrogateAverage(surrogate, estimator.strata.count, estimator.d))
-        added.append(column.averages[-1])
+        added.append(_adopt(estimator, c, column, surrogate, phi, target, lime_weights, z, sizes))
     return added
+
+
+def _adopt(estimator, c, column, surrogate, phi, target, lime_weights, z, sizes):
+    """Column ``c`` uses ``surrogate`` from the next batch on: its control fit rebuilt with the surrogate's values."""
+    estimator.word_links[c] = surrogate.link
+    fit = NormalEquations(column.design.size + 1)
+    fit.add(np.column_stack([phi, surrogate.values(z, sizes)]), target, lime_weights)
+    column.fit = fit
+    column.use(SurrogateAverage(surrogate, estimator.strata.count, estimator.d))
+    return column.averages[-1]
 
 
 def _gain(phi, g, target, weights, train):

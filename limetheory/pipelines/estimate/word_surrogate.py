@@ -41,8 +41,10 @@ OFFSET_DEGREE = 3
 RIDGE = 3e-3
 #: Gauss-Newton iterations at most, and the relative decrease of the objective below which they stop: on 2500 and
 #: 4000 masks of VADER's long document (algebraic link) 1e-6 took half the iterations of 1e-9 for the same held-out
-#: error to 4 digits (a surrogate only needs to be close: any keeps the estimate unbiased)
-ITERATIONS, TOLERANCE = 40, 1e-6
+#: error to 4 digits (a surrogate only needs to be close: any keeps the estimate unbiased); on 2068 of them (a third
+#: held out) 1e-3 took 7 Gram matrices where 1e-6 took 13, for the same held-out error (4.18e-4 and 4.19e-4; starting
+#: from the fit on the masks before them saved one and left 4.35e-4)
+ITERATIONS, TOLERANCE = 40, 1e-3
 
 
 #: the links of the surrogate: logit for outputs in [0, 1]; for outputs in [-1, 1], atanh, or the algebraic
@@ -154,7 +156,7 @@ def _penalised(g, f, weights, ridge, a):
     return float(weights @ (f - g) ** 2) + ridge * float(a @ a)
 
 
-def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERANCE, start=None):
+def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERANCE):
     r"""The :class:`WordSurrogate` minimising :math:`\sum_i w_i (f_i - g(z_i, s_i))^2 + \lambda \|a\|^2`.
 
     Parameters
@@ -172,11 +174,6 @@ def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERA
         λ relative to the mean diagonal over the words of the Gauss-Newton matrix at the start (``RIDGE``).
     tolerance : float
         The iterations stop when the penalised objective falls by less than this share of itself (``TOLERANCE``).
-    start : WordSurrogate or None
-        A surrogate this function fitted (its link ``link``, its words d): Gauss-Newton starts from its parameters
-        instead of least squares in link space, with its ridge's scale per unit of weight.  Fitted on masks like
-        these (the estimate refits on masks that double from batch to batch), it is near the optimum, and the fit
-        takes fewer iterations.
 
     Returns
     -------
@@ -208,33 +205,22 @@ def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERA
         raise ValueError(f"ridge must be nonnegative, got {ridge!r}")
     if not tolerance > 0:
         raise ValueError(f"tolerance must be positive, got {tolerance!r}")
-    if start is not None and (not hasattr(start, "unit_scale") or start.link != link or start.d != d):
-        raise ValueError(f"start must be a fitted WordSurrogate with link {link!r} on {d} words, got {start!r}")
     x = np.empty((m, OFFSET_DEGREE + d))  # (h(s), z), written in place: no float copy of z to stack
     x[:, :OFFSET_DEGREE] = s_basis(sizes, d, OFFSET_DEGREE)
     x[:, OFFSET_DEGREE:] = z
     penalty = np.zeros(OFFSET_DEGREE + d)
+    # the start: least squares in link space, with a ridge of the same relative size on a
     buffer = np.empty_like(x)
-    if start is None:  # the start: least squares in link space, with a ridge of the same relative size on a
-        gram = _gram(x, weights, buffer)
-        grams = 1
-        start_scale = float(np.mean(np.diag(gram)[OFFSET_DEGREE:]))
-        penalty[OFFSET_DEGREE:] = max(ridge, 1e-12) * max(start_scale, 1e-300)
-        theta = _solve(gram + np.diag(penalty), x.T @ (weights * _to_link(f, link)))
-    else:
-        theta, grams = np.concatenate([start.offset, start.weights]), 0
+    gram = _gram(x, weights, buffer)
+    start_scale = float(np.mean(np.diag(gram)[OFFSET_DEGREE:]))
+    penalty[OFFSET_DEGREE:] = max(ridge, 1e-12) * max(start_scale, 1e-300)
+    theta = _solve(gram + np.diag(penalty), x.T @ (weights * _to_link(f, link)))
+    grams = 1
     u = x @ theta
     g = _from_link(u, link)
-    # the Gauss-Newton ridge, relative to the Jacobian's scale at the start; a warm fit keeps its start's scale per
-    # unit of weight (at its own optimum the slopes are larger than at a cold start: recomputed there, the ridge
-    # grew and the fit's residual by a quarter on a logistic index of 60 words)
+    # the Gauss-Newton ridge, relative to the Jacobian's scale at the start
     jac = np.multiply(x, _derivative(g, link)[:, None], out=buffer)  # the buffer is free until the iterations
-    if start is None:
-        scale = float(np.mean(np.einsum("ij,ij,i->j", jac[:, OFFSET_DEGREE:], jac[:, OFFSET_DEGREE:], weights)))
-        unit_scale = scale / float(weights.sum())
-    else:
-        unit_scale = start.unit_scale
-        scale = unit_scale * float(weights.sum())
+    scale = float(np.mean(np.einsum("ij,ij,i->j", jac[:, OFFSET_DEGREE:], jac[:, OFFSET_DEGREE:], weights)))
     penalty[OFFSET_DEGREE:] = ridge * max(scale, 1e-300)
     lam = penalty[OFFSET_DEGREE]
     objective = _penalised(g, f, weights, lam, theta[OFFSET_DEGREE:])
@@ -264,5 +250,4 @@ def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERA
     spread = float(np.sqrt(weights @ (index - centre) ** 2 / total))
     surrogate = WordSurrogate(theta[:OFFSET_DEGREE], a, link, spread if spread > 0 else 1.0, centre)
     surrogate.grams = grams  # the fit's work: Gram matrices of its m masks (``own_work`` charges them)
-    surrogate.unit_scale = unit_scale  # the ridge's scale per unit of weight: a warm fit from this one keeps it
     return surrogate
