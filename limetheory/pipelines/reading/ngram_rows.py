@@ -41,6 +41,8 @@ _WORD_CHARACTER = re.compile(r"\w")
 _EMPTY = -1
 #: the value of a slot whose n-gram the vocabulary has not been asked about yet
 _UNKNOWN = -2
+#: no table being doubled (:func:`_scan`)
+_NONE = np.empty(0, dtype=np.int64)
 #: the lowest set bit's index from the de Bruijn sequence 0x03F79D71B4CB0A89 times the bit, shifted right by 58
 _DE_BRUIJN = np.zeros(64, dtype=np.int64)
 for _bit in range(64):
@@ -176,7 +178,8 @@ class NgramCounts:
         keys, values = self._keys, self._values
         self._keys = np.full(2 * len(keys), _EMPTY, dtype=np.int64)
         self._values = np.full(2 * len(keys), _UNKNOWN, dtype=np.int64)
-        _rehash(keys, values, self._keys, self._values, _shift(self._keys))
+        _scan(np.zeros((0, self.d), dtype=bool), 0, self.sequence_words, self.sequence_tokens, 2, 1, self.base,
+              self._keys, self._values, _shift(self._keys), 0, np.empty(0, dtype=np.int64), keys, values)  # fmt: skip
 
     def _resolve(self, slots):
         """Ask the vocabulary for the n-grams first met in these slots of the table (-1: absent, dropped)."""
@@ -198,7 +201,7 @@ class NgramCounts:
             found = np.empty(capacity, dtype=np.int64)
             start, new, self._used = _scan(masks, start, self.sequence_words, self.sequence_tokens,
                                            max(self.low, 2), self.high, self.base, self._keys, self._values,
-                                           _shift(self._keys), self._used, found)  # fmt: skip
+                                           _shift(self._keys), self._used, found, _NONE, _NONE)  # fmt: skip
             self._resolve(found[:new])
             if 2 * self._used > capacity:  # more than half full: probes stay short in a table at most half full
                 self._grow()
@@ -406,8 +409,13 @@ def _shift(keys):
 
 
 @compiled(cache=True, nogil=True)
-def _rehash(old_keys, old_values, keys, values, shift):
-    """Move the filled slots of the old table to their places in the new one (twice its size)."""
+def _scan(masks, start, words, tokens, low, high, base, keys, values, shift, used, found, old_keys, old_values):
+    """Put the n-grams (low..high tokens, low >= 2) of masks[start:] in the table until it is half full.
+
+    First the filled slots of ``old_keys`` (a table being doubled; empty otherwise) are moved to their places: one
+    kernel, compiled once, also grows the table.  Returns (the next mask to scan, the new slots written at the start
+    of ``found``, the slots now used).
+    """
     shift = np.uint64(shift)
     for i in range(len(old_keys)):
         if old_keys[i] != -1:
@@ -416,15 +424,6 @@ def _rehash(old_keys, old_values, keys, values, shift):
                 slot = (slot + 1) & (len(keys) - 1)
             keys[slot] = old_keys[i]
             values[slot] = old_values[i]
-
-
-@compiled(cache=True, nogil=True)
-def _scan(masks, start, words, tokens, low, high, base, keys, values, shift, used, found):
-    """Put the n-grams (low..high tokens, low >= 2) of masks[start:] in the table until it is half full.
-
-    Returns (the next mask to scan, the new slots written at the start of ``found``, the slots now used).
-    """
-    shift = np.uint64(shift)
     kept = np.empty(len(words), dtype=np.int64)
     new = 0
     for i in range(start, masks.shape[0]):
