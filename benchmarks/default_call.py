@@ -3,8 +3,9 @@
 
 What it measures, for each model and document: the CPU time (``time.process_time``) of ``lt.explain(model, text,
 progress=False)`` at its defaults (the estimate's budget is one lime run: lime's number of model calls, on strings
-holding no more words in all than lime's; for the forest on rows from counts, 1 / 1.75 of lime's time by the work
-model of ``estimate_route.rows_budget``; for the linked readings, about half of it), the CPU time of
+holding no more words in all than lime's; for the forest and the bigram and char_wb logistic regressions on rows
+from counts, 1 / 1.75 of lime's time by the work model of ``estimate_route.rows_budget``, and for the two linear
+ones 0.4 of it for the estimate's own work; for the linked readings, about half of it), the CPU time of
 ONE lime explanation at lime's defaults (``lime.lime_text.LimeTextExplainer(random_state=0).explain_instance(text,
 fn)``: num_samples = 5000, kernel width 25, 10 features, ``feature_selection="auto"``), their ratio lime / ours
 (target: >= 1 on every row), and the precision the default reached: the largest standard error over lime's
@@ -18,8 +19,10 @@ Models, fitted on the paper's 1000 Yelp reviews (``lt.load_yelp_reviews()``, lab
 - TF-IDF + LogisticRegression, ``predict_proba`` (the package's linked reading of its decision function);
 - MultinomialNB on counts (``CountVectorizer``), the linked reading of its log-likelihoods;
 - a RandomForest (100 trees) on the default L2-normalised TF-IDF, rows from counts;
-- a bigram TF-IDF (``ngram_range=(1, 2)``) + LogisticRegression;
-- a character n-gram TF-IDF (``analyzer="char_wb"``, (2, 4)) + LogisticRegression (read through its outputs);
+- a bigram TF-IDF (``ngram_range=(1, 2)``) + LogisticRegression, on rows from the document's tokens
+  (``reading.ngram_rows``: the kept token sequence's n-grams, bit for bit);
+- a character n-gram TF-IDF (``analyzer="char_wb"``, (2, 4)) + LogisticRegression, on rows from the document's
+  whitespace chunks (``reading.ngram_rows``: each chunk's n-grams tabulated over its words' subsets, bit for bit);
 - VADER's compound score c as a classifier_fn of lime's strings, two columns [-c, c] as the book gives it to lime
   (chapter 24, ``vader_two_columns``); the same function goes to ``lt.explain`` (label 1, lime's default);
 - a plain Python function: a keyword score, the logistic function of (positive - negative keywords), as [1 - p, p].
