@@ -121,8 +121,10 @@ def part_fit(repeats):
     fitted, _ = nnls(x / y[:, None], np.ones(len(y)))
     package = np.array([own_work.FIT_US_PER_MASK_COLUMN2, own_work.FIT_US_PER_MASK_COLUMN,
                         own_work.FIT_US_PER_COLUMN3, own_work.FIT_US_PER_GRAM])  # fmt: skip
-    print(f"   fitted (per mask x column², per mask x column, per column³, per Gram): {fitted[0]:.3g}, "
-          f"{fitted[1]:.3g}, {fitted[2]:.3g}, {fitted[3]:.3g}; own_work's: {', '.join(f'{c:g}' for c in package)}")
+    print(
+        f"   fitted (per mask x column², per mask x column, per column³, per Gram): {fitted[0]:.3g}, "
+        f"{fitted[1]:.3g}, {fitted[2]:.3g}, {fitted[3]:.3g}; own_work's: {', '.join(f'{c:g}' for c in package)}"
+    )
     print("   own_work / measured:", " ".join(f"{r:.2f}" for r in x @ package / y), "(must be >= 1)")
 
 
