@@ -48,8 +48,10 @@ WALK_US_PER_TREE, WALK_US_PER_TREE_COLUMN, WALK_US_PER_NODE, WALK_US_PER_CALL = 
 #: ``benchmarks/row_budget.py`` (part 5) fitted 0.033 and 0.0018 per output, at most 444 per call, then 0.107, 0.0018
 #: and 531 (load 1.5, then 2.1-2.5 on two cores), on logistic regressions (two and three classes) and an SGD
 #: classifier on unigram, bigram, trigram and char_wb TF-IDF rows of documents of d = 39..488 words: rounded up, the
-#: model is above every time per row measured there (0.09-3.4 us a row measured)
-LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN, LINEAR_US_PER_CALL = 0.2, 0.003, 600.0
+#: model is above every time per row measured there (0.09-3.4 us a row measured); a third run (the full script, load
+#: 4.5-7.1) fitted 0.087 and 0.0020 and measured one char_wb row at 2.40 us against 2.02 modelled at 0.003 a column:
+#: 0.004 now
+LINEAR_US_PER_ROW, LINEAR_US_PER_COLUMN, LINEAR_US_PER_CALL = 0.2, 0.004, 600.0
 #: the n-gram rows' own CPU microseconds per mask beyond a unigram row's (already in the estimate's ``ROWS_US_PER_*``):
 #: per token of the document's sequence and per n-gram length (each length's n-grams are coded and looked up once in
 #: the table's pass and once in the row's).  ``benchmarks/row_budget.py`` (part 5) fitted 0.0185, then 0.0239 at load
