@@ -235,3 +235,20 @@ def test_char_refusals_fall_back_with_a_reason():
         assert score is None and why
     with pytest.raises(ValueError, match="masks must be an"):
         CharChunks(CHAR_DOCUMENTS[2], vectorizer).transform(np.ones((1, 2), dtype=bool))
+
+
+@pytest.mark.parametrize(
+    ("reader", "kind", "settings"),
+    [
+        (NgramCounts, TfidfVectorizer, {"ngram_range": (1, 2), "dtype": np.float32}),
+        (CharChunks, TfidfVectorizer, {"analyzer": "char_wb", "dtype": np.float32, "sublinear_tf": True}),
+        (NgramCounts, CountVectorizer, {"ngram_range": (1, 3), "dtype": np.int32}),
+    ],
+)
+def test_rows_keep_the_vectorizers_dtype(reader, kind, settings):
+    """float32 idf times a count: the float64 product is exact, rounded once as the vectorizer's float32 product."""
+    vectorizer = kind(**settings).fit(CORPUS)
+    text = SMALL_DOCUMENTS[0]
+    rows = reader(text, vectorizer)
+    masks = lime_masks(rows.d, 300, np.random.default_rng(8))
+    assert_same_rows(rows.transform(masks), vectorizer.transform(perturbed_documents(text, masks)))
