@@ -341,6 +341,20 @@ def part_linear(pipes, docs):
     gram_words, spent = np.array(excess).T
     print(f"  fitted: LIME_US_PER_CHAR_GRAM = {np.min(spent / gram_words):.3f} (the least ratio) to "
           f"{np.max(spent / gram_words):.3f}; in force: {work_model.LIME_US_PER_CHAR_GRAM}")  # fmt: skip
+    # lime on the bigram pipeline: its time beyond the unigram work model, per word of its strings and extra length
+    pipe, excess = pipes["bigram logistic"], []
+    for name in ("review", "joined 160", "document"):
+        document = docs[name]
+        total, inner = lime_run(pipe, document)
+        words = route.lime_words(document, LIME_N)[1]
+        counts, _ = document_rows(document, pipe.steps[0][1])
+        base = route.LIME_US_PER_SAMPLE * LIME_N + route.LIME_US_PER_WORD * words
+        excess.append((words * (counts.high - counts.low), (total - inner) * 1e6 - base))
+        print(f"  lime, bigram, {name:>10}: {total:.2f} s, beyond the unigram model {excess[-1][1] / 1e6:.2f} s, "
+              f"modelled {work_model.lime_row_costs(counts, words) / 1e6:.2f} s", flush=True)  # fmt: skip
+    ngram_words, spent = np.array(excess).T
+    print(f"  fitted: LIME_US_PER_NGRAM_WORD = {np.min(spent / ngram_words):.3f} (the least ratio) to "
+          f"{np.max(spent / ngram_words):.3f}; in force: {work_model.LIME_US_PER_NGRAM_WORD}")  # fmt: skip
 
 
 def main():

@@ -65,6 +65,12 @@ NGRAM_US_PER_TOKEN = 0.035
 #: 0.41-0.61 for lime (lime's char_wb run on d = 39..176, its time beyond the unigram model): lime's taken below its
 #: least ratio (a lime made cheaper gives fewer masks), the row's above (load 2.1-2.5)
 CHAR_US_PER_GRAM, LIME_US_PER_CHAR_GRAM = 0.025, 0.3
+#: lime's CPU microseconds per word of its strings and per n-gram length beyond the first, for a word n-gram
+#: vectorizer (its analyzer joins and counts every n-gram of every string): ``benchmarks/row_budget.py`` (part 5)
+#: measured lime's bigram run beyond the unigram work model at 0.27 (the review, 0.03 s of 0.46), 0.87 (160 words)
+#: and 1.15 (the 488-word document, 3.0 s of 6.7) per word (load 1); taken below its least ratio (a lime made
+#: cheaper gives fewer masks)
+LIME_US_PER_NGRAM_WORD = 0.25
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37
 #: at 200000)
@@ -154,7 +160,8 @@ def lime_row_costs(document, words):
     """lime's CPU microseconds beyond its work model's per word, for strings of ``words`` words in all (0 mostly).
 
     A ``char_wb`` vectorizer reads each word of lime's strings as its character n-grams: ``LIME_US_PER_CHAR_GRAM``
-    each, the document's n-grams per word (``document.grams`` over its word tokens) times ``words``.
+    each, the document's n-grams per word (``document.grams`` over its word tokens) times ``words``.  A word n-gram
+    vectorizer reads each word once more per n-gram length beyond the first: ``LIME_US_PER_NGRAM_WORD`` each.
 
     Examples
     --------
@@ -162,9 +169,11 @@ def lime_row_costs(document, words):
     0.0
     """
     grams = getattr(document, "grams", None)
-    if grams is None:
-        return 0.0
-    return LIME_US_PER_CHAR_GRAM * words * grams / max(1, len(document.reading.word_of_token))
+    if grams is not None:
+        return LIME_US_PER_CHAR_GRAM * words * grams / max(1, len(document.reading.word_of_token))
+    if hasattr(document, "sequence_tokens"):  # word n-grams: each length beyond the first read again
+        return LIME_US_PER_NGRAM_WORD * words * (document.high - document.low)
+    return 0.0
 
 
 def classifier_costs(classifier):
