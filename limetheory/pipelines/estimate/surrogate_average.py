@@ -99,14 +99,14 @@ class SurrogateAverage:
 def refit_word_surrogates(estimator):
     """Fit each column a per-word surrogate on the retained masks; the ones that pay replace the current surrogate.
 
-    A column that adopted one before refits its link on all the masks and uses it.  Else
-    half the masks fit a surrogate, the other half compare the held-out residual of the polynomial design with and
-    without it (both fitted on the first half, the estimator's weights); when it divides that residual variance by
-    ``estimate_batches.SURROGATE_GAIN`` or more (or ``surrogate=True``), it is fitted again on all the masks, and
-    the column's control fit is rebuilt on them with its values (weighted least squares; every batch from now on
-    uses it, none that came before).  The fits weigh each mask by W_b / N_b (lime's law) times ψ(s): the variance
-    that matters sits where lime's weights are large.  Returns the new :class:`SurrogateAverage` per column (None
-    where the surrogate is kept), whose cheap controls are still to fit.
+    A column that adopted one before refits its link on all the masks and uses it. Otherwise half the masks fit a
+    surrogate, the other half compare the held-out residual of the polynomial design with and without it (both
+    fitted on the first half, the estimator's weights); when it divides that residual variance by
+    ``WORD_SURROGATE_GAIN`` or more (or ``surrogate=True``), it is fitted again on all the masks, and the column's
+    control fit is rebuilt on them with its values (weighted least squares; every batch from now on uses it, none
+    that came before). The fits weigh each mask by W_b / N_b (lime's law) times ψ(s): the variance that matters sits
+    where lime's weights are large. Returns the new :class:`SurrogateAverage` per column (None where the surrogate
+    is kept), whose cheap controls are still to fit.
     """
     z, sizes, bins, f = estimator.retained[0] if len(estimator.retained) == 1 else (
         tuple(np.concatenate([part[i] for part in estimator.retained]) for i in range(4)))  # fmt: skip

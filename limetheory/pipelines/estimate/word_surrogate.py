@@ -178,6 +178,8 @@ def fit_word_surrogate(z, sizes, f, weights, link, ridge=RIDGE, tolerance=TOLERA
     Returns
     -------
     WordSurrogate
+        With ``grams``: the Gram matrices the fit computed, the work that
+        :mod:`limetheory.pipelines.estimate.own_work` charges.
 
     Examples
     --------
