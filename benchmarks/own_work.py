@@ -27,11 +27,12 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
-import re  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+from default_call import keyword_score  # noqa: E402  (the benchmark's keyword function)
 from lime.lime_text import LimeTextExplainer  # noqa: E402
+from row_budget import cpu  # noqa: E402
 from scipy.optimize import nnls  # noqa: E402
 
 import limetheory as lt  # noqa: E402
@@ -44,19 +45,6 @@ LIME_N = 5000
 JOINED = (120, 250, 488, 900)  # distinct words of the documents of reviews joined (488: the first reviews' 1043 tokens)
 FIT_MASKS = (250, 1000, 4000, 8000)
 FIT_D = (200, 488, 900)
-TOKEN = re.compile(r"\W+")
-POSITIVE = frozenset("good great love best amazing delicious friendly nice excellent awesome perfect fresh".split())
-NEGATIVE = frozenset("bad worst terrible rude slow cold never disappointed horrible awful bland dirty".split())
-
-
-def cpu(action, repeats=1):
-    """(result, the least CPU seconds over ``repeats`` runs)."""
-    best = np.inf
-    for _ in range(repeats):
-        start = time.process_time()
-        result = action()
-        best = min(best, time.process_time() - start)
-    return result, best
 
 
 def documents(texts):
@@ -126,15 +114,6 @@ def part_fit(repeats):
         f"{fitted[1]:.3g}, {fitted[2]:.3g}, {fitted[3]:.3g}; own_work's: {', '.join(f'{c:g}' for c in package)}"
     )
     print("   own_work / measured:", " ".join(f"{r:.2f}" for r in x @ package / y), "(must be >= 1)")
-
-
-def keyword_score(documents):
-    p = []
-    for document in documents:
-        tokens = TOKEN.split(document.lower())
-        p.append(1 / (1 + np.exp(-(sum(t in POSITIVE for t in tokens) - sum(t in NEGATIVE for t in tokens)))))
-    p = np.array(p)
-    return np.column_stack([1 - p, p])
 
 
 def part_cheap(docs):

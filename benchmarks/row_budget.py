@@ -327,34 +327,31 @@ def part_linear(pipes, docs):
     print(f"  fitted: CHAR_US_PER_GRAM = {c:.4f} (per n-gram of the whole document); in force: "
           f"{work_model.CHAR_US_PER_GRAM}")  # fmt: skip
     # lime on the char_wb pipeline: its time beyond the unigram work model, per character n-gram of its strings
-    pipe, excess = pipes["char_wb logistic"], []
-    for name in ("review", "joined 90", "joined 160"):
+    lime_excess(pipes["char_wb logistic"], docs, ("review", "joined 90", "joined 160"), "char_wb",
+                lambda counts, words: words * counts.grams / len(counts.reading.word_of_token),
+                "LIME_US_PER_CHAR_GRAM", work_model.LIME_US_PER_CHAR_GRAM)  # fmt: skip
+    # lime on the bigram pipeline: per word of its strings and n-gram length beyond the first
+    lime_excess(pipes["bigram logistic"], docs, ("review", "joined 160", "document"), "bigram",
+                lambda counts, words: words * (counts.high - counts.low),
+                "LIME_US_PER_NGRAM_WORD", work_model.LIME_US_PER_NGRAM_WORD)  # fmt: skip
+
+
+def lime_excess(pipe, docs, names, label, units, constant, in_force):
+    """lime's CPU time on ``pipe`` beyond the unigram work model, per unit of its strings (``units(counts, words)``),
+    on the documents ``names``: printed per document, then the least and largest ratio beside ``in_force``."""
+    excess = []
+    for name in names:
         document = docs[name]
         total, inner = lime_run(pipe, document)
         words = route.lime_words(document, LIME_N)[1]
         counts, _ = document_rows(document, pipe.steps[0][1])
         base = route.LIME_US_PER_SAMPLE * LIME_N + route.LIME_US_PER_WORD * words
-        gram_words = words * counts.grams / len(counts.reading.word_of_token)
-        excess.append((gram_words, (total - inner) * 1e6 - base))
-        print(f"  lime, char_wb, {name:>10}: {total:.2f} s, beyond the unigram model {excess[-1][1] / 1e6:.2f} s, "
+        excess.append((units(counts, words), (total - inner) * 1e6 - base))
+        print(f"  lime, {label}, {name:>10}: {total:.2f} s, beyond the unigram model {excess[-1][1] / 1e6:.2f} s, "
               f"modelled {work_model.lime_row_costs(counts, words) / 1e6:.2f} s", flush=True)  # fmt: skip
-    gram_words, spent = np.array(excess).T
-    print(f"  fitted: LIME_US_PER_CHAR_GRAM = {np.min(spent / gram_words):.3f} (the least ratio) to "
-          f"{np.max(spent / gram_words):.3f}; in force: {work_model.LIME_US_PER_CHAR_GRAM}")  # fmt: skip
-    # lime on the bigram pipeline: its time beyond the unigram work model, per word of its strings and extra length
-    pipe, excess = pipes["bigram logistic"], []
-    for name in ("review", "joined 160", "document"):
-        document = docs[name]
-        total, inner = lime_run(pipe, document)
-        words = route.lime_words(document, LIME_N)[1]
-        counts, _ = document_rows(document, pipe.steps[0][1])
-        base = route.LIME_US_PER_SAMPLE * LIME_N + route.LIME_US_PER_WORD * words
-        excess.append((words * (counts.high - counts.low), (total - inner) * 1e6 - base))
-        print(f"  lime, bigram, {name:>10}: {total:.2f} s, beyond the unigram model {excess[-1][1] / 1e6:.2f} s, "
-              f"modelled {work_model.lime_row_costs(counts, words) / 1e6:.2f} s", flush=True)  # fmt: skip
-    ngram_words, spent = np.array(excess).T
-    print(f"  fitted: LIME_US_PER_NGRAM_WORD = {np.min(spent / ngram_words):.3f} (the least ratio) to "
-          f"{np.max(spent / ngram_words):.3f}; in force: {work_model.LIME_US_PER_NGRAM_WORD}")  # fmt: skip
+    amount, spent = np.array(excess).T
+    print(f"  fitted: {constant} = {np.min(spent / amount):.3f} (the least ratio) to {np.max(spent / amount):.3f}; "
+          f"in force: {in_force}")  # fmt: skip
 
 
 def main():

@@ -385,6 +385,24 @@ def check_vectorizer(
 
 def _unmirrored_settings(vectorizer) -> list[str]:
     """The settings of a vectorizer under which a lime word is not analysed on its own, one phrase each."""
+    problems = word_analyzer_problems(vectorizer)
+    if tuple(vectorizer.ngram_range) != (1, 1):
+        problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (only (1, 1))")
+    return problems
+
+
+def word_analyzer_problems(vectorizer) -> list[str]:
+    """The settings under which a Count or Tfidf vectorizer's tokens are not lime's words, one phrase each.
+
+    Its input, analyzer, tokenizer, preprocessor, accents, token pattern and norm (its n-grams aside: the caller
+    says which it reads).
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> word_analyzer_problems(CountVectorizer(analyzer="char", strip_accents="ascii"))
+    ["analyzer='char' (only 'word')", "strip_accents='ascii' (only None)"]
+    """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     problems = []
@@ -398,8 +416,6 @@ def _unmirrored_settings(vectorizer) -> list[str]:
         problems.append("a custom preprocessor")
     if vectorizer.strip_accents is not None:
         problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
-    if tuple(vectorizer.ngram_range) != (1, 1):
-        problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (only (1, 1))")
     if vectorizer.token_pattern not in WORD_TOKEN_PATTERNS:
         problems.append(f"token_pattern={vectorizer.token_pattern!r} (only {sorted(WORD_TOKEN_PATTERNS)})")
     if isinstance(vectorizer, TfidfVectorizer) and vectorizer.norm not in ("l1", "l2", None):

@@ -67,9 +67,10 @@ NGRAM_US_PER_TOKEN = 0.035
 CHAR_US_PER_GRAM, LIME_US_PER_CHAR_GRAM = 0.025, 0.3
 #: lime's CPU microseconds per word of its strings and per n-gram length beyond the first, for a word n-gram
 #: vectorizer (its analyzer joins and counts every n-gram of every string): ``benchmarks/row_budget.py`` (part 5)
-#: measured lime's bigram run beyond the unigram work model at 0.27 (the review, 0.03 s of 0.46), 0.87 (160 words)
-#: and 1.15 (the 488-word document, 3.0 s of 6.7) per word (load 1); taken below its least ratio (a lime made
-#: cheaper gives fewer masks)
+#: measured lime's bigram run beyond the unigram work model at 0.87 and 0.59 (160 words) and 1.15 and 0.45 (the
+#: 488-word document: 3.0 s of 6.7, 1.16 s of 4.9) per word (two runs, load 1 and 0.6; on the 39-word review the
+#: excess, 0.03 and -0.05 s, is within the run's noise); taken below every ratio (a lime made cheaper gives fewer
+#: masks)
 LIME_US_PER_NGRAM_WORD = 0.25
 #: the estimate calls the classifier at most ``CALLS_FIXED`` times plus once per ``ROWS_PER_CALL`` masks (its pilot,
 #: its batches, 8192-row blocks; counted on 5000 to 200000 masks at d = 39 and 488: 5-9 calls at 5000 masks, 37

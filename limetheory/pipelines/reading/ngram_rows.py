@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from ..._compiled import compiled
-from ..._validation import WORD_TOKEN_PATTERNS
+from ..._validation import word_analyzer_problems
 from ...engine.lime_tokens import lime_words, mask_strings
 from ...engine.tokens import normalize_rows, vectorizer_steps
 
@@ -73,24 +73,10 @@ def ngram_refusal(vectorizer):
         return f"{type(vectorizer).__name__} is not a Count or Tfidf vectorizer"
     if getattr(vectorizer, "vocabulary_", None) is None:
         return "the vectorizer is not fitted"
-    problems = []
-    if vectorizer.input != "content":
-        problems.append(f"input={vectorizer.input!r} (only 'content')")
-    if vectorizer.analyzer != "word":
-        problems.append(f"analyzer={vectorizer.analyzer!r} (only 'word')")
-    if vectorizer.tokenizer is not None:
-        problems.append("a custom tokenizer")
-    if vectorizer.preprocessor is not None:
-        problems.append("a custom preprocessor")
-    if vectorizer.strip_accents is not None:
-        problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
-    if vectorizer.token_pattern not in WORD_TOKEN_PATTERNS:
-        problems.append(f"token_pattern={vectorizer.token_pattern!r}")
+    problems = word_analyzer_problems(vectorizer)
     low, high = vectorizer.ngram_range
     if not 1 <= low <= high <= MAX_N:
         problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (1 <= min_n <= max_n <= {MAX_N})")
-    if getattr(vectorizer, "norm", None) not in ("l1", "l2", None):
-        problems.append(f"norm={vectorizer.norm!r} (only 'l1', 'l2' or None)")
     return "; ".join(problems) or None
 
 
