@@ -22,6 +22,7 @@ the vectorizer splits in two, a separator that preprocessing turns into a word c
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
@@ -103,14 +104,7 @@ class NgramCounts:
         refusal = ngram_refusal(vectorizer)
         if refusal is not None:
             raise ValueError(f"the n-gram rows do not mirror this vectorizer: {refusal}")
-        self.text, self.vectorizer = text, vectorizer
-        self.reading = lime_words(text)
-        self.words = list(self.reading.words)
-        self.d = len(self.words)
-        if self.d < 2:
-            raise ValueError(f"text must contain at least 2 distinct words, got {self.words}")
-        if vectorizer.lowercase and "\u03a3" in text:
-            raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
+        _read(self, text, vectorizer)
         preprocess, tokenize = vectorizer.build_preprocessor(), vectorizer.build_tokenizer()
         stop = vectorizer.get_stop_words()
         stop = frozenset() if stop is None else frozenset(stop)
@@ -148,9 +142,7 @@ class NgramCounts:
         self._used = 0
         # each mask's columns counted in a dense tally and marked in a two-level bitset (a word per 64 columns, a bit
         # per non-zero word): read back in increasing order without a sort, then cleared
-        self._tally = np.zeros(self.n_features, dtype=np.int64)
-        self._marks = np.zeros((self.n_features + 63) // 64, dtype=np.uint64)
-        self._summary = np.zeros((len(self._marks) + 63) // 64, dtype=np.uint64)
+        self._tally, self._marks, self._summary = _row_buffers(self.n_features)
         self._matrix_type = None
         whole_row = self.transform(np.ones((1, self.d), dtype=bool))
         self.columns = whole_row.indices.copy()  # the whole document's columns (the default budget's work model)
@@ -198,9 +190,7 @@ class NgramCounts:
         ``data`` holds the counts as float64 (exact integers; 1 for a binary vectorizer), times ``weights`` (a
         column's idf) when given; ``indices`` the sorted columns of each row.
         """
-        masks = np.ascontiguousarray(np.asarray(masks) != 0)
-        if masks.ndim != 2 or masks.shape[1] != self.d:
-            raise ValueError(f"masks must be an (m, {self.d}) array, got shape {masks.shape}")
+        masks = _checked_masks(masks, self.d)
         self._fill(masks)
         index = np.int32 if self.n_features < 2**31 else np.int64  # as scikit-learn's own rows
         # a first guess of the entries (the whole document's columns per mask, a row keeps about half): grown if short
@@ -285,18 +275,11 @@ class CharChunks:
         refusal = char_refusal(vectorizer)
         if refusal is not None:
             raise ValueError(f"the character rows do not mirror this vectorizer: {refusal}")
-        self.text, self.vectorizer = text, vectorizer
-        self.reading = lime_words(text)
-        self.words = list(self.reading.words)
-        self.d = len(self.words)
-        if self.d < 2:
-            raise ValueError(f"text must contain at least 2 distinct words, got {self.words}")
-        if vectorizer.lowercase and "\u03a3" in text:
-            raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
+        _read(self, text, vectorizer)
         analyze, vocabulary = vectorizer.build_analyzer(), vectorizer.vocabulary_
         chunks = _chunks(self.reading)
         tables, table_of, offsets, words_of = {}, [], [0], []
-        entries_columns, entries_counts, total = [], [], {}
+        entries_columns, entries_counts, total = [], [], Counter()
         for parts in chunks:
             distinct = list(dict.fromkeys(j for j, _ in parts if j >= 0))
             if len(distinct) > MAX_CHUNK_WORDS:
@@ -318,10 +301,9 @@ class CharChunks:
                     offsets.append(len(entries_columns))
             table_of.append(tables[key])
             words_of.append(distinct)
-            for gram in analyze("".join(piece for _, piece in parts)):
-                total[gram] = total.get(gram, 0) + 1
+            total.update(analyze("".join(piece for _, piece in parts)))
         # the whole document's n-grams, read by the vectorizer itself, are its chunks' (a last guard on the reading)
-        if total != _counter(analyze(text)):
+        if total != Counter(analyze(text)):
             raise ValueError("the vectorizer's character n-grams of text are not those of its whitespace chunks")
         self.chunk_table = np.array(table_of, dtype=np.int64)
         self.chunk_ptr = np.cumsum([0] + [len(w) for w in words_of], dtype=np.int64)
@@ -331,21 +313,15 @@ class CharChunks:
         self.table_counts = np.array(entries_counts, dtype=np.int64)
         self.n_features = len(vocabulary)
         self.grams = sum(total.values())  # the whole document's n-grams: the work model's size of a row
-        self._tally = np.zeros(self.n_features, dtype=np.int64)
-        self._marks = np.zeros((self.n_features + 63) // 64, dtype=np.uint64)
-        self._summary = np.zeros((len(self._marks) + 63) // 64, dtype=np.uint64)
+        self._tally, self._marks, self._summary = _row_buffers(self.n_features)
         self._matrix_type = None
         self.columns = np.array(sorted(vocabulary[g] for g in total if g in vocabulary), dtype=np.int64)
 
-    def documents(self, masks):
-        """The strings lime builds for these masks (1 = word kept)."""
-        return mask_strings(self.reading, np.asarray(masks) != 0)
+    documents = NgramCounts.documents
 
     def counts(self, masks, weights=None):
         """The (m x n_features) counts of the perturbed documents of ``masks``, as :meth:`NgramCounts.counts`."""
-        masks = np.ascontiguousarray(np.asarray(masks) != 0)
-        if masks.ndim != 2 or masks.shape[1] != self.d:
-            raise ValueError(f"masks must be an (m, {self.d}) array, got shape {masks.shape}")
+        masks = _checked_masks(masks, self.d)
         index = np.int32 if self.n_features < 2**31 else np.int64
         data = np.empty(max(16, len(masks) * len(self.columns) // 2))
         indices = np.empty(len(data), dtype=index)
@@ -360,11 +336,33 @@ class CharChunks:
     transform = NgramCounts.transform
 
 
-def _counter(grams):
-    counts = {}
-    for gram in grams:
-        counts[gram] = counts.get(gram, 0) + 1
-    return counts
+def _read(rows, text, vectorizer):
+    """Set the reading both row readers start from: lime's words of ``text`` (at least two).
+
+    Refused (ValueError) where lower-casing depends on context (a capital sigma).
+    """
+    rows.text, rows.vectorizer = text, vectorizer
+    rows.reading = lime_words(text)
+    rows.words = list(rows.reading.words)
+    rows.d = len(rows.words)
+    if rows.d < 2:
+        raise ValueError(f"text must contain at least 2 distinct words, got {rows.words}")
+    if vectorizer.lowercase and "\u03a3" in text:
+        raise ValueError("text contains the capital sigma 'Σ', whose lower-case form depends on its context")
+
+
+def _checked_masks(masks, d):
+    """``masks`` as a C-ordered (m, d) bool array, or ValueError."""
+    masks = np.ascontiguousarray(np.asarray(masks) != 0)
+    if masks.ndim != 2 or masks.shape[1] != d:
+        raise ValueError(f"masks must be an (m, {d}) array, got shape {masks.shape}")
+    return masks
+
+
+def _row_buffers(n_features):
+    """(tally, marks, summary): a mask's counts per column and the two-level bitset of the columns it holds."""
+    marks = np.zeros((n_features + 63) // 64, dtype=np.uint64)
+    return np.zeros(n_features, dtype=np.int64), marks, np.zeros((len(marks) + 63) // 64, dtype=np.uint64)
 
 
 def _chunks(reading):
