@@ -42,6 +42,17 @@ def lime_masks(d, m, rng):
     return masks
 
 
+def long_document(texts):
+    """benchmarks/default_call.py's long document: the first reviews joined until they hold 1000 of lime's tokens."""
+    parts, tokens = [], 0
+    for text in texts:
+        parts.append(text)
+        tokens += len([t for t in re.split(r"\W+", text) if t])
+        if tokens >= 1000:
+            return " ".join(parts)
+    raise ValueError("the texts hold fewer than 1000 tokens")
+
+
 def assert_same_rows(ours, truth):
     ours, truth = ours.tocsr(), truth.tocsr()
     assert type(ours) is type(truth) and ours.shape == truth.shape and ours.dtype == truth.dtype
@@ -80,14 +91,8 @@ def test_rows_equal_the_vectorizer_on_yelp(yelp, settings):
     """A review and the long document of benchmarks/default_call.py (1043 tokens, d = 488), fitted on Yelp."""
     texts, _ = yelp
     vectorizer = TfidfVectorizer(**settings).fit(texts)
-    parts, tokens = [], 0
-    for text in texts:
-        parts.append(text)
-        tokens += len([t for t in re.split(r"\W+", text) if t])
-        if tokens >= 1000:
-            break
     rng = np.random.default_rng(1)
-    for text in (texts[10], " ".join(parts)):
+    for text in (texts[10], long_document(texts)):
         rows = NgramCounts(text, vectorizer)
         for m in (1, 400):  # the second call meets n-grams the first did not ask the vocabulary about
             masks = lime_masks(rows.d, m, rng)
@@ -191,14 +196,8 @@ def test_char_rows_equal_the_vectorizer(kind, settings):
 def test_char_rows_equal_the_vectorizer_on_yelp(yelp):
     texts, _ = yelp
     vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit(texts)
-    parts, tokens = [], 0
-    for text in texts:
-        parts.append(text)
-        tokens += len([t for t in re.split(r"\W+", text) if t])
-        if tokens >= 1000:
-            break
     rng = np.random.default_rng(6)
-    for text in (texts[10], " ".join(parts)):
+    for text in (texts[10], long_document(texts)):
         rows = CharChunks(text, vectorizer)
         masks = lime_masks(rows.d, 200, rng)
         assert_same_rows(rows.transform(masks), vectorizer.transform(rows.documents(masks)))
