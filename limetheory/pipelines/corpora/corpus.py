@@ -191,8 +191,9 @@ _DTYPES = ("int64", "int64", "int64", "str", "float64", "float64", "bool", "str"
 def _linear_batch_options(options):
     """explain_linear_many's options when explain's first route for these options is the linear one, else None.
 
-    That is when every option but the four it takes (and those only the estimate route reads) has its default and
-    ``method`` is "auto" or "linear".
+    That is when every option but those it takes (and those only the estimate route reads) has its default and
+    ``method`` is "auto" or "linear": lime's default words or ``bow=False`` with any ``mask_string``, not another
+    ``split_expression`` or ``char_level=True``.
     """
     defaults = inspect.signature(explain).parameters
     for name, value in options.items():
@@ -208,7 +209,9 @@ def _linear_batch_options(options):
 
 
 #: the options of explain that explain_linear_many takes
-_LINEAR_BATCH_OPTIONS = ("kernel_width", "label", "output", "random_state", "num_features", "feature_selection")
+_LINEAR_BATCH_OPTIONS = (
+    "kernel_width", "label", "output", "random_state", "num_features", "feature_selection", "bow", "mask_string",
+)  # fmt: skip
 #: options of explain that only its estimate route reads (and the display of its bar)
 _IGNORED_BY_EXACT_ROUTES = ("num_samples", "tol", "max_calls", "progress")
 
@@ -311,7 +314,11 @@ def explain_many(
     Each document's rows are ``explain(model, text, **explain_options)`` bit for bit (the same routes, exact
     where a closed route exists), whatever ``n_jobs``, ``backend``, ``chunk_size`` or the runs a result was
     resumed from, when every process has as many BLAS threads (module docstring).  The documents go to joblib's
-    workers in chunks, and the model to each worker once (module docstring).
+    workers in chunks, and the model to each worker once (module docstring).  Where explain's first route is the
+    linear one (a pipeline linear in its vectorizer's columns, read through its linear output), a chunk is read at
+    once (``limetheory.pipelines.corpora.linear_many``: one model call for every self-check, the same rows), under
+    lime's default words and with ``bow=False`` (any ``mask_string``); other options go to explain document by
+    document.
 
     Parameters
     ----------

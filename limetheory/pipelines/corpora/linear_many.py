@@ -17,6 +17,10 @@ Where explain reads one document at a time, a chunk is read at once:
 
 Other first steps (a HashingVectorizer, a FeatureUnion, a ColumnTransformer of one text column) are read document by
 document by explain's ``LinearReading``, with the chunk's one model call for their self-checks.
+
+With lime's ``bow=False`` each occurrence is a feature, counted once, and a removed one becomes the mask string: the
+same batched reading takes the documents whose vectorizer tokens are lime's occurrences by construction and whose
+mask string the vocabulary does not hold (``limetheory.pipelines.corpora.occurrences``); explain decides the others.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from ...theory.linear.linear_chunk import beta_linear_exact_chunk
 from ..reading.blackbox import BATCH as _BATCH
 from ..reading.blackbox import mask_scores, read_model, unique_masks
 from ..reading.lime_call import LIME_NUM_SAMPLES
+from ..reading.modes import check_mode, mode_documents
 from ..reading.pipeline_reading import (
     LinearReading,
     RouteUnavailable,
@@ -45,6 +50,7 @@ from ..reading.text_features import reads_words
 from ..results.agreement import agreeing_documents, agreement_notes, lime_disagreement
 from ..results.result import Explanation
 from ..routing import explain  # noqa: F401  (the docstring's example compares with it)
+from .occurrences import mask_string_refusal, occurrence_strings, occurrences
 from .vectorizer_chunk import EstimatorReading, WordReading, vectorizer_readings
 
 
@@ -58,6 +64,8 @@ def explain_linear_many(
     random_state=0,
     num_features=10,
     feature_selection="auto",
+    bow=True,
+    mask_string=None,
 ):
     """:func:`explain`'s linear route for many documents: one model call for all the self-checks, a batched reading.
 
@@ -80,6 +88,9 @@ def explain_linear_many(
         The documents.
     kernel_width, label, output, random_state, num_features, feature_selection
         As for :func:`explain` (the self-check's masks come from ``random_state``, as there).
+    bow, mask_string
+        lime's text mode, as for :func:`explain`: with ``bow=False`` each occurrence is a feature (the documents of
+        ``limetheory.pipelines.corpora.occurrences``' docstring are read, None for the others).
 
     Returns
     -------
@@ -97,8 +108,14 @@ def explain_linear_many(
     >>> one = explain(model, "good food, bad service", output="decision_function")
     >>> bool((many[0].beta == one.beta).all()), many[1]
     (True, None)
+    >>> occurrences = explain_linear_many(model, ["good food, good service"], output="decision_function", bow=False)
+    >>> one = explain(model, "good food, good service", output="decision_function", bow=False)
+    >>> occurrences[0].words, bool((occurrences[0].beta == one.beta).all())
+    (['good', 'food', 'good', 'service'], True)
     """
-    rows = _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection)
+    rows = _rows(
+        model, texts, kernel_width, label, output, random_state, num_features, feature_selection, bow, mask_string
+    )
     return [row.explanation() if isinstance(row, LinearRow) else row for row in rows]
 
 
@@ -112,6 +129,8 @@ def linear_many_rows(
     random_state=0,
     num_features=10,
     feature_selection="auto",
+    bow=True,
+    mask_string=None,
 ):
     """:func:`explain_linear_many` with the explanations lime agrees with left unbuilt: what a corpus's frame reads.
 
@@ -122,7 +141,7 @@ def linear_many_rows(
 
     Parameters
     ----------
-    model, texts, kernel_width, label, output, random_state, num_features, feature_selection
+    model, texts, kernel_width, label, output, random_state, num_features, feature_selection, bow, mask_string
         As for :func:`explain_linear_many`.
 
     Returns
@@ -142,10 +161,12 @@ def linear_many_rows(
     >>> type(row).__name__, bool((row.beta == one.beta).all()), row.words == one.words, row.lime_agrees
     ('LinearRow', True, True, True)
     """
-    return _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection)
+    return _rows(
+        model, texts, kernel_width, label, output, random_state, num_features, feature_selection, bow, mask_string
+    )
 
 
-def _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection):
+def _rows(model, texts, kernel_width, label, output, random_state, num_features, feature_selection, bow, mask_string):
     """linear_many_rows' entries (its docstring); the warning is raised at the public function's caller."""
     # explain's defaults: output None is a Pipeline's predict_proba, label None lime's label 1 (0 for one output)
     output = "predict_proba" if output is None else output
@@ -156,6 +177,8 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
     kernel_width = check_positive_finite(kernel_width, "kernel_width")
     random_state = check_int(random_state, "random_state", minimum=0, maximum=2**63 - 1)
     label = None if label is None else check_int(label, "label", minimum=0)
+    mode = check_mode(bow=bow, mask_string=mask_string)
+    mode = None if mode.is_default else mode  # bow=True never uses the mask string: lime's default mode
     try:
         reader = read_model(model, output)  # the model as explain calls it (a ColumnTransformer's frame included)
     except TypeError:  # a ColumnTransformer of several input columns: explain says why
@@ -163,7 +186,9 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
     results = [None] * len(texts)
     if not _linear_output(model, output):
         return results
-    pending, strings = _documents(texts, random_state)
+    if mode is not None and mask_string_refusal(model, mask_string) is not None:
+        return results  # explain reads each document itself (occurrences' module docstring)
+    pending, strings = _documents(texts, random_state, mode)
     if not pending:
         return results
     values = _scores(reader, strings)
@@ -172,11 +197,11 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
     if values is None or label >= values.shape[1]:
         return results  # explain raises (a label out of range, a model whose outputs change shape)
     estimator_reading = EstimatorReading(model, label)
-    readings = _readings(model, pending, output, label, estimator_reading)
+    readings = _readings(model, pending, output, label, estimator_reading, mode)
     nu = kernel_width / 100.0
     call = dict(
         kernel_width=kernel_width, output=output, random_state=random_state, num_features=num_features,
-        feature_selection=feature_selection, reader=reader, columns=values.shape[1], label=label,
+        feature_selection=feature_selection, reader=reader, columns=values.shape[1], label=label, mode=mode,
     )  # fmt: skip
     accepted = []  # (document, beta, mask_fn, truth) of the documents the route explains
     checked = _batch_checked(pending, readings, values, label)
@@ -196,7 +221,7 @@ def _rows(model, texts, kernel_width, label, output, random_state, num_features,
                 if not passed:
                     continue  # explain decides (vectorizer_chunk.BATCH_CHECK_SHARE)
                 beta = _reading_beta(reading, parts.get(document.position), nu)
-                mask_fn = _LazyReading(model, document.text, output, label)
+                mask_fn = _LazyReading(model, document.text, output, label, mode)
         except (RouteUnavailable, ValueError):  # a reading that does not reproduce the model, a β refused
             continue
         if not np.isfinite(beta).all():
@@ -310,27 +335,33 @@ class _Document:
         self.rows = None
 
 
-def _documents(texts, random_state):
+def _documents(texts, random_state, mode=None):
     """The documents with at least 2 words, their self-check masks (explain's, from the seed) and their strings.
 
     Each text is tokenised once, by lime's tokenisation (``engine.lime_tokens.lime_words``, the reading behind
     ``engine.tokens``, which explain reads): its words, their occurrences (word_columns' counts: each
     word's number of tokens) and the strings of its distinct masks, in order (``perturbed_documents``' expansion of
     the masks to the tokens, without its argument checks: the masks are 0/1 and the text is checked here); each
-    document's ``rows`` index its masks in the strings.
+    document's ``rows`` index its masks in the strings.  With ``bow=False`` (``mode``) a feature is an occurrence,
+    counted once, its strings lime's with the mask string (``occurrences.occurrence_strings``), and only ASCII texts
+    are read (the occurrences module's docstring: explain decides the others).
     """
     pending, strings = [], []
     for position, text in enumerate(texts):
         if not isinstance(text, str) or not text.strip():
             continue  # check_text's refusals (explain raises)
+        if mode is not None and not text.isascii():
+            continue
         words = lime_words(text)
-        if len(words.words) < 2:
-            continue  # check_words' refusal
-        masks, unique, inverse = _self_check_masks(len(words.words), random_state)
-        document = _Document(position, text, words.words, words.counts, masks)
+        features, counts = (words.words, words.counts) if mode is None else (occurrences(words), None)
+        d = len(features)
+        if d < 2:
+            continue  # check_words' (mode_features') refusal
+        masks, unique, inverse = _self_check_masks(d, random_state)
+        document = _Document(position, text, features, [1] * d if counts is None else counts, masks)
         document.rows = len(strings) + inverse
-        full, removing = _removing_masks(len(words.words), random_state)
-        made = mask_strings(words, removing)
+        full, removing = _removing_masks(d, random_state)
+        made = mask_strings(words, removing) if mode is None else occurrence_strings(words, removing, mode.mask_string)
         if full >= 0:
             made.insert(full, text)  # the mask that keeps every word: the text itself
         strings += made
@@ -378,7 +409,7 @@ def _scores(reader, strings):
     return np.concatenate(parts)
 
 
-def _readings(model, pending, output, label, estimator_reading):
+def _readings(model, pending, output, label, estimator_reading, mode=None):
     """One reading per document: a ``vectorizer_chunk.WordReading`` (batched), a LinearReading, or None."""
     first = model.steps[0][1]
     if estimator_reading.usable and isinstance(first, CountVectorizer):
@@ -389,7 +420,7 @@ def _readings(model, pending, output, label, estimator_reading):
     readings = []
     for document in pending:
         try:
-            readings.append(LinearReading(model, first, document.text, output, label))
+            readings.append(LinearReading(model, first, document.text, output, label, mode))
         except (RouteUnavailable, ValueError, TypeError):
             readings.append(None)
     return readings
@@ -398,8 +429,8 @@ def _readings(model, pending, output, label, estimator_reading):
 class _LazyReading:
     """explain's LinearReading of one document, built on its first call (an explanation's ``mask_fn``)."""
 
-    def __init__(self, model, text, output, label):
-        self.arguments, self.reading = (model, model.steps[0][1], text, output, label), None
+    def __init__(self, model, text, output, label, mode=None):
+        self.arguments, self.reading = (model, model.steps[0][1], text, output, label, mode), None
 
     def __call__(self, z, **options):
         if self.reading is None:
@@ -445,14 +476,16 @@ class LinearRow:
 
 def _explanation(document, label, beta, mask_fn, truth, call):
     """The Explanation explain's ``explanation_family`` builds for the linear route and one label."""
-    reader = call["reader"]
+    reader, mode = call["reader"], call["mode"]
+    documents_of = None if mode is None else mode_documents(document.text, mode)
     explanation = Explanation(
         words=document.words, beta=beta, exact=True, method="linear", stderr=None, kernel_width=call["kernel_width"],
         output=reader.output, label=label, num_samples=None, sample=None, notes=(), mask_fn=mask_fn,
         random_state=call["random_state"], lime_num_samples=LIME_NUM_SAMPLES, labels=(label,),
-        document_outputs=truth[0], scores_fn=mask_scores(document.text, reader, None, call["columns"]), _shared={},
+        document_outputs=truth[0], scores_fn=mask_scores(document.text, reader, documents_of, call["columns"]),
+        _shared={},
         top_labels=None, num_features=call["num_features"], feature_selection=call["feature_selection"],
-        class_names=reader.class_names, text=document.text, mode=None,
+        class_names=reader.class_names, text=document.text, mode=mode,
     )  # fmt: skip
     explanation._family[label] = explanation
     return explanation
