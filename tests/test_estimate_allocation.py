@@ -7,7 +7,6 @@ strings against its two budgets (calls and words).
 
 from __future__ import annotations
 
-import itertools
 from types import SimpleNamespace
 
 import numpy as np
@@ -32,11 +31,12 @@ def test_minimax_weights_reach_the_best_largest_variance(seed):
     lam = allocation.minimax_weights(variance, weight, cost, steps=200)
     target = weight * np.sqrt(variance @ lam) / np.sqrt(cost)
     ours = _largest(variance, weight, target / (target @ cost))
-    best = np.inf
-    for i, j in itertools.product(range(1, 400), repeat=2):
-        if i + j < 400:
-            spend = np.array([i, j, 400 - i - j]) / 400.0  # the cost spent in each bin
-            best = min(best, _largest(variance, weight, spend / cost))
+    # every allocation of the grid at once (a Python loop over its 79401 points took 1 s a seed)
+    i, j = np.meshgrid(np.arange(1, 400), np.arange(1, 400), indexing="ij")
+    grid = i + j < 400
+    spend = np.stack([i[grid], j[grid], 400 - i[grid] - j[grid]]) / 400.0  # the cost spent in each bin, per allocation
+    n = spend / cost[:, None]
+    best = float(((weight[:, None, None] ** 2 * variance[:, :, None]) / n[:, None, :]).sum(axis=0).max(axis=0).min())
     mean_rule = weight * np.sqrt(variance.mean(axis=1)) / np.sqrt(cost)
     assert ours <= best * 1.02, (ours, best)
     assert ours <= _largest(variance, weight, mean_rule / (mean_rule @ cost)) * (1 + 1e-12)
