@@ -19,9 +19,10 @@ import weakref
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
 
 from ..._validation import check_vectorizer
+from ..reading.modes import DEFAULT_TOKEN_PATTERN, tokens_are_words
 from ..reading.pipeline_reading import RouteUnavailable, estimator_row, fold_affine_steps, self_check_tolerance
 from ..reading.text_features import feature_epsilon
 
@@ -31,6 +32,7 @@ __all__ = [
     "vectorizer_readings",
     "word_columns_memo",
     "tokens_are_words",
+    "DEFAULT_TOKEN_PATTERN",
     "token_mismatches",
 ]
 
@@ -41,9 +43,6 @@ __all__ = [
 BATCH_CHECK_SHARE = 0.5
 #: a word that the vectorizer's analyzer splits into several tokens (word_columns refuses its document)
 _SPLIT = -2
-#: scikit-learn's default token pattern (``CountVectorizer().token_pattern``), whose tokens of an ASCII text are
-#: lime's words (:func:`tokens_are_words`)
-DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: each vectorizer's memo of its words' columns (``word_columns_memo``), for as long as the vectorizer lives
 _WORD_COLUMNS = weakref.WeakKeyDictionary()
 
@@ -206,42 +205,6 @@ def word_columns_memo(vectorizer):
         kept = (*state, {})
         _WORD_COLUMNS[vectorizer] = kept
     return kept[2]
-
-
-def tokens_are_words(vectorizer):
-    r"""Whether the vectorizer's tokens of any ASCII text are, by construction, those of lime's words one by one.
-
-    True for a ``CountVectorizer`` or ``TfidfVectorizer`` itself (not a subclass) with scikit-learn's analysis of
-    words: ``analyzer="word"``, ``input="content"``, no preprocessor, tokenizer or accent stripping, the default
-    token pattern ``(?u)\b\w\w+\b`` and unigrams (any ``lowercase``, any stop words).  Its analysis of a text is
-    ``[token for token in pattern.findall(text.lower()) if token not in stop_words]`` (``lower()`` if lowercase).  On
-    an ASCII text, ``lower()`` keeps each character's class (word character or not) and the length, and the
-    pattern's matches are the maximal runs of word characters of two or more (a match starts only where a run starts,
-    at a ``\b``; ``\w+`` runs to the run's end, the only ``\b`` after it).  lime's words are those runs, in order:
-    the tokens of the text are those of its word tokens analysed one by one, so its column counts are the sums of its
-    words' counts and :func:`token_mismatches` would find nothing (tests/test_linear_many.py compares the two on the
-    Yelp reviews and crafted texts).  A text with any other character is analysed.
-
-    Examples
-    --------
-    >>> from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
-    >>> tokens_are_words(TfidfVectorizer(stop_words="english")), tokens_are_words(CountVectorizer(lowercase=False))
-    (True, True)
-    >>> spanning, stripped = CountVectorizer(token_pattern=r"\S+"), CountVectorizer(strip_accents="ascii")
-    >>> tokens_are_words(spanning), tokens_are_words(stripped)
-    (False, False)
-    """
-    return (
-        type(vectorizer) in (CountVectorizer, TfidfVectorizer)
-        and isinstance(vectorizer.analyzer, str)
-        and vectorizer.analyzer == "word"
-        and vectorizer.input == "content"
-        and vectorizer.preprocessor is None
-        and vectorizer.tokenizer is None
-        and not vectorizer.strip_accents
-        and vectorizer.token_pattern == DEFAULT_TOKEN_PATTERN
-        and tuple(vectorizer.ngram_range) == (1, 1)
-    )
 
 
 def token_mismatches(analyze, vocabulary, texts, documents, keys, counts):
