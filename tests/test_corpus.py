@@ -112,8 +112,14 @@ def test_a_worker_s_warnings_reach_the_calling_process(logistic, corpus):
 
 def test_dask_cluster_of_two_processes(logistic, corpus):
     distributed = pytest.importorskip("dask.distributed")
+    import dask
+
     expected = lt.explain_many(logistic, corpus, output="decision_function", progress=False)
+    # the two workers forked from this process, which has imported the package already: spawned, each imported
+    # dask, scikit-learn and the package afresh (about 7 of the test's 8 CPU-s); the model, the texts and the
+    # results still cross between processes pickled. A fresh process's imports are test_processes_...'s (loky)
     with (
+        dask.config.set({"distributed.worker.multiprocessing-method": "fork"}),
         distributed.LocalCluster(
             n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
         ) as cluster,
