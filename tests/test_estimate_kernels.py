@@ -105,7 +105,8 @@ def _series_product(x, w, polys, lengths, skip, order, magnitude=False):
     return out
 
 
-@pytest.mark.parametrize("seed", range(6))
+# seeds 0 (a word negligible at every node: seed % 3 == 0), 1 and 2 in make test, 3 to 5 in the slow group
+@pytest.mark.parametrize("seed", [0, 1, 2, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(3, 6))])
 def test_the_single_words_product_times_the_shared_columns_is_the_whole_product(seed):
     """Against numpy's convolutions of every factor's series: to 1e-12 of the product of the factors' magnitudes
     (a product of ~60 factors of ~4 terms: each of its sums rounds to a few ulps of that magnitude)."""
