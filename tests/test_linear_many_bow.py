@@ -230,3 +230,11 @@ def test_explain_many_batches_every_bow_false_document_but_a_chunks_first(review
         rows = frame[frame.document == position]
         np.testing.assert_array_equal(rows.coefficient.to_numpy(), one.beta)
         assert rows.word.tolist()[1:] == one.words and set(rows.method) == {"linear"}
+
+
+def test_the_mode_arguments_are_checked_as_explain_checks_them(reviews):
+    model = _fit(CountVectorizer(), reviews)
+    with pytest.raises(TypeError, match="bow"):
+        explain_linear_many(model, ["good food"], output="decision_function", bow="no")
+    with pytest.raises(TypeError, match="mask_string"):
+        explain_linear_many(model, ["good food"], output="decision_function", bow=False, mask_string=3)
