@@ -29,7 +29,8 @@ from limetheory.pipelines.corpora.occurrences import mask_string_refusal, occurr
 FEW = 24
 
 #: texts at the edges: two occurrences of one word (d = 2 with bow=False, refused with bow=True), a word that repeats
-#: in several cases (one column), words the model never saw, nothing to remove, a non-ASCII text
+#: in several cases (one column), words the model never saw, nothing to remove, a non-ASCII text, and lime's
+#: tokenisation's own edges
 EDGE_DOCUMENTS = [
     "food food",
     "Great",
@@ -39,6 +40,9 @@ EDGE_DOCUMENTS = [
     "",
     "Not bad. Not bad at all, not at all bad!",
     "café food, good café",
+    "UNKWORDZ food, unkwordz UNKWORDZ",  # lime's mask string as a word of the text
+    "  a\x00b\x00 c a  ",  # NUL separators, words the vectorizer drops, separators at both ends
+    "one_two 42 one_two 42!",  # underscores and digits are word characters
 ]
 
 
