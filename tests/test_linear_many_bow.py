@@ -25,8 +25,9 @@ from limetheory.engine.lime_tokens import lime_words
 from limetheory.pipelines.corpora.linear_many import explain_linear_many
 from limetheory.pipelines.corpora.occurrences import mask_string_refusal, occurrence_strings, occurrences
 
-#: reviews per pipeline (kept short for the suite's time; a third of them repeat a word)
-FEW = 24
+#: reviews per pipeline (kept short for the suite's time; most of them repeat a word), and every how many reviews
+#: one is fitted on (the reviews are sorted by label: every third one holds both)
+FEW, FIT_STEP = 16, 3
 
 #: texts at the edges: two occurrences of one word (d = 2 with bow=False, refused with bow=True), a word that repeats
 #: in several cases (one column), words the model never saw, nothing to remove, a non-ASCII text, and lime's
@@ -62,7 +63,8 @@ def chosen(reviews):
 
 def _fit(vectorizer, reviews, estimator=None):
     texts, stars = reviews
-    return make_pipeline(vectorizer, estimator or LogisticRegression(max_iter=1000)).fit(texts, stars)
+    model = make_pipeline(vectorizer, estimator or LogisticRegression(max_iter=1000))
+    return model.fit(texts[::FIT_STEP], np.asarray(stars)[::FIT_STEP])
 
 
 def _fields(explanation):
@@ -179,20 +181,20 @@ def test_every_field_on_edge_documents_another_bandwidth_label_and_mask_string(r
 def test_a_mask_string_the_vocabulary_holds_is_left_to_explain(reviews, chosen):
     """The mask token in the vocabulary: explain takes plain counts exactly and refuses a norm; the batch neither."""
     counts, tfidf = _fit(CountVectorizer(), reviews), _fit(TfidfVectorizer(), reviews)
-    assert "mask" in counts[0].vocabulary_
-    assert mask_string_refusal(counts, "MASK") == "the mask string is a token of the vocabulary"
+    assert "food" in counts[0].vocabulary_  # a mask string the model reads
+    assert mask_string_refusal(counts, "FOOD") == "the mask string is a token of the vocabulary"
     assert mask_string_refusal(counts, None) is None
     texts = chosen[:3] + ["food food"]
     for model, route in ((counts, "linear"), (tfidf, "enumeration")):
-        batch = explain_linear_many(model, texts, output="decision_function", bow=False, mask_string="MASK")
+        batch = explain_linear_many(model, texts, output="decision_function", bow=False, mask_string="FOOD")
         assert batch == [None] * len(texts)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             frame = lt.explain_many(
-                model, texts, output="decision_function", bow=False, mask_string="MASK", progress=False, num_samples=500
+                model, texts, output="decision_function", bow=False, mask_string="FOOD", progress=False, num_samples=500
             )
             ones = [
-                lt.explain(model, text, output="decision_function", bow=False, mask_string="MASK", num_samples=500)
+                lt.explain(model, text, output="decision_function", bow=False, mask_string="FOOD", num_samples=500)
                 for text in texts
             ]
         assert ones[-1].method == route
@@ -205,7 +207,7 @@ def test_a_mask_string_the_vocabulary_holds_is_left_to_explain(reviews, chosen):
 def test_what_the_batch_does_not_read_is_left_to_explain(reviews, chosen):
     """A TfidfTransformer after the vectorizer, another analysis, a non-ASCII mask string: every document to explain."""
     transformer = make_pipeline(CountVectorizer(), TfidfTransformer(), LogisticRegression(max_iter=1000))
-    transformer.fit(*reviews)
+    transformer.fit(reviews[0][::FIT_STEP], np.asarray(reviews[1])[::FIT_STEP])
     bigrams = _fit(TfidfVectorizer(ngram_range=(1, 2), min_df=3), reviews)
     plain = _fit(TfidfVectorizer(), reviews)
     for model, mask_string in ((transformer, None), (bigrams, None), (plain, "masqué")):

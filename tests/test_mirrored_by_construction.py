@@ -35,7 +35,7 @@ def test_the_mirror_is_the_transform_wherever_it_holds(yelp, vectorizer, mask_st
     mode = modes.check_mode(bow=False, mask_string=mask_string)
     rng = np.random.default_rng(0)
     held = 0
-    for text in texts[::4]:
+    for text in texts[::10]:
         if not modes.mirrored_by_construction(text, vectorizer, mode):
             assert not text.isascii()
             continue
@@ -44,7 +44,7 @@ def test_the_mirror_is_the_transform_wherever_it_holds(yelp, vectorizer, mask_st
         masks = rng.integers(0, 2, size=(12, document.d), dtype=np.int8)
         masks[0], masks[1] = 1, 0
         document.self_check(masks)  # raises on any difference
-    assert held >= 240
+    assert held >= 95
 
 
 def test_another_mode_or_analysis_is_not_mirrored_by_construction():
