@@ -1,7 +1,8 @@
 """The package on its own: a wheel built from the repository works in a fresh virtual environment, away from the clone.
 
-The wheel is built offline (``pip wheel --no-build-isolation`` with this environment's setuptools) from a copy of the
-files a wheel is made of, so the clone is not touched.  The fresh environment gets no network either: it sees the
+The wheel is built offline (``uv build --no-build-isolation``, else ``pip wheel``, with this environment's
+setuptools) from a copy of the files a wheel is made of, so the clone is not touched.  The fresh environment gets no
+network either: it sees the
 already installed distributions that the wheel *declares* (the closure of its ``Requires-Dist``, linked from this
 environment's site-packages), and nothing else, so an undeclared import fails here.  The editable ``limetheory`` of
 this environment is never visible.  In that environment, from a temporary working folder, ``limetheory`` must import
@@ -180,21 +181,15 @@ def installed(tmp_path_factory):
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", MPLBACKEND="Agg", PYTHONNOUSERSITE="1")
     env["LIMETHEORY_CACHE_DIR"] = str(work / "cache")
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(work / "dist"),
-            str(source),
-        ],
-        work,
-        env,
+    # uv (make installs it into the venv) builds through the same backend, this environment's setuptools, in half
+    # of pip's CPU time (0.8-1.0 against 2.0 CPU-s); pip where uv is missing
+    uv = Path(sys.executable).with_name("uv")
+    build = (
+        [str(uv), "build", "--wheel", "--no-build-isolation", "--offline", "--python", sys.executable, "-o"]
+        if uv.is_file()
+        else [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w"]
     )
+    _run([*build, str(work / "dist"), str(source)], work, env)
     (wheel,) = (work / "dist").glob("limetheory-*.whl")
 
     fresh = work / "fresh"
