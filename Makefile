@@ -32,12 +32,15 @@ export MKL_NUM_THREADS ?= 1
 # took 1.0 s to allocate instead of 0.1 s, and the fuzz of sigma_coefficients, alphas and kernel_weights (their
 # d = 2**24 boundary) 16.9 CPU-s instead of 11.6, the package's tests 405 instead of 393 (2026-11-30)
 export NUMPY_MADVISE_HUGEPAGE ?= 0
-# glibc hands arrays from 128 kB up to a size it adjusts to mmap, and unmaps them when freed: the next array of that
-# size pays its page faults again, which cost a lot on this machine. Arrays below 4 MB come from the heap instead,
-# and freed heap memory is kept for the next (a process's resident memory stays at its peak): the package's tests of
-# three files 46.9 -> 44.4 CPU-s, chapter 24's kernel 30-34 -> 28 CPU-s, chapter 26's unchanged (2026-12-01, two
-# alternated runs each, load 2-3.5; a 32 MB threshold took 20% off the tests but added 18% to chapter 26)
-export MALLOC_MMAP_THRESHOLD_ ?= 4194304
+# glibc hands arrays from 128 kB up to a size it adjusts (at most 32 MB) to mmap, and unmaps them when freed: the
+# next array of that size pays its page faults again, which cost a lot on this machine (4 kB pages, without the huge
+# pages above). With mmap off for allocations (M_MMAP_MAX = 0) every array comes from glibc's heap, and freed heap
+# memory is kept for the next (a process's resident memory stays near its peak; a thread's arena still maps what
+# its heap cannot hold). Measured 2026-12-01, quiet, CPU-s: six test files 141.1 -> 96.9; chapter 25 115 -> 40 (lime's
+# SubmodularPick takes abs() of a 1000 x 4000 matrix for each candidate: each a fresh mapped array, faulted in anew),
+# chapter 23 50 -> 42, chapter 24 25 -> 22. The previous setting, a 4 MB mmap threshold, kept arrays below 4 MB in the
+# heap but mapped every larger one afresh (chapter 25's 115); glibc's defaults: chapter 25 36.5, the tests as at 4 MB
+export MALLOC_MMAP_MAX_ ?= 0
 export MALLOC_TRIM_THRESHOLD_ ?= 2147483648
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # the first process to import a module writes its bytecode for the others (this machine sets the variable, under
