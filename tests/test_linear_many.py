@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from explanation_fields import assert_same
 from sklearn.compose import ColumnTransformer
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -149,21 +150,6 @@ EDGE_DOCUMENTS = [
 ]
 
 
-def _fields(explanation):
-    """Everything an Explanation holds (its attributes and public properties), the functions by their values."""
-    masks = np.array([[1] * len(explanation.words), [0] + [1] * (len(explanation.words) - 1)], dtype=np.int8)
-    held = {name: value for name, value in vars(explanation).items() if name not in ("_cache", "_family", "_shared")}
-    held["mask_fn"] = explanation.mask_fn(masks)
-    held["scores_fn"] = explanation.scores_fn(masks)
-    held["sample"] = explanation.sample  # None for an exact route
-    for name in ("nu", "outputs_known", "y0", "lime_agrees"):
-        held[name] = getattr(explanation, name)
-    held["word_order"], held["outputs"] = explanation.word_order(), explanation.outputs()
-    held["as_list"], held["as_map"] = explanation.as_list(), explanation.as_map()
-    held["frame"] = explanation.to_frame()
-    return held
-
-
 def test_every_field_of_explain_on_short_repeated_and_empty_documents(reviews, pipelines):
     """Every field equal on the documents at the edges, a refusal (None) exactly where explain refuses the route."""
     texts, _ = reviews
@@ -183,15 +169,7 @@ def test_every_field_of_explain_on_short_repeated_and_empty_documents(reviews, p
                 continue
         assert one.method == "linear" and batch is not None, text
         explained += 1
-        ours, theirs = _fields(batch), _fields(one)
-        assert ours.keys() == theirs.keys()
-        for name, value in theirs.items():
-            if isinstance(value, pd.DataFrame):
-                pd.testing.assert_frame_equal(ours[name], value, check_exact=True)
-            elif isinstance(value, np.ndarray):
-                np.testing.assert_array_equal(ours[name], value, err_msg=f"{name} of {text!r}")
-            else:
-                assert ours[name] == value, (name, text)
+        assert_same(batch, one, text)
     assert explained == len(documents) - 4  # "Great", "food food", "!!! ..." and "" are refused
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
+from explanation_fields import assert_same
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
@@ -67,33 +67,6 @@ def _fit(vectorizer, reviews, estimator=None):
     return model.fit(texts[::FIT_STEP], np.asarray(stars)[::FIT_STEP])
 
 
-def _fields(explanation):
-    """Everything an Explanation holds (its attributes and public properties), the functions by their values."""
-    d = len(explanation.words)
-    masks = np.array([[1] * d, [0] + [1] * (d - 1), [0, 1] * (d // 2) + [0] * (d % 2)], dtype=np.int8)
-    held = {name: value for name, value in vars(explanation).items() if name not in ("_cache", "_family", "_shared")}
-    held["mask_fn"] = explanation.mask_fn(masks)
-    held["scores_fn"] = explanation.scores_fn(masks)
-    for name in ("nu", "outputs_known", "y0", "lime_agrees"):
-        held[name] = getattr(explanation, name)
-    held["word_order"], held["outputs"] = explanation.word_order(), explanation.outputs()
-    held["as_list"], held["as_map"] = explanation.as_list(), explanation.as_map()
-    held["frame"] = explanation.to_frame()
-    return held
-
-
-def _assert_same(batch, one, text):
-    ours, theirs = _fields(batch), _fields(one)
-    assert ours.keys() == theirs.keys()
-    for name, value in theirs.items():
-        if isinstance(value, pd.DataFrame):
-            pd.testing.assert_frame_equal(ours[name], value, check_exact=True)
-        elif isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(ours[name], value, err_msg=f"{name} of {text!r}")
-        else:
-            assert ours[name] == value, (name, text)
-
-
 def _same_as_explain(model, texts, output="decision_function", every_field=False, read=True, **options):
     """Check every document of explain_linear_many(bow=False) against explain; return how many the batch took.
 
@@ -124,7 +97,7 @@ def _same_as_explain(model, texts, output="decision_function", every_field=False
         np.testing.assert_array_equal(batch.document_outputs, one.document_outputs)
         assert batch.as_list() == one.as_list()
         if every_field:
-            _assert_same(batch, one, text)
+            assert_same(batch, one, text)
     return batched, left
 
 

@@ -27,7 +27,7 @@ import numpy as np
 #: its time (module docstring)
 _WORD_SPLIT = re.compile(r"(\w+)").split
 
-__all__ = ["LimeWords", "lime_words", "mask_strings"]
+__all__ = ["LimeWords", "lime_words", "mask_strings", "written_strings"]
 
 
 class LimeWords:
@@ -114,13 +114,37 @@ def mask_strings(words, kept):
     >>> mask_strings(lime_words("the food, the wine!"), np.array([[1, 0, 1], [0, 1, 1]]))
     ['the , the wine!', ' food,  wine!']
     """
-    tokens, first = words.tokens, words.first
-    # each row's word tokens (the word's string, or "" where the mask removes it) written over a copy of the tokens:
-    # the separators stay in place, and one join makes the string
-    occurrences = np.array(tokens[first::2], dtype=object)
-    rows = np.where(kept[:, words.word_of_token] == 1, occurrences, "")
-    pieces, strings = list(tokens), []
-    for row in rows.tolist():
+    # each row's word tokens: the word's string, or "" where the mask removes it
+    occurrences = np.array(words.tokens[words.first :: 2], dtype=object)
+    return written_strings(words, np.where(kept[:, words.word_of_token] == 1, occurrences, "").tolist())
+
+
+def written_strings(words, rows):
+    """The text's tokens with each row's strings written over its word tokens, in order: one string per row.
+
+    The separators stay in place and one join makes each string: :func:`mask_strings` writes ``""`` over a removed
+    occurrence, lime's ``bow=False`` strings write the mask string (``corpora.occurrences.occurrence_strings``).
+
+    Parameters
+    ----------
+    words : LimeWords
+        The text's tokens (:func:`lime_words`).
+    rows : list of lists of str
+        One string per word token of the text (``len(words.tokens[words.first::2])``) for each row; the caller
+        builds them.
+
+    Returns
+    -------
+    list of str
+        One document per row.
+
+    Examples
+    --------
+    >>> written_strings(lime_words("the food, the wine!"), [["a", "", "the", "wine"]])
+    ['a , the wine!']
+    """
+    pieces, strings, first = list(words.tokens), [], words.first
+    for row in rows:
         pieces[first::2] = row
         strings.append("".join(pieces))
     return strings

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.feature_extraction.text import TfidfTransformer
 
+from ...engine.lime_tokens import written_strings
 from .vectorizer_chunk import tokens_are_words
 
 __all__ = ["LIME_MASK_STRING", "mask_string_refusal", "occurrences", "occurrence_strings"]
@@ -123,10 +124,5 @@ def occurrence_strings(words, kept, mask_string=None):
     ['the UNKWORDZ, the wine!', 'UNKWORDZ food, UNKWORDZ UNKWORDZ!']
     """
     mask = LIME_MASK_STRING if mask_string is None else mask_string
-    tokens, first = words.tokens, words.first
-    rows = np.where(np.asarray(kept) == 1, np.array(tokens[first::2], dtype=object), mask)
-    pieces, strings = list(tokens), []
-    for row in rows.tolist():
-        pieces[first::2] = row
-        strings.append("".join(pieces))
-    return strings
+    rows = np.where(np.asarray(kept) == 1, np.array(occurrences(words), dtype=object), mask)
+    return written_strings(words, rows.tolist())
