@@ -36,10 +36,11 @@ export NUMPY_MADVISE_HUGEPAGE ?= 0
 # next array of that size pays its page faults again, which cost a lot on this machine (4 kB pages, without the huge
 # pages above). With mmap off for allocations (M_MMAP_MAX = 0) every array comes from glibc's heap, and freed heap
 # memory is kept for the next (a process's resident memory stays near its peak; a thread's arena still maps what
-# its heap cannot hold). Measured 2026-12-01, quiet, CPU-s: six test files 141.1 -> 96.9; chapter 25 115 -> 40 (lime's
-# SubmodularPick takes abs() of a 1000 x 4000 matrix for each candidate: each a fresh mapped array, faulted in anew),
-# chapter 23 50 -> 42, chapter 24 25 -> 22. The previous setting, a 4 MB mmap threshold, kept arrays below 4 MB in the
-# heap but mapped every larger one afresh (chapter 25's 115); glibc's defaults: chapter 25 36.5, the tests as at 4 MB
+# its heap cannot hold). Measured 2026-12-01, quiet, CPU-s: six test files 141.1 -> 96.9; chapter 25 115 -> 40
+# (lime's SubmodularPick takes abs() of its 1000 x 1010 matrix, 8 MB, for each candidate: each a freshly mapped
+# array, faulted in anew), chapter 23 50 -> 42, chapter 24 25 -> 22. The previous setting, a 4 MB mmap threshold,
+# kept arrays below 4 MB in the heap but mapped every larger one afresh (chapter 25's 115); glibc's defaults:
+# chapter 25 36.5, the tests as at 4 MB
 export MALLOC_MMAP_MAX_ ?= 0
 export MALLOC_TRIM_THRESHOLD_ ?= 2147483648
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
