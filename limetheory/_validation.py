@@ -385,38 +385,42 @@ def check_vectorizer(
 
 def _unmirrored_settings(vectorizer) -> list[str]:
     """The settings of a vectorizer under which a lime word is not analysed on its own, one phrase each."""
-    problems = word_analyzer_problems(vectorizer)
+    problems = analyzer_problems(vectorizer)
     if tuple(vectorizer.ngram_range) != (1, 1):
         problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (only (1, 1))")
     return problems
 
 
-def word_analyzer_problems(vectorizer) -> list[str]:
-    """The settings under which a Count or Tfidf vectorizer's tokens are not lime's words, one phrase each.
+def analyzer_problems(vectorizer, analyzer="word") -> list[str]:
+    """The settings under which a Count or Tfidf vectorizer's analysis is not the one the package mirrors, one each.
 
-    Its input, analyzer, tokenizer, preprocessor, accents, token pattern and norm (its n-grams aside: the caller
-    says which it reads).
+    Its input, analyzer (``analyzer``: ``"word"``, where its tokens must be lime's words, or ``"char_wb"``),
+    preprocessor, accents and norm, and with ``"word"`` its tokenizer and token pattern too (its n-grams aside: the
+    caller says which it reads; ``"char_wb"`` ignores the tokenizer and the pattern).
 
     Examples
     --------
     >>> from sklearn.feature_extraction.text import CountVectorizer
-    >>> word_analyzer_problems(CountVectorizer(analyzer="char", strip_accents="ascii"))
+    >>> analyzer_problems(CountVectorizer(analyzer="char", strip_accents="ascii"))
     ["analyzer='char' (only 'word')", "strip_accents='ascii' (only None)"]
+    >>> analyzer_problems(CountVectorizer(analyzer="char_wb", tokenizer=str.split), "char_wb")
+    []
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
+    words = analyzer == "word"
     problems = []
     if vectorizer.input != "content":
         problems.append(f"input={vectorizer.input!r} (only 'content')")
-    if vectorizer.analyzer != "word":
-        problems.append(f"analyzer={vectorizer.analyzer!r} (only 'word')")
-    if vectorizer.tokenizer is not None:
+    if vectorizer.analyzer != analyzer:
+        problems.append(f"analyzer={vectorizer.analyzer!r} (only {analyzer!r})")
+    if words and vectorizer.tokenizer is not None:
         problems.append("a custom tokenizer")
     if vectorizer.preprocessor is not None:
         problems.append("a custom preprocessor")
     if vectorizer.strip_accents is not None:
         problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
-    if vectorizer.token_pattern not in WORD_TOKEN_PATTERNS:
+    if words and vectorizer.token_pattern not in WORD_TOKEN_PATTERNS:
         problems.append(f"token_pattern={vectorizer.token_pattern!r} (only {sorted(WORD_TOKEN_PATTERNS)})")
     if isinstance(vectorizer, TfidfVectorizer) and vectorizer.norm not in ("l1", "l2", None):
         problems.append(f"norm={vectorizer.norm!r} (only 'l1', 'l2' or None)")

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from ..._compiled import compiled
-from ..._validation import word_analyzer_problems
+from ..._validation import analyzer_problems
 from ...engine.lime_tokens import lime_words, mask_strings
 from ...engine.tokens import normalize_rows, vectorizer_steps
 
@@ -74,7 +74,7 @@ def ngram_refusal(vectorizer):
         return f"{type(vectorizer).__name__} is not a Count or Tfidf vectorizer"
     if getattr(vectorizer, "vocabulary_", None) is None:
         return "the vectorizer is not fitted"
-    problems = word_analyzer_problems(vectorizer)
+    problems = analyzer_problems(vectorizer)
     low, high = vectorizer.ngram_range
     if not 1 <= low <= high <= MAX_N:
         problems.append(f"ngram_range={tuple(vectorizer.ngram_range)} (1 <= min_n <= max_n <= {MAX_N})")
@@ -236,18 +236,7 @@ def char_refusal(vectorizer):
         return f"{type(vectorizer).__name__} is not a Count or Tfidf vectorizer"
     if getattr(vectorizer, "vocabulary_", None) is None:
         return "the vectorizer is not fitted"
-    problems = []
-    if vectorizer.input != "content":
-        problems.append(f"input={vectorizer.input!r} (only 'content')")
-    if vectorizer.analyzer != "char_wb":
-        problems.append(f"analyzer={vectorizer.analyzer!r} (only 'char_wb')")
-    if vectorizer.preprocessor is not None:
-        problems.append("a custom preprocessor")
-    if vectorizer.strip_accents is not None:
-        problems.append(f"strip_accents={vectorizer.strip_accents!r} (only None)")
-    if getattr(vectorizer, "norm", None) not in ("l1", "l2", None):
-        problems.append(f"norm={vectorizer.norm!r} (only 'l1', 'l2' or None)")
-    return "; ".join(problems) or None
+    return "; ".join(analyzer_problems(vectorizer, "char_wb")) or None
 
 
 class CharChunks:
