@@ -144,7 +144,7 @@ def rows_budget(model, num_samples, d, words, columns, walked=None, row_us=0.0, 
                                   COUNT_CALLS_PER_LIME_RUN * num_samples, ours=ours)  # fmt: skip
 
 
-def _rows_words(model, text, d, num_samples, budget, document):
+def _rows_words(text, d, num_samples, budget, document):
     """(each word's occurrences as counted, the words bound) for a linear classifier's rows on the words path.
 
     The bound is the words at which the estimate's own work is allowed ``ROWS_OWN_SHARE`` of lime's modelled time
@@ -244,7 +244,7 @@ def estimate_explanation(model, text, output, label, nu, mask_fn, d, *, mode=Non
     if lime_cost and score is None and mode is None:  # lime's cost on strings is also the words they hold
         occurrences, words = lime_words(text, lime_n)
     elif linear_rows:
-        occurrences, words = _rows_words(model, text, d, lime_n, budget, score.document)
+        occurrences, words = _rows_words(text, d, lime_n, budget, score.document)
     estimate = estimate_limit(scores, d, nu=nu, num_samples=lime_n, tol=tol, max_calls=budget,
                               random_state=random_state, progress=progress, controls=controls,
                               surrogate="auto" if score is None or linear_rows else False, pilot_calls=pilot,
